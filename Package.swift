@@ -52,7 +52,11 @@ targets += [
 
 // MARK: - Executables and tools
 
-// (filled in by later issues)
+targets += [
+  .target(name: "CommandLineSupport", swiftSettings: swift6),
+  .testTarget(
+    name: "CommandLineSupportTests", dependencies: ["CommandLineSupport"], swiftSettings: swift6),
+]
 
 let package = Package(
   name: "Plumb",
