@@ -53,6 +53,8 @@ targets += [
 // MARK: - Executables and tools
 
 targets += [
+  .target(name: "JSON", swiftSettings: swift6),
+  .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: swift6),
   .target(name: "CommandLineSupport", swiftSettings: swift6),
   .testTarget(
     name: "CommandLineSupportTests", dependencies: ["CommandLineSupport"], swiftSettings: swift6),
