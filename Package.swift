@@ -48,7 +48,10 @@ targets += [
 
 // MARK: - Firmware, telemetry, boards, calibration
 
-// (filled in by later issues)
+targets += [
+  .target(name: "Boards", dependencies: ["Geometry", "JSON"], swiftSettings: swift6),
+  .testTarget(name: "BoardsTests", dependencies: ["Boards", "Geometry"], swiftSettings: swift6),
+]
 
 // MARK: - Executables and tools
 
