@@ -6,7 +6,7 @@ public enum I2CWireTiming: Hashable, Sendable {
   case instantaneous
   /// Transfers take their bit count at this SCL rate (100 000 or 400 000 Hz): the bus moves the
   /// shared clock forward by that much after each completed transfer, so latency budgets can
-  /// be checked on the manual clock.
+  /// be checked on the manual clock. A rate of 0 or less counts as instantaneous.
   case clockRate(hertz: Int)
 
   /// The bus time of `transfer`. Bit counts follow the SMBus frames, 9 clocks per byte (8 data
@@ -54,7 +54,8 @@ public struct I2CBusStatistics: Hashable, Sendable {
 /// It behaves like a Linux i2c-dev adapter as seen through `I2CBus`: a transfer to an address
 /// where nothing is attached fails with `.notAcknowledged` and `ENXIO`; a block longer than
 /// 32 bytes (or empty) is refused with `.invalidArgument` and `EINVAL` before any transaction.
-/// Devices see only transfers that the plan let through.
+/// The fault plan is consulted first, for every transaction (an empty address included), and
+/// devices see only the transfers it let through.
 ///
 /// A class because the loop and the test share it: the driver owns it as its bus while the test
 /// attaches devices, changes the fault plan and reads the counters. Not `Sendable`: a simulated
