@@ -32,7 +32,10 @@ targets += [
 targets += [
   .target(
     name: "SimulatedHardware", dependencies: ["HardwareAbstraction"], path: "HAL/SimulatedHardware",
-    swiftSettings: swift6)
+    swiftSettings: swift6),
+  .testTarget(
+    name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware", "HardwareAbstraction"],
+    swiftSettings: swift6),
 ]
 
 // MARK: - Geometry, motion truth and attitude estimation
