@@ -36,8 +36,16 @@ targets += [
   .target(
     name: "POSIXSupport", dependencies: ["HardwareAbstraction"], path: "HAL/POSIXSupport",
     swiftSettings: swift6),
+  .target(
+    name: "LinuxHardware",
+    dependencies: ["HardwareAbstraction", "POSIXSupport", "CLibI2C", "CLibGPIOD"],
+    path: "HAL/LinuxHardware", swiftSettings: swift6),
   .testTarget(
     name: "POSIXSupportTests", dependencies: ["POSIXSupport", "HardwareAbstraction"],
+    swiftSettings: swift6),
+  .testTarget(
+    name: "LinuxHardwareTests",
+    dependencies: ["LinuxHardware", "POSIXSupport", "HardwareAbstraction", "SimulatedHardware"],
     swiftSettings: swift6),
 ]
 
