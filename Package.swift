@@ -53,7 +53,8 @@ targets += [
 
 targets += [
   .target(
-    name: "SimulatedHardware", dependencies: ["HardwareAbstraction"], path: "HAL/SimulatedHardware",
+    name: "SimulatedHardware", dependencies: ["HardwareAbstraction", "POSIXSupport"],
+    path: "HAL/SimulatedHardware",
     swiftSettings: swift6)
 ]
 
