@@ -43,7 +43,6 @@ public enum EdgeClockDomain: String, Hashable, Sendable {
   /// A `CLOCK_REALTIME` stamp moved to `CLOCK_MONOTONIC` by the offset between the two clocks,
   /// read (as close together as possible) just after the event. Measured per event, so a date
   /// change between events does not shift later samples.
-  @inlinable
   public static func monotonicInstant(
     ofRealtimeStamp stamp: Timestamp, monotonicNow: Timestamp, realtimeNow: Timestamp
   ) -> Timestamp {

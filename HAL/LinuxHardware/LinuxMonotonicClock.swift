@@ -13,7 +13,6 @@ public struct LinuxMonotonicClock: MonotonicClock, Sendable {
   public init() {}
 
   /// `clock_gettime(CLOCK_MONOTONIC)`. Does not allocate.
-  @inlinable
   public func now() -> Timestamp {
     LinuxClocks.read(CLOCK_MONOTONIC)
   }
@@ -35,7 +34,6 @@ public struct LinuxMonotonicClock: MonotonicClock, Sendable {
 /// Reading the kernel's clocks.
 public enum LinuxClocks {
   /// `clock_gettime(clock)` as a `Timestamp`. Does not allocate (a vDSO call, no syscall).
-  @inlinable
   public static func read(_ clock: clockid_t) -> Timestamp {
     var time = timespec()
     _ = clock_gettime(clock, &time)
