@@ -77,7 +77,8 @@ public final class TermiosSerialPort: SerialPort {
       if received == 0 {
         // With VMIN = VTIME = 0 a read of nothing returns 0 rather than EAGAIN, and so does a
         // hung-up terminal: poll tells them apart.
-        hungUp = !(try descriptor.poll(for: .input)).isDisjoint(with: [.hangUp, .error])
+        let events = try descriptor.poll(for: .input)
+        hungUp = events.contains(.hangUp) || events.contains(.error)
       }
     } catch {
       throw transferFailure(error.errno)

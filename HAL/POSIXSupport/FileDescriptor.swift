@@ -62,11 +62,8 @@ public struct FileDescriptor: ~Copyable {
   @inlinable
   public func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> Int? {
     let number = rawValue
-    do throws(SystemCallError) {
-      return try retryingOnInterrupt { Glibc.read(number, buffer.baseAddress, buffer.count) }
-    } catch {
-      if error.errno == .tryAgain { return nil }
-      throw error
+    return try retryingOnInterrupt(orNilOn: .tryAgain) {
+      Glibc.read(number, buffer.baseAddress, buffer.count)
     }
   }
 
@@ -76,11 +73,8 @@ public struct FileDescriptor: ~Copyable {
   @inlinable
   public func write(_ bytes: UnsafeRawBufferPointer) throws(SystemCallError) -> Int? {
     let number = rawValue
-    do throws(SystemCallError) {
-      return try retryingOnInterrupt { Glibc.write(number, bytes.baseAddress, bytes.count) }
-    } catch {
-      if error.errno == .tryAgain { return nil }
-      throw error
+    return try retryingOnInterrupt(orNilOn: .tryAgain) {
+      Glibc.write(number, bytes.baseAddress, bytes.count)
     }
   }
 

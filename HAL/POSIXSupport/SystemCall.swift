@@ -42,10 +42,25 @@ extension Errno {
 public func retryingOnInterrupt<Result: FixedWidthInteger & SignedInteger>(
   _ attempt: () -> Result
 ) throws(SystemCallError) -> Result {
+  // With no errno to turn into nil, the result is never nil.
+  try retryingOnInterrupt(orNilOn: nil, attempt)!
+}
+
+/// `retryingOnInterrupt(_:)` for calls where one errno is an expected outcome rather than a
+/// failure: returns `nil` when `attempt` fails with `expected`.
+///
+/// Non-blocking I/O uses it with `EAGAIN`: "nothing to read" and "buffer full" are the normal
+/// case on the hot path, so they are answered with `nil`, not thrown (throwing does not allocate,
+/// but a test harness's thrown-error hook may, and the loop should not look like it fails).
+@inlinable
+public func retryingOnInterrupt<Result: FixedWidthInteger & SignedInteger>(
+  orNilOn expected: Errno?, _ attempt: () -> Result
+) throws(SystemCallError) -> Result? {
   while true {
     let result = attempt()
     if result >= 0 { return result }
     let code = Errno.current
+    if code == expected { return nil }
     if code != .interrupted { throw SystemCallError(code) }
   }
 }

@@ -113,6 +113,19 @@ import Testing
     #expect(calls == 2)
   }
 
+  @Test func anExpectedErrnoIsNilNotAnError() throws {
+    let refused = FlakyCall(failures: 1, failure: EAGAIN)
+    #expect(try retryingOnInterrupt(orNilOn: .tryAgain) { refused() } == nil)
+    #expect(refused.calls == 1)
+    let interrupted = FlakyCall(failures: 3)
+    #expect(try retryingOnInterrupt(orNilOn: .tryAgain) { interrupted() } == 42)
+    #expect(interrupted.calls == 4)
+    let failing = FlakyCall(failures: 1, failure: EIO)
+    #expect(throws: SystemCallError(.ioError)) {
+      try retryingOnInterrupt(orNilOn: .tryAgain) { failing() }
+    }
+  }
+
   @Test func zeroIsASuccess() throws {
     Glibc.errno = EINTR
     #expect(try retryingOnInterrupt { Int32(0) } == 0)
