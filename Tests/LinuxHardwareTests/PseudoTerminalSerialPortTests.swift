@@ -44,7 +44,6 @@ import Testing
     host.hangUp()
     #expect(!host.isOpen)
     #expect(linkTarget(link) == nil)
-    #expect(access(first, F_OK) != 0)
     var pending = pollfd(fd: board, events: Int16(POLLIN), revents: 0)
     #expect(poll(&pending, 1, 0) == 1)
     #expect(pending.revents & Int16(POLLHUP) != 0)
