@@ -201,26 +201,69 @@ public final class LinuxI2CBus: I2CBus {
   }
 
   /// The adapter's name from `/sys/class/i2c-dev/i2c-N/name`, or `nil`.
-  static func adapterName(devicePath: String) -> String? {
+  static func adapterName(devicePath: String, sysfsRoot: String = adaptersDirectory) -> String? {
     guard let node = devicePath.split(separator: "/").last else { return nil }
-    let sysfs = "/sys/class/i2c-dev/\(node)/name"
-    guard let file = try? FileDescriptor.open(sysfs, flags: O_RDONLY | O_CLOEXEC) else {
+    return readFirstLine("\(sysfsRoot)/\(node)/name")
+  }
+
+  /// Where the kernel lists i2c-dev nodes and their adapters.
+  public static let adaptersDirectory = "/sys/class/i2c-dev"
+
+  /// The I2C adapters that have an i2c-dev node, by bus number, from sysfs
+  /// (`/sys/class/i2c-dev/i2c-N/name`, what `i2cdetect -l` shows). Empty when I2C or i2c-dev
+  /// is not enabled.
+  public static func adapters(sysfsRoot: String = adaptersDirectory) -> [I2CAdapter] {
+    guard let directory = opendir(sysfsRoot) else { return [] }
+    defer { closedir(directory) }
+    var found: [I2CAdapter] = []
+    while let entry = readdir(directory) {
+      let node = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+        String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      guard node.hasPrefix("i2c-"), let number = Int(node.dropFirst(4)) else { continue }
+      let name = readFirstLine("\(sysfsRoot)/\(node)/name") ?? ""
+      found.append(I2CAdapter(busNumber: number, name: name))
+    }
+    return found.sorted { $0.busNumber < $1.busNumber }
+  }
+
+  /// The bus number of the first adapter called `name`, e.g. `"SMBus stub driver"` for the
+  /// kernel's i2c-stub, whose number depends on what else is loaded; `nil` when none is.
+  public static func busNumber(ofAdapterNamed name: String, sysfsRoot: String = adaptersDirectory)
+    -> Int?
+  {
+    adapters(sysfsRoot: sysfsRoot).first { $0.name == name }?.busNumber
+  }
+
+  /// The first line of a small text file (a sysfs attribute), or `nil`.
+  private static func readFirstLine(_ path: String) -> String? {
+    guard let file = try? FileDescriptor.open(path, flags: O_RDONLY | O_CLOEXEC) else {
       return nil
     }
     var bytes = [UInt8](repeating: 0, count: 128)
     let count = bytes.withUnsafeMutableBytes { buffer in (try? file.read(into: buffer)) ?? 0 }
-    let name = String(decoding: bytes.prefix(count), as: UTF8.self)
-      .trimmingTrailingNewlines()
-    return name.isEmpty ? nil : name
+    let line = bytes.prefix(count).prefix { $0 != 0x0A && $0 != 0x0D }
+    return line.isEmpty ? nil : String(decoding: line, as: UTF8.self)
   }
 }
 
-extension String {
-  fileprivate func trimmingTrailingNewlines() -> String {
-    var text = Substring(self)
-    while let last = text.last, last == "\n" || last == "\r" { text = text.dropLast() }
-    return String(text)
+/// An I2C adapter the kernel exposes through i2c-dev.
+public struct I2CAdapter: Hashable, Sendable, CustomStringConvertible {
+  /// N in `/dev/i2c-N`.
+  public var busNumber: Int
+  /// The adapter's name, e.g. `bcm2835 (i2c@7e804000)` or `SMBus stub driver`.
+  public var name: String
+
+  public init(busNumber: Int, name: String) {
+    self.busNumber = busNumber
+    self.name = name
   }
+
+  /// `/dev/i2c-N`.
+  public var devicePath: String { LinuxI2CBus.devicePath(busNumber: busNumber) }
+
+  /// `i2c-1 bcm2835 (i2c@7e804000)`.
+  public var description: String { "i2c-\(busNumber) \(name)" }
 }
 
 /// The kernel calls `LinuxI2CBus` makes, as replaceable closures: the seam below which tests fake

@@ -112,6 +112,39 @@ import Testing
   }
 }
 
+@Suite struct I2CAdapterListTests {
+  /// A sysfs-like tree: `root/i2c-N/name` for each adapter, plus noise.
+  func fakeSysfs(_ adapters: [(String, String)]) throws -> TemporaryDirectory {
+    let root = try TemporaryDirectory.make()
+    for (node, name) in adapters {
+      #expect(mkdir(root.path + "/" + node, 0o755) == 0)
+      let file = Glibc.open(root.path + "/" + node + "/name", O_CREAT | O_WRONLY | O_CLOEXEC, 0o644)
+      let line = Array((name + "\n").utf8)
+      #expect(line.withUnsafeBytes { Glibc.write(file, $0.baseAddress, $0.count) } == line.count)
+      _ = Glibc.close(file)
+    }
+    return root
+  }
+
+  @Test func adaptersAreListedByBusNumberWithTheirNames() throws {
+    let root = try fakeSysfs([
+      ("i2c-20", "fef04500.i2c"), ("i2c-1", "bcm2835 (i2c@7e804000)"),
+      ("i2c-0", "SMBus stub driver"), ("subsystem", "not an adapter"),
+    ])
+    let adapters = LinuxI2CBus.adapters(sysfsRoot: root.path)
+    #expect(
+      adapters == [
+        I2CAdapter(busNumber: 0, name: "SMBus stub driver"),
+        I2CAdapter(busNumber: 1, name: "bcm2835 (i2c@7e804000)"),
+        I2CAdapter(busNumber: 20, name: "fef04500.i2c"),
+      ])
+    #expect(adapters[1].devicePath == "/dev/i2c-1")
+    #expect(LinuxI2CBus.busNumber(ofAdapterNamed: "SMBus stub driver", sysfsRoot: root.path) == 0)
+    #expect(LinuxI2CBus.busNumber(ofAdapterNamed: "i2c-tiny-usb", sysfsRoot: root.path) == nil)
+    #expect(LinuxI2CBus.adapters(sysfsRoot: root.path + "/missing").isEmpty)
+  }
+}
+
 /// The bus over a fake adapter: the SMBus seam below `LinuxI2CBus`.
 @Suite struct LinuxI2CBusTransferTests {
   // I2C_FUNC_* bits, restated from include/uapi/linux/i2c.h.
