@@ -25,14 +25,36 @@ targets += [
 
 // MARK: - HAL: Linux (libi2c, libgpiod v1, termios, CLOCK_MONOTONIC)
 
-// (filled in by the Linux HAL work)
+targets += [
+  // libi2c has no pkg-config file on Debian: the module map links "i2c" by name.
+  .systemLibrary(name: "CLibI2C", path: "HAL/CLibI2C", providers: [.apt(["libi2c-dev"])]),
+  // libgpiod v1 only: the shim header stops the build with an explanation on the v2 API.
+  .systemLibrary(
+    name: "CLibGPIOD", path: "HAL/CLibGPIOD", pkgConfig: "libgpiod",
+    providers: [.apt(["libgpiod-dev"])]),
+  // The thin syscall seam shared by LinuxHardware and SimulatedHardware.
+  .target(
+    name: "POSIXSupport", dependencies: ["HardwareAbstraction"], path: "HAL/POSIXSupport",
+    swiftSettings: swift6),
+  .target(
+    name: "LinuxHardware",
+    dependencies: ["HardwareAbstraction", "POSIXSupport", "CLibI2C", "CLibGPIOD"],
+    path: "HAL/LinuxHardware", swiftSettings: swift6),
+  .testTarget(
+    name: "POSIXSupportTests", dependencies: ["POSIXSupport", "HardwareAbstraction"],
+    swiftSettings: swift6),
+  .testTarget(
+    name: "LinuxHardwareTests",
+    dependencies: ["LinuxHardware", "POSIXSupport", "HardwareAbstraction", "SimulatedHardware"],
+    swiftSettings: swift6),
+]
 
 // MARK: - HAL: simulated hardware
 
 targets += [
   .target(
-    name: "SimulatedHardware", dependencies: ["HardwareAbstraction"], path: "HAL/SimulatedHardware",
-    swiftSettings: swift6),
+    name: "SimulatedHardware", dependencies: ["HardwareAbstraction", "POSIXSupport"],
+    path: "HAL/SimulatedHardware", swiftSettings: swift6),
   .testTarget(
     name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware", "HardwareAbstraction"],
     swiftSettings: swift6),
