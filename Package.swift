@@ -16,6 +16,15 @@ var products: [Product] = []
 
 // MARK: - HAL: protocols and value types (no dependencies)
 
+// Test-only support: an allocation-counting malloc interposer and a way to test permission
+// errors as root. Linked into the (single) test executable by every test target that needs it.
+targets += [
+  .target(name: "TestSupportC", path: "Tests/TestSupportC"),
+  .target(
+    name: "TestSupport", dependencies: ["TestSupportC"], path: "Tests/TestSupport",
+    swiftSettings: swift6),
+]
+
 targets += [
   .target(name: "HardwareAbstraction", path: "HAL/HardwareAbstraction", swiftSettings: swift6),
   .testTarget(
@@ -45,7 +54,9 @@ targets += [
     swiftSettings: swift6),
   .testTarget(
     name: "LinuxHardwareTests",
-    dependencies: ["LinuxHardware", "POSIXSupport", "HardwareAbstraction", "SimulatedHardware"],
+    dependencies: [
+      "LinuxHardware", "POSIXSupport", "HardwareAbstraction", "SimulatedHardware", "TestSupport",
+    ],
     swiftSettings: swift6),
 ]
 

@@ -3,68 +3,34 @@ import HardwareAbstraction
 import LinuxHardware
 import POSIXSupport
 import SimulatedHardware
+import TestSupport
 import Testing
 
 // The hot paths of the Linux HAL must not allocate (DESIGN.md: nothing in the loop allocates
-// per sample). These tests count malloc calls on their own thread through a tiny interposer,
-// and are skipped unless it is preloaded. To run them:
-//
-//   cat > /tmp/count.c <<'C'
-//   #include <stddef.h>
-//   static __thread unsigned long count; static __thread int on;
-//   void plumb_alloc_counting(int enable) { on = enable; }
-//   unsigned long plumb_alloc_count(void) { return count; }
-//   extern void *__libc_malloc(size_t), *__libc_calloc(size_t, size_t),
-//     *__libc_realloc(void *, size_t), *__libc_memalign(size_t, size_t);
-//   void *malloc(size_t n) { if (on) count++; return __libc_malloc(n); }
-//   void *calloc(size_t a, size_t b) { if (on) count++; return __libc_calloc(a, b); }
-//   void *realloc(void *p, size_t n) { if (on) count++; return __libc_realloc(p, n); }
-//   void *aligned_alloc(size_t a, size_t n) { if (on) count++; return __libc_memalign(a, n); }
-//   int posix_memalign(void **p, size_t a, size_t n) {
-//     if (on) count++; *p = __libc_memalign(a, n); return *p ? 0 : 12; }
-//   C
-//   gcc -shared -fPIC -O2 /tmp/count.c -o /tmp/libcount.so
-//   LD_PRELOAD=/tmp/libcount.so swift test --filter AllocationTests
+// per sample). These tests count malloc-family calls on their own thread through the interposer
+// in Tests/TestSupportC, which is linked into the test executable.
 //
 // Only success and "nothing now" paths are measured: Swift Testing records a backtrace for every
 // thrown error, which allocates inside the test process (typed throws themselves do not).
 
-enum AllocationCounter {
-  typealias Switch = @convention(c) (CInt) -> Void
-  typealias Count = @convention(c) () -> UInt
-
-  static let symbols: (Switch, Count)? = {
-    guard let toggle = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "plumb_alloc_counting"),
-      let count = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "plumb_alloc_count")
-    else { return nil }
-    return (unsafeBitCast(toggle, to: Switch.self), unsafeBitCast(count, to: Count.self))
-  }()
-
-  static var available: Bool { symbols != nil }
-
-  /// The number of allocations `body` made on this thread.
-  static func count(_ body: () throws -> Void) rethrows -> UInt {
-    guard let (toggle, count) = symbols else { return 0 }
-    let before = count()
-    toggle(1)
-    defer { toggle(0) }
-    try body()
-    return count() - before
+@Suite struct AllocationTests {
+  /// The counter itself works: without it every test below would pass vacuously.
+  @Test func theCounterSeesAnAllocation() {
+    #expect(AllocationCounter.isActive)
+    let allocations = AllocationCounter.count {
+      let array = [Int](repeating: 7, count: 100)
+      #expect(array.count == 100)
+    }
+    #expect(allocations >= 1)
   }
-}
 
-@Suite(
-  .enabled(
-    if: AllocationCounter.available,
-    "preload the counting malloc interposer (see the file's header)"))
-struct AllocationTests {
   @Test func serialWritesAndReadsDoNotAllocate() throws {
     let host = try PseudoTerminalSerialPort()
     let board = try TermiosSerialPort(path: host.terminalPath)
     let frame = [UInt8](repeating: 0x7E, count: 64)
     let command: [UInt8] = [0x01, 0x02, 0x03, 0x04]
     var inbox = [UInt8](repeating: 0, count: 256)
-    var allocations: UInt = 0
+    var allocations: UInt64 = 0
     try frame.withUnsafeBytes { frame in
       try command.withUnsafeBytes { command in
         try inbox.withUnsafeMutableBytes { inbox in
@@ -92,7 +58,7 @@ struct AllocationTests {
     let host = try PseudoTerminalSerialPort()
     let board = try TermiosSerialPort(path: host.terminalPath)
     let frame = [UInt8](repeating: 0x7E, count: 1000)
-    var allocations: UInt = 0
+    var allocations: UInt64 = 0
     try frame.withUnsafeBytes { frame in
       while try board.write(frame) > 0 {}
       _ = try board.write(frame)
@@ -119,7 +85,7 @@ struct AllocationTests {
       })
     var bus = try LinuxI2CBus(path: "/dev/i2c-1", descriptor: .closed, calls: calls)
     var sample = [UInt8](repeating: 0, count: 14)
-    var allocations: UInt = 0
+    var allocations: UInt64 = 0
     try sample.withUnsafeMutableBytes { sample in
       try bus.readRegisters(startingAt: 0x3B, into: sample, at: .mpu6050)
       allocations = try AllocationCounter.count {
