@@ -323,7 +323,7 @@ public struct HostCommandParser {
       statistics.lines += 1
       let argument = words.next()
       let extra = words.next()
-      guard let name = Self.commandNames.first(where: { equalsIgnoringCase(first, $0) }) else {
+      guard let name = Self.commandName(first) else {
         return .failure(.unknownCommand(echo(first)))
       }
       switch name {
@@ -333,7 +333,7 @@ public struct HostCommandParser {
       case .format:
         guard let argument else { return .failure(.missingArgument(.format)) }
         if let extra { return .failure(.unexpectedArgument(.format, echo(extra))) }
-        guard let format = Self.formats.first(where: { equalsIgnoringCase(argument, $0) }) else {
+        guard let format = Self.format(argument) else {
           return .failure(.unknownFormat(echo(argument)))
         }
         if case .failure(let refusal) = LinkBudget.check(
@@ -367,9 +367,23 @@ public struct HostCommandParser {
     }
   }
 
-  // Made once: `allCases` builds a new array on every call.
-  private static let commandNames = HostCommandName.allCases
-  private static let formats = TelemetryFormat.allCases
+  // Straight-line comparisons: iterating an array of (word, value) pairs costs a heap
+  // allocation per element in unoptimised builds (unspecialised generics box large elements).
+  private static func commandName(_ word: UnsafeRawBufferPointer) -> HostCommandName? {
+    if equalsIgnoringCase(word, "tare") { return .tare }
+    if equalsIgnoringCase(word, "format") { return .format }
+    if equalsIgnoringCase(word, "rate") { return .rate }
+    if equalsIgnoringCase(word, "status") { return .status }
+    if equalsIgnoringCase(word, "version") { return .version }
+    return nil
+  }
+
+  private static func format(_ word: UnsafeRawBufferPointer) -> TelemetryFormat? {
+    if equalsIgnoringCase(word, "binary") { return .binary }
+    if equalsIgnoringCase(word, "text") { return .text }
+    if equalsIgnoringCase(word, "mavlink") { return .mavlink }
+    return nil
+  }
 
   private func echo(_ word: UnsafeRawBufferPointer) -> FixedText {
     var text = FixedText()
@@ -377,14 +391,14 @@ public struct HostCommandParser {
     return text
   }
 
-  private func equalsIgnoringCase<E: RawRepresentable<String>>(
-    _ word: UnsafeRawBufferPointer, _ candidate: E
-  ) -> Bool {
-    var utf8 = candidate.rawValue.utf8.makeIterator()
-    for byte in word {
-      guard let expected = utf8.next(), asciiLowercase(byte) == expected else { return false }
+  private static func equalsIgnoringCase(_ word: UnsafeRawBufferPointer, _ candidate: StaticString)
+    -> Bool
+  {
+    candidate.withUTF8Buffer { expected in
+      guard expected.count == word.count else { return false }
+      for i in 0..<word.count where asciiLowercase(word[i]) != expected[i] { return false }
+      return true
     }
-    return utf8.next() == nil
   }
 }
 
