@@ -59,7 +59,8 @@ targets += [
   .target(
     name: "Telemetry", dependencies: ["Geometry"], exclude: ["FORMATS.md"], swiftSettings: swift6),
   .testTarget(
-    name: "TelemetryTests", dependencies: ["Telemetry", "Geometry", "JSON"], exclude: ["Vectors"],
+    name: "TelemetryTests", dependencies: ["Telemetry", "Geometry", "JSON"],
+    exclude: ["Vectors", "AllocationCounter"],
     swiftSettings: swift6),
 ]
 
