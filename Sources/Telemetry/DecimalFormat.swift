@@ -8,8 +8,9 @@
 /// values needing more than `maximumIntegerDigits` integer digits print as `inf` / `-inf`.
 ///
 /// **Parsing** accepts exactly what the writer produces (optional `-`, digits, optional `.`
-/// and digits; `nan`, `inf`, `-inf`) and returns the correctly rounded `Double` of the decimal
-/// (an integer mantissa of at most 18 digits divided by an exact power of ten).
+/// and digits; `nan`, `inf`, `-inf`): an integer mantissa of at most 18 digits divided by an
+/// exact power of ten, which is the correctly rounded `Double` of the decimal whenever the
+/// mantissa has at most 15 digits (every field the text format writes).
 public enum DecimalFormat {
   static let powersOfTen: [Double] = (0...18).map { exponent in
     var value = 1.0

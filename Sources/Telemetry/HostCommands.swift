@@ -167,7 +167,7 @@ public enum HostCommandError: Error, Hashable, Sendable {
 /// - Errors closer together than `minimumPollsBetweenErrors` polls are counted
 ///   (`errorsSuppressed`) but not returned, so garbage cannot flood the telemetry link with
 ///   error replies.
-public struct HostCommandParser {
+public struct HostCommandParser: Sendable {
   public struct Configuration: Hashable, Sendable {
     /// Bytes per line, terminator excluded.
     public var maximumLineLength: Int

@@ -10,7 +10,7 @@
 /// every byte; the first to produce a valid frame wins, and from then on only it reads. If the
 /// winner then sees `redetectAfterBytes` bytes without a valid frame (the sender changed
 /// format), detection starts again. The statistics of a detection stretch are the winner's.
-public struct StreamDecoder {
+public struct StreamDecoder: Sendable {
   /// In automatic mode, bytes without a valid frame after which the format is detected again
   /// (about 7 of the largest MAVLink frames, 89 ms at 115200 baud).
   public static let redetectAfterBytes = 1024
