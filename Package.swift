@@ -89,6 +89,17 @@ targets += [
   .testTarget(name: "BoardsTests", dependencies: ["Boards", "Geometry"], swiftSettings: swift6),
 ]
 
+// Telemetry: frame encodings (binary, text, MAVLink v2), their decoders, the link budget and the
+// host-command parser. Geometry only: no Foundation, no HAL.
+targets += [
+  .target(
+    name: "Telemetry", dependencies: ["Geometry"], exclude: ["FORMATS.md"], swiftSettings: swift6),
+  .testTarget(
+    name: "TelemetryTests", dependencies: ["Telemetry", "Geometry", "JSON"],
+    exclude: ["Vectors", "AllocationCounter"],
+    swiftSettings: swift6),
+]
+
 // MARK: - Executables and tools
 
 targets += [
