@@ -85,7 +85,7 @@ targets += [
 // MARK: - Firmware, telemetry, boards, calibration
 
 targets += [
-  .target(name: "Boards", dependencies: ["Geometry", "JSON"], swiftSettings: swift6),
+  .target(name: "Boards", dependencies: ["Geometry", "JSON", "Telemetry"], swiftSettings: swift6),
   .testTarget(name: "BoardsTests", dependencies: ["Boards", "Geometry"], swiftSettings: swift6),
 ]
 
@@ -95,8 +95,8 @@ targets += [
   .target(
     name: "Telemetry", dependencies: ["Geometry"], exclude: ["FORMATS.md"], swiftSettings: swift6),
   .testTarget(
-    name: "TelemetryTests", dependencies: ["Telemetry", "Geometry", "JSON"],
-    exclude: ["Vectors", "AllocationCounter"],
+    name: "TelemetryTests", dependencies: ["Telemetry", "Geometry", "JSON", "TestSupport"],
+    exclude: ["Vectors"],
     swiftSettings: swift6),
 ]
 
