@@ -60,6 +60,9 @@ struct SVGText {
   }
 }
 
+/// A white outline behind label text, so labels stay legible over lines and grid.
+let halo = "stroke=\"#ffffff\" stroke-width=\"3\" stroke-opacity=\"0.85\" paint-order=\"stroke\""
+
 /// A pixel coordinate, two decimals.
 func px(_ value: Double) -> String { NumberText.fixed(value, 2) }
 
@@ -282,7 +285,7 @@ struct Panel {
     for guide in chart.guides { drawGuide(guide, x: x, y: y, into: &out) }
     for series in chart.series { drawSeries(series, x: x, y: y, into: &out) }
     out.line("</g>")
-    for marker in chart.markers { drawMarked(marker, x: x, y: y, into: &out) }
+    drawMarkedPoints(chart.markers, x: x, y: y, into: &out)
     out.line(
       "<rect x=\"\(px(plotLeft))\" y=\"\(px(plotTop))\" width=\"\(px(plotRight - plotLeft))\" height=\"\(px(plotBottom - plotTop))\" fill=\"none\" stroke=\"#000000\" stroke-width=\"1\"/>"
     )
@@ -403,25 +406,73 @@ struct Panel {
       guard let lx = x.pixel(point.x), let ly = y.pixel(point.y) else { continue }
       if lx < plotRight - 8, lx > plotLeft + 8, ly > plotTop + 14, ly < plotBottom - 6 {
         out.line(
-          "<text x=\"\(px(lx - 4))\" y=\"\(px(ly - 6))\" text-anchor=\"end\" fill=\"\(guide.stroke.color.svg)\" font-size=\"11\">\(escapeXML(guide.label))</text>"
+          "<text x=\"\(px(lx - 4))\" y=\"\(px(ly - 6))\" text-anchor=\"end\" fill=\"\(guide.stroke.color.svg)\" font-size=\"11\" \(halo)>\(escapeXML(guide.label))</text>"
         )
         break
       }
     }
   }
 
-  func drawMarked(_ marker: MarkedPoint, x: ResolvedAxis, y: ResolvedAxis, into out: inout SVGText)
-  {
-    guard let cx = x.pixel(marker.point.x), let cy = y.pixel(marker.point.y),
-      cx >= plotLeft - 0.5, cx <= plotRight + 0.5, cy >= plotTop - 0.5, cy <= plotBottom + 0.5
-    else { return }
-    out.line(markerElement(marker.shape, cx: cx, cy: cy, size: 5, color: marker.color))
-    guard !marker.label.isEmpty else { return }
-    let rightHalf = cx > (plotLeft + plotRight) / 2
-    let tx = rightHalf ? cx - 9 : cx + 9
-    out.line(
-      "<text x=\"\(px(tx))\" y=\"\(px(cy - 8))\" text-anchor=\"\(rightHalf ? "end" : "start")\" fill=\"\(marker.color.svg)\" font-size=\"11\">\(escapeXML(marker.label))</text>"
-    )
+  /// Draws the marked points, then their labels, each label at the first of several spots
+  /// around its point that overlaps neither an earlier label nor a marker (labels of nearby
+  /// read-offs would otherwise print over each other).
+  func drawMarkedPoints(
+    _ markers: [MarkedPoint], x: ResolvedAxis, y: ResolvedAxis, into out: inout SVGText
+  ) {
+    struct Box {
+      var left, top, right, bottom: Double
+      func overlaps(_ o: Box) -> Bool {
+        left < o.right && o.left < right && top < o.bottom && o.top < bottom
+      }
+    }
+    var placed: [(MarkedPoint, Double, Double)] = []
+    var occupied: [Box] = []
+    for marker in markers {
+      guard let cx = x.pixel(marker.point.x), let cy = y.pixel(marker.point.y),
+        cx >= plotLeft - 0.5, cx <= plotRight + 0.5, cy >= plotTop - 0.5, cy <= plotBottom + 0.5
+      else { continue }
+      out.line(markerElement(marker.shape, cx: cx, cy: cy, size: 5, color: marker.color))
+      placed.append((marker, cx, cy))
+      occupied.append(Box(left: cx - 6, top: cy - 6, right: cx + 6, bottom: cy + 6))
+    }
+    let lineHeight: Double = 13
+    for (marker, cx, cy) in placed where !marker.label.isEmpty {
+      let width = 6.2 * Double(marker.label.count)
+      let preferLeft = cx > (plotLeft + plotRight) / 2
+      var candidates: [(dx: Double, baseline: Double, anchorEnd: Bool)] = []
+      for step in 0..<6 {
+        let shift = Double(step) * lineHeight
+        for side in (preferLeft ? [true, false] : [false, true]) {
+          candidates.append((side ? -9 : 9, cy - 8 - shift, side))
+          candidates.append((side ? -9 : 9, cy + 16 + shift, side))
+        }
+      }
+      var chosen = candidates[0]
+      var chosenBox = Box(left: 0, top: 0, right: 0, bottom: 0)
+      for candidate in candidates {
+        let left = candidate.anchorEnd ? cx + candidate.dx - width : cx + candidate.dx
+        let box = Box(
+          left: left, top: candidate.baseline - 10, right: left + width,
+          bottom: candidate.baseline + 3)
+        let inside =
+          box.left >= plotLeft && box.right <= plotRight && box.top >= plotTop
+          && box.bottom <= plotBottom
+        if inside && !occupied.contains(where: { $0.overlaps(box) }) {
+          chosen = candidate
+          chosenBox = box
+          break
+        }
+      }
+      if chosenBox.right == 0 {
+        let left = chosen.anchorEnd ? cx + chosen.dx - width : cx + chosen.dx
+        chosenBox = Box(
+          left: left, top: chosen.baseline - 10, right: left + width, bottom: chosen.baseline + 3)
+      }
+      occupied.append(chosenBox)
+      out.line(
+        "<text x=\"\(px(cx + chosen.dx))\" y=\"\(px(chosen.baseline))\" text-anchor=\"\(chosen.anchorEnd ? "end" : "start")\" fill=\"\(marker.color.svg)\" font-size=\"11\" \(halo)>\(escapeXML(marker.label))</text>"
+      )
+    }
   }
 
   func markerElement(_ shape: MarkerShape, cx: Double, cy: Double, size s: Double, color: Color)
