@@ -38,7 +38,10 @@ public enum GyroBias {
   /// extrapolated from the longest decade of the curve (τ from T/100 to T/10): a weighted
   /// log-log line through those points, its slope clamped to −½ … +½ (no noise averages down
   /// faster than white noise, and a rate random walk rises at +½), carried from T/10 to T.
-  /// The effective sample count n_eff = (σ / σ_A(T))² then says what the record is worth.
+  /// The white-noise value N/√T is a floor (nothing averages down faster). The effective sample
+  /// count n_eff = (σ / σ_A(T))² then says what the record is worth. The estimate is itself a
+  /// one-record estimate of a long-τ quantity: carried over a decade from about ten clusters,
+  /// it is good to a few tens of percent, which is what an uncertainty needs.
   public static func estimate(_ recording: InertialRecording, allan: AllanAnalysis) -> [AxisBias]
   {
     let gyroAxes = InertialSensor.gyroscope.axes
@@ -57,7 +60,8 @@ public enum GyroBias {
           samples, samplePeriodSeconds: allan.timing.samplePeriodSeconds,
           clusterSizes: allan.clusterSizes)
       var standardError = extrapolatedDeviation(curve, toTau: duration) ?? naive
-      standardError = max(standardError, naive * 0.5)
+      // No record averages faster than its white noise: N/√T is a floor.
+      if let n = allan.readOffs[axis]?.randomWalk { standardError = max(standardError, n / duration.squareRoot()) }
       return AxisBias(
         bias: mean, standardError: standardError,
         effectiveSampleCount: standardError > 0 ? (sd / standardError) * (sd / standardError) : n,

@@ -128,6 +128,9 @@ public struct AccelerometerCorrection: Sendable, Hashable {
   public var offset: Vector3
   /// Maps offset-corrected readings to specific force.
   public var matrix: Matrix3
+  /// The per-axis scale factors as given (kept so they are written back exactly as solved,
+  /// not as 1/(1/s)).
+  private var givenScale: Vector3?
 
   /// A per-axis correction from offsets and scale factors (reading per true specific force,
   /// 1 for a perfect axis): corrected = (raw − offset) / scale.
@@ -135,12 +138,14 @@ public struct AccelerometerCorrection: Sendable, Hashable {
     self.form = .perAxis
     self.offset = offset
     self.matrix = Matrix3(diagonal: Vector3(1 / scale.x, 1 / scale.y, 1 / scale.z))
+    self.givenScale = scale
   }
 
   public init(offset: Vector3, matrix: Matrix3) {
     self.form = .fullMatrix
     self.offset = offset
     self.matrix = matrix
+    self.givenScale = nil
   }
 
   public static let identity = AccelerometerCorrection(offset: .zero, scale: Vector3(1, 1, 1))
@@ -148,7 +153,7 @@ public struct AccelerometerCorrection: Sendable, Hashable {
   /// The per-axis scale factors, reading per true specific force (the inverse of the matrix's
   /// diagonal).
   public var scale: Vector3 {
-    Vector3(1 / matrix.row0.x, 1 / matrix.row1.y, 1 / matrix.row2.z)
+    givenScale ?? Vector3(1 / matrix.row0.x, 1 / matrix.row1.y, 1 / matrix.row2.z)
   }
 
   /// Applies the correction to a raw reading.
