@@ -126,7 +126,8 @@ public enum AllanDeviation {
     _ samples: [Double], samplePeriodSeconds: Double, clusterSizes: [Int]
   ) -> AllanCurve {
     let theta = integrate(samples)
-    return overlapping(theta: theta, samplePeriodSeconds: samplePeriodSeconds, clusterSizes: clusterSizes)
+    return overlapping(
+      theta: theta, samplePeriodSeconds: samplePeriodSeconds, clusterSizes: clusterSizes)
   }
 
   /// The same from an already integrated signal (`integrate(_:)`).

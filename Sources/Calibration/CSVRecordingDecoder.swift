@@ -58,9 +58,12 @@ public struct CSVRecordingDecoder: RecordingDecoder {
         if first == contentEnd || base[first] == UInt8(ascii: "#") { continue }
 
         if slots.isEmpty {
-          let names = String(decoding: UnsafeBufferPointer(start: base + index, count: contentEnd - index), as: UTF8.self)
-            .split(separator: ",", omittingEmptySubsequences: false)
-            .map { $0.trimmingSpaces() }
+          let names = String(
+            decoding: UnsafeBufferPointer(start: base + index, count: contentEnd - index),
+            as: UTF8.self
+          )
+          .split(separator: ",", omittingEmptySubsequences: false)
+          .map { $0.trimmingSpaces() }
           var missing: [String] = []
           slots = names.map { name in
             if let i = CSVRecordingDecoder.requiredColumns.firstIndex(of: name) { return i }
@@ -105,7 +108,8 @@ public struct CSVRecordingDecoder: RecordingDecoder {
           if column < slots.count, slots[column] >= 0 {
             let slot = slots[column]
             let name =
-              slot == 7 ? CSVRecordingDecoder.temperatureColumn
+              slot == 7
+              ? CSVRecordingDecoder.temperatureColumn
               : CSVRecordingDecoder.requiredColumns[slot]
             var nonSpace = cursor
             while nonSpace < fieldEnd && (base[nonSpace] == 0x20 || base[nonSpace] == 0x09) {

@@ -45,7 +45,8 @@ public struct GyroCalibration: Sendable, Hashable {
   public init(
     biasRadiansPerSecond: Vector3, biasUncertaintyRadiansPerSecond: Vector3,
     referenceTemperatureCelsius: Double, biasPerDegreeCelsius: Vector3 = .zero,
-    biasPerDegreeCelsiusSquared: Vector3 = .zero, temperatureRangeCelsius: ClosedRange<Double>? = nil
+    biasPerDegreeCelsiusSquared: Vector3 = .zero,
+    temperatureRangeCelsius: ClosedRange<Double>? = nil
   ) {
     self.biasRadiansPerSecond = biasRadiansPerSecond
     self.biasUncertaintyRadiansPerSecond = biasUncertaintyRadiansPerSecond
@@ -59,7 +60,8 @@ public struct GyroCalibration: Sendable, Hashable {
   /// callers decide whether to clamp.
   public func bias(atTemperature temperature: Double) -> Vector3 {
     let dT = temperature - referenceTemperatureCelsius
-    return biasRadiansPerSecond + biasPerDegreeCelsius * dT + biasPerDegreeCelsiusSquared * (dT * dT)
+    return biasRadiansPerSecond + biasPerDegreeCelsius * dT + biasPerDegreeCelsiusSquared
+      * (dT * dT)
   }
 }
 
@@ -283,7 +285,10 @@ public struct CalibrationFile: Sendable, Hashable {
       ]
       if let range = g.temperatureRangeCelsius {
         gyro.append(
-          ("temperatureRangeCelsius", .array([.number(range.lowerBound), .number(range.upperBound)])))
+          (
+            "temperatureRangeCelsius",
+            .array([.number(range.lowerBound), .number(range.upperBound)])
+          ))
       }
       members.append(("gyroscope", .object(gyro)))
     }
@@ -500,8 +505,10 @@ public struct CalibrationFile: Sendable, Hashable {
           "rateRandomWalkRadiansPerSecondPerRootSecond",
         ])
         gyro = SensorNoiseFigures(
-          randomWalk: try readOptionalNumbers(try g.required("angleRandomWalkRadiansPerRootSecond")),
-          biasInstability: try readPositiveNumbers(try g.required("biasInstabilityRadiansPerSecond")),
+          randomWalk: try readOptionalNumbers(
+            try g.required("angleRandomWalkRadiansPerRootSecond")),
+          biasInstability: try readPositiveNumbers(
+            try g.required("biasInstabilityRadiansPerSecond")),
           rateRandomWalk: try readOptionalNumbers(
             try g.required("rateRandomWalkRadiansPerSecondPerRootSecond")))
       }
@@ -583,7 +590,8 @@ func readVector(_ reader: JSONReader) throws(JSONContentError) -> Vector3 {
 func readOptionalNumbers(_ reader: JSONReader) throws(JSONContentError) -> [Double?] {
   let elements = try reader.array()
   guard elements.count == 3 else {
-    throw reader.error("expected 3 values (x, y, z; null where not reached), found \(elements.count)")
+    throw reader.error(
+      "expected 3 values (x, y, z; null where not reached), found \(elements.count)")
   }
   var result: [Double?] = []
   for element in elements {

@@ -1,3 +1,5 @@
+import Geometry
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -5,8 +7,6 @@
 #elseif canImport(Darwin)
   import Darwin
 #endif
-
-import Geometry
 
 /// The static bias of one gyro axis with an honest uncertainty.
 public struct AxisBias: Sendable, Hashable {
@@ -42,8 +42,7 @@ public enum GyroBias {
   /// count n_eff = (σ / σ_A(T))² then says what the record is worth. The estimate is itself a
   /// one-record estimate of a long-τ quantity: carried over a decade from about ten clusters,
   /// it is good to a few tens of percent, which is what an uncertainty needs.
-  public static func estimate(_ recording: InertialRecording, allan: AllanAnalysis) -> [AxisBias]
-  {
+  public static func estimate(_ recording: InertialRecording, allan: AllanAnalysis) -> [AxisBias] {
     let gyroAxes = InertialSensor.gyroscope.axes
     let duration = allan.timing.durationSeconds
     return gyroAxes.map { axis in
@@ -61,7 +60,9 @@ public enum GyroBias {
           clusterSizes: allan.clusterSizes)
       var standardError = extrapolatedDeviation(curve, toTau: duration) ?? naive
       // No record averages faster than its white noise: N/√T is a floor.
-      if let n = allan.readOffs[axis]?.randomWalk { standardError = max(standardError, n / duration.squareRoot()) }
+      if let n = allan.readOffs[axis]?.randomWalk {
+        standardError = max(standardError, n / duration.squareRoot())
+      }
       return AxisBias(
         bias: mean, standardError: standardError,
         effectiveSampleCount: standardError > 0 ? (sd / standardError) * (sd / standardError) : n,

@@ -1,3 +1,5 @@
+import Geometry
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -5,8 +7,6 @@
 #elseif canImport(Darwin)
   import Darwin
 #endif
-
-import Geometry
 
 /// Which face of the unit points up: the sensor axis aligned with gravity's opposite, and its
 /// sign. At rest the accelerometer reads +g along that axis (it measures specific force).
@@ -250,8 +250,10 @@ public struct SixPositionCalibration: Sendable {
       for axis in 0..<3 {
         func mean(_ face: SensorFace) -> Double {
           let matching = poses.filter { $0.face == face }
-          return matching.map { [$0.measurement.mean.x, $0.measurement.mean.y, $0.measurement.mean.z][axis] }
-            .reduce(0, +) / Double(matching.count)
+          return matching.map {
+            [$0.measurement.mean.x, $0.measurement.mean.y, $0.measurement.mean.z][axis]
+          }
+          .reduce(0, +) / Double(matching.count)
         }
         let up = mean(SensorFace(rawValue: axis * 2)!)
         let down = mean(SensorFace(rawValue: axis * 2 + 1)!)

@@ -1,3 +1,5 @@
+import Geometry
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -5,8 +7,6 @@
 #elseif canImport(Darwin)
   import Darwin
 #endif
-
-import Geometry
 
 /// A seeded pseudo-random generator: xoshiro256** (Blackman and Vigna, 2018) seeded through
 /// SplitMix64, with Gaussian deviates by the Box–Muller transform. The same seed gives the same

@@ -122,7 +122,9 @@ import Testing
     #expect {
       try parse(text)
     } throws: { error in
-      guard case .hashMismatch(_, let content) = error as? CalibrationFileError else { return false }
+      guard case .hashMismatch(_, let content) = error as? CalibrationFileError else {
+        return false
+      }
       return content.keyPath == "contentHash" && content.position?.line == 4
         && content.message.contains("plumb-cal sign unit3.json")
         && content.message.contains("Regenerate")
@@ -150,11 +152,23 @@ import Testing
   @Test(arguments: [
     ("\"whoAmI\": \"0x68\"", "\"whoAmI\": \"0x168\"", "sensor.whoAmI", "out of range"),
     ("\"created\": \"2026-12-02T10:15:00Z\"", "\"created\": \"yesterday\"", "created", "ISO 8601"),
-    ("\"scale\": [1.02, 0.985, 1.01]", "\"scale\": [1.02, 0.985]", "accelerometer.scale", "expected 3 numbers"),
-    ("\"scale\": [1.02, 0.985, 1.01]", "\"scale\": [1.02, 0.985, 0]", "accelerometer.scale", "not a working axis"),
-    ("\"dwellSeconds\"", "\"dwelSeconds\"", "restDetector.dwelSeconds", "did you mean \"dwellSeconds\""),
+    (
+      "\"scale\": [1.02, 0.985, 1.01]", "\"scale\": [1.02, 0.985]", "accelerometer.scale",
+      "expected 3 numbers"
+    ),
+    (
+      "\"scale\": [1.02, 0.985, 1.01]", "\"scale\": [1.02, 0.985, 0]", "accelerometer.scale",
+      "not a working axis"
+    ),
+    (
+      "\"dwellSeconds\"", "\"dwelSeconds\"", "restDetector.dwelSeconds",
+      "did you mean \"dwellSeconds\""
+    ),
     ("\"schema\": 1", "\"schema\": 2", "schema", "schema 1, not 2"),
-    ("\"windowSeconds\": 1.5", "\"windowSeconds\": \"1.5\"", "restDetector.windowSeconds", "expected a number"),
+    (
+      "\"windowSeconds\": 1.5", "\"windowSeconds\": \"1.5\"", "restDetector.windowSeconds",
+      "expected a number"
+    ),
   ])
   func contentErrorsNameTheKeyAndLine(find: String, replace: String, key: String, message: String)
     throws
@@ -162,7 +176,8 @@ import Testing
     let text = CalibrationFileTests.sample.formatted()
     #expect(text.contains(find))
     let edited = text.replacingOccurrences(find, with: replace)
-    let line = text.split(separator: "\n", omittingEmptySubsequences: false)
+    let line =
+      text.split(separator: "\n", omittingEmptySubsequences: false)
       .firstIndex { $0.contains(find) }! + 1
     #expect {
       try parse(edited)

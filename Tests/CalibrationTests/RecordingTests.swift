@@ -49,11 +49,13 @@ import Testing
   @Test func malformedInputNamesTheLineAndColumn() {
     let h = RecordingTests.header
     expectError(h + "\n0,1,2,3,4,5,6\n0.01,1,x,3,4,5,6\n", .malformed, ["line 3", "gyr_y is 'x'"])
-    expectError(h + "\n0,1,2,3,4,5,6\n0.01,1,nan,3,4,5,6\n", .malformed, ["line 3", "gyr_y", "finite"])
+    expectError(
+      h + "\n0,1,2,3,4,5,6\n0.01,1,nan,3,4,5,6\n", .malformed, ["line 3", "gyr_y", "finite"])
     expectError(h + "\n0,1,2,3,4,5,inf\n", .malformed, ["line 2", "acc_z"])
     expectError(h + "\n0,1,2,3,4,5\n", .malformed, ["line 2", "6 fields", "header has 7"])
     expectError(h + "\n0,1,,3,4,5,6\n", .malformed, ["line 2", "gyr_y is empty"])
-    expectError(h + "\n0.02,1,2,3,4,5,6\n0.01,1,2,3,4,5,6\n", .malformed, ["line 3", "time must increase"])
+    expectError(
+      h + "\n0.02,1,2,3,4,5,6\n0.01,1,2,3,4,5,6\n", .malformed, ["line 3", "time must increase"])
     expectError(h + "\n0.02,1,2,3,4,5,6\n0.02,1,2,3,4,5,6\n", .malformed, ["line 3", "not after"])
     expectError("t_s,gyr_x,gyr_y,acc_x,acc_y,acc_z\n", .malformed, ["line 1", "lacks gyr_z"])
     expectError("0,1,2,3,4,5,6\n", .malformed, ["line 1", "not a header"])
@@ -76,7 +78,8 @@ import Testing
     } throws: { error in
       guard let e = error as? RecordingError else { return false }
       // Sample index 40 (the first after the gap) is on line 42.
-      return e.kind == .notUniform && e.location == "line 42" && e.message.contains("3 samples missing")
+      return e.kind == .notUniform && e.location == "line 42"
+        && e.message.contains("3 samples missing")
     }
     var extra = (0..<100).map { Double($0) * 0.01 }
     extra.insert(0.502, at: 51)

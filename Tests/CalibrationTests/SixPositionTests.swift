@@ -31,7 +31,8 @@ import Testing
   let offset = Vector3(0.15, -0.2, 0.35)  // m/s², a typical MPU-6050 zero-g offset range
   let scale = Vector3(1.02, 0.985, 1.01)
 
-  func measurements(_ sensor: Accelerometer, seed: UInt64, samples: Int = 200) -> [PoseMeasurement] {
+  func measurements(_ sensor: Accelerometer, seed: UInt64, samples: Int = 200) -> [PoseMeasurement]
+  {
     var random = SeededGenerator(seed: seed)
     // Deliberately not in face order: faces are identified from the readings.
     return [SensorFace.plusZ, .minusX, .plusY, .minusZ, .plusX, .minusY].map {
@@ -78,7 +79,9 @@ import Testing
     let c = result.correction
     #expect(c.form == .fullMatrix)
     let expected = try #require(misalignment.inverse)
-    for (row, want) in zip([c.matrix.row0, c.matrix.row1, c.matrix.row2], [expected.row0, expected.row1, expected.row2]) {
+    for (row, want) in zip(
+      [c.matrix.row0, c.matrix.row1, c.matrix.row2], [expected.row0, expected.row1, expected.row2])
+    {
       #expect((row - want).length < 1.7e-3)
     }
     #expect((c.offset - offset).length < 0.01)

@@ -3,7 +3,8 @@ import Testing
 
 @Suite struct NumberTextTests {
   @Test(arguments: [
-    (3.14159, 2, "3.14"), (-0.005, 2, "-0.01"), (-0.004, 2, "0.00"), (2.5, 0, "3"), (0.1, 3, "0.100"),
+    (3.14159, 2, "3.14"), (-0.005, 2, "-0.01"), (-0.004, 2, "0.00"), (2.5, 0, "3"),
+    (0.1, 3, "0.100"),
     (1234.5678, 1, "1234.6"), (0, 2, "0.00"),
   ])
   func fixed(value: Double, digits: Int, expected: String) {
@@ -74,7 +75,9 @@ import Testing
       series: [Series("s", x: [1, 2, 3, 4], y: [1, -1, 10, 100], stroke: Stroke(.red))])
     let svg = chart.svg()
     // Two subpaths: the first point alone, then 3 → 4; the negative value is skipped.
-    let path = svg.split(separator: "\n").first { $0.hasPrefix("<path d=\"M") && $0.contains("#d62728") }
+    let path = svg.split(separator: "\n").first {
+      $0.hasPrefix("<path d=\"M") && $0.contains("#d62728")
+    }
     #expect(path?.components(separatedBy: "M").count == 3)
   }
 
@@ -90,7 +93,8 @@ import Testing
   }
 
   @Test func figuresStackChartsAndNumberClipPaths() {
-    let figure = Figure(title: "two", charts: [allanLikeChart(), allanLikeChart()], chartHeight: 300)
+    let figure = Figure(
+      title: "two", charts: [allanLikeChart(), allanLikeChart()], chartHeight: 300)
     let svg = figure.svg()
     #expect(svg.contains("height=\"634.00\""))
     #expect(svg.contains("id=\"plot-area-0\""))

@@ -84,7 +84,8 @@ func gyroReport(
   row("bias (rad/s)", biases.map { sci($0.bias) })
   row("bias (°/s)", biases.map { sci($0.bias * degreesPerRadian) })
   row("standard error (rad/s)", biases.map { sci($0.standardError) })
-  row("effective independent samples", biases.map { NumberText.compact($0.effectiveSampleCount, 3) })
+  row(
+    "effective independent samples", biases.map { NumberText.compact($0.effectiveSampleCount, 3) })
   row("naive σ/√n (rad/s)", biases.map { sci($0.naiveStandardError) })
   lines.append(
     "  standard error = the Allan deviation extrapolated to the record length (\(seconds(timing.durationSeconds)))"

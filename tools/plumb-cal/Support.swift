@@ -45,11 +45,16 @@ func writeText(_ text: String, to path: String) throws(CommandFailure) {
   }
 }
 
-/// A number for tables: four significant digits in scientific notation.
-func sci(_ value: Double) -> String { NumberText.scientific(value, 4) }
+/// A number for tables: four significant digits, plain between 0.01 and 100 000, scientific
+/// outside.
+func sci(_ value: Double) -> String {
+  let magnitude = abs(value)
+  if magnitude >= 0.01 && magnitude < 100_000 { return NumberText.compact(value, 4) }
+  return NumberText.scientific(value, 4)
+}
 
 /// A right-aligned cell.
-func cell(_ text: String, _ width: Int = 12) -> String { NumberText.padLeft(text, width) }
+func cell(_ text: String, _ width: Int = 13) -> String { NumberText.padLeft(text, width) }
 
 /// Seconds with a sensible number of digits.
 func seconds(_ value: Double) -> String { NumberText.compact(value, 5) + " s" }
