@@ -23,9 +23,6 @@ public struct CSVRecordingDecoder: RecordingDecoder {
   public var fileExtensions: [String] { ["csv"] }
 
   public func decode(_ bytes: [UInt8], path: String) throws(RecordingError) -> InertialRecording {
-    // A NUL after the last byte lets strtod stop on its own at the end of the buffer.
-    var buffer = bytes
-    buffer.append(0)
     var time: [Double] = []
     var channels = [[Double]](repeating: [], count: 6)
     var temperature: [Double] = []
@@ -37,8 +34,15 @@ public struct CSVRecordingDecoder: RecordingDecoder {
 
     var failure: RecordingError?
     var hasTemperature = false
-    buffer.withUnsafeBufferPointer { raw in
-      let base = raw.baseAddress!
+    var scratch = [CChar](repeating: 0, count: 80)
+    bytes.withUnsafeBufferPointer { raw in
+      guard let base = raw.baseAddress else {
+        failure = RecordingError(
+          .malformed, path: path,
+          "the file is empty: expected a header t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z[,temp_c] and rows of samples"
+        )
+        return
+      }
       let end = bytes.count
       var index = 0
       var lineNumber: Int32 = 0
@@ -121,11 +125,26 @@ public struct CSVRecordingDecoder: RecordingDecoder {
                 "\(name) is empty: every row needs a value in every column")
               return
             }
-            var stop: UnsafeMutablePointer<CChar>?
-            let start = UnsafeMutableRawPointer(mutating: base + nonSpace)
-              .assumingMemoryBound(to: CChar.self)
-            let value = strtod(start, &stop)
-            var after = stop.map { UnsafeRawPointer($0) - UnsafeRawPointer(base) } ?? nonSpace
+            var value: Double
+            var after: Int
+            if let (fast, end) = parseShortDecimal(base, from: nonSpace, to: fieldEnd) {
+              value = fast
+              after = end
+            } else {
+              // strtod needs a NUL-terminated string: copy the field (numbers longer than
+              // the scratch buffer are not plausible and fail as "not a number").
+              let length = min(fieldEnd - nonSpace, scratch.count - 1)
+              var consumed = 0
+              value = scratch.withUnsafeMutableBufferPointer { text in
+                for j in 0..<length { text[j] = CChar(bitPattern: base[nonSpace + j]) }
+                text[length] = 0
+                var stop: UnsafeMutablePointer<CChar>?
+                let parsed = strtod(text.baseAddress!, &stop)
+                consumed = stop.map { $0 - text.baseAddress! } ?? 0
+                return parsed
+              }
+              after = nonSpace + consumed
+            }
             while after < fieldEnd && (base[after] == 0x20 || base[after] == 0x09) { after += 1 }
             if after != fieldEnd || after == nonSpace || !value.isFinite {
               let text = String(
@@ -177,6 +196,76 @@ public struct CSVRecordingDecoder: RecordingDecoder {
       source: path, timeSeconds: time, channels: channels,
       temperatureCelsius: hasTemperature ? temperature : nil, locations: .lines(lines))
   }
+}
+
+/// Exact powers of ten, 10⁰ … 10²² (every one is a double without rounding).
+private let exactPowersOfTen: [Double] = (0...22).map { k in
+  var value = 1.0
+  for _ in 0..<k { value *= 10 }
+  return value
+}
+
+/// Parses a plain decimal (`-12.345`, `6.02e-3`) of at most 15 significant digits in
+/// `base[from..<to]` exactly: the digits form an integer below 2⁵³ and the power of ten is exact,
+/// so one multiplication or division rounds once, correctly (Clinger's fast path). Returns the
+/// value and the index after the number, or `nil` for anything else (longer mantissas, large
+/// exponents, `nan`, hex), which `strtod` then handles. Most exported recordings take this path,
+/// which is several times faster than `strtod`.
+@inline(__always)
+func parseShortDecimal(_ base: UnsafePointer<UInt8>, from: Int, to: Int) -> (Double, Int)? {
+  var i = from
+  var negative = false
+  if i < to && (base[i] == UInt8(ascii: "-") || base[i] == UInt8(ascii: "+")) {
+    negative = base[i] == UInt8(ascii: "-")
+    i += 1
+  }
+  var mantissa: UInt64 = 0
+  var digits = 0
+  var significant = 0
+  var exponent = 0
+  var seenDigit = false
+  while i < to, base[i] >= 48, base[i] <= 57 {
+    let d = UInt64(base[i] - 48)
+    if significant > 0 || d != 0 { significant += 1 }
+    mantissa = mantissa &* 10 &+ d
+    digits += 1
+    seenDigit = true
+    i += 1
+  }
+  if i < to && base[i] == UInt8(ascii: ".") {
+    i += 1
+    while i < to, base[i] >= 48, base[i] <= 57 {
+      let d = UInt64(base[i] - 48)
+      if significant > 0 || d != 0 { significant += 1 }
+      mantissa = mantissa &* 10 &+ d
+      digits += 1
+      exponent -= 1
+      seenDigit = true
+      i += 1
+    }
+  }
+  guard seenDigit, significant <= 15, digits <= 19 else { return nil }
+  if i < to && (base[i] == UInt8(ascii: "e") || base[i] == UInt8(ascii: "E")) {
+    i += 1
+    var exponentNegative = false
+    if i < to && (base[i] == UInt8(ascii: "-") || base[i] == UInt8(ascii: "+")) {
+      exponentNegative = base[i] == UInt8(ascii: "-")
+      i += 1
+    }
+    var e = 0
+    var exponentDigits = 0
+    while i < to, base[i] >= 48, base[i] <= 57, exponentDigits < 5 {
+      e = e * 10 + Int(base[i] - 48)
+      exponentDigits += 1
+      i += 1
+    }
+    guard exponentDigits > 0 else { return nil }
+    exponent += exponentNegative ? -e : e
+  }
+  guard abs(exponent) <= 22 else { return nil }
+  var value = Double(mantissa)
+  value = exponent < 0 ? value / exactPowersOfTen[-exponent] : value * exactPowersOfTen[exponent]
+  return (negative ? -value : value, i)
 }
 
 extension StringProtocol {

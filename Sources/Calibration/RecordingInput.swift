@@ -120,17 +120,24 @@ func readFile(_ path: String) throws(FileError) -> [UInt8] {
   let fd = open(path, O_RDONLY | O_CLOEXEC)
   guard fd >= 0 else { throw FileError(code: errno) }
   defer { close(fd) }
-  var result: [UInt8] = []
-  var chunk = [UInt8](repeating: 0, count: 1 << 20)
+  var status = stat()
+  guard fstat(fd, &status) == 0 else { throw FileError(code: errno) }
+  if (status.st_mode & S_IFMT) == S_IFDIR { throw FileError(code: EISDIR) }
+  // Read straight into an array of the file's size (one allocation, no copies); a file that
+  // grows while being read is read to its end in further chunks.
+  var result = [UInt8](repeating: 0, count: max(0, Int(status.st_size)))
+  var filled = 0
   while true {
-    let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+    if filled == result.count { result.append(contentsOf: [UInt8](repeating: 0, count: 65536)) }
+    let n = result.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
     if n < 0 {
       if errno == EINTR { continue }
       throw FileError(code: errno)
     }
     if n == 0 { break }
-    result.append(contentsOf: chunk[0..<n])
+    filled += n
   }
+  result.removeLast(result.count - filled)
   return result
 }
 

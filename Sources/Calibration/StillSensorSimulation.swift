@@ -94,6 +94,23 @@ public struct StillSensorSimulation: Sendable {
 
   public init() {}
 
+  /// Seed 000's still gyro: white noise σ = 0.002 rad/s per sample at 100 Hz (N = 2.0e-4
+  /// rad/√s) and a rate random walk K = 2e-5 rad/s/√s on every gyro axis; the accelerometer
+  /// keeps the defaults (σ = 0.03 m/s², gravity on z).
+  public static var seed000: StillSensorSimulation {
+    var simulation = StillSensorSimulation()
+    simulation.samplePeriodSeconds = 0.01
+    simulation.gyroWhiteNoise = Vector3(0.002, 0.002, 0.002)
+    simulation.gyroRateRandomWalk = Vector3(2e-5, 2e-5, 2e-5)
+    return simulation
+  }
+
+  /// The input of the `allan_2h_ms` benchmark (issue 9): 2 hours at 100 Hz of seed 000's
+  /// sensor, six axes. Time `AllanAnalysis.analyze(recording)` on it.
+  public static func twoHourBenchmarkRecording(seed: UInt64 = 13) -> InertialRecording {
+    seed000.record(sampleCount: 720_000, seed: seed, source: "seed 000, 2 h at 100 Hz")
+  }
+
   /// The temperature at `seconds`, °C.
   public func temperature(atSeconds seconds: Double) -> Double {
     finalTemperatureCelsius + (startTemperatureCelsius - finalTemperatureCelsius)

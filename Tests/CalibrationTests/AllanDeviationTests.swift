@@ -76,10 +76,8 @@ import Testing
   /// and a rate random walk K = 2e-5 rad/s/√s, 2 hours. The read-off must recover N within 1 %.
   /// The whole 2-hour record runs here (about 2 s in a debug build).
   @Test func recoversSeed000AngleRandomWalkWithinOnePercent() throws {
-    var simulation = StillSensorSimulation()
-    simulation.gyroWhiteNoise = Vector3(0.002, 0.002, 0.002)
-    simulation.gyroRateRandomWalk = Vector3(2e-5, 2e-5, 2e-5)
-    let recording = simulation.record(sampleCount: 720_000, seed: 13)
+    let recording = StillSensorSimulation.twoHourBenchmarkRecording(seed: 13)
+    #expect(recording.count == 720_000)
     let analysis = try AllanAnalysis.analyze(recording, axes: InertialSensor.gyroscope.axes)
     let n = 0.002 * 0.01.squareRoot()
     let k = 2e-5

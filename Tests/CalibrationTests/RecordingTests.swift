@@ -41,6 +41,27 @@ import Testing
     #expect(r.location(ofSample: 1) == "line 5")
   }
 
+  @Test func numbersReadExactlyAsTheirDecimalText() throws {
+    // Short decimals take an exact fast path, long ones strtod: both must give the double
+    // nearest the text, as Swift's own parser does.
+    var random = SeededGenerator(seed: 77)
+    var texts = [
+      "0.1", "-0.000123", "+2.5", "1e-7", "6.02E+3", "123456789012345", "1234567890123456789",
+      "0.30000000000000004", "9.80665", "1.7976931348623157e308", "4.9e-324", "-0", "007.50",
+    ]
+    for _ in 0..<300 {
+      let value = (random.uniform() - 0.5) * 20 * Double(1 << Int(random.next() % 12))
+      texts.append("\(value)")
+      texts.append(NumberTextForTests.nineDigits(value))
+    }
+    var csv = RecordingTests.header + "\n"
+    for (i, text) in texts.enumerated() { csv += "\(i),\(text),0,0,0,0,0\n" }
+    let recording = try decode(csv)
+    for (parsed, text) in zip(recording.samples(.gyroX), texts) {
+      #expect(parsed == Double(text)!, "\(text)")
+    }
+  }
+
   @Test func temperatureIsOptional() throws {
     let r = try decode(RecordingTests.header + "\n0,1,2,3,4,5,6\n")
     #expect(r.temperatureCelsius == nil)
@@ -127,5 +148,31 @@ import Testing
     let recording = try RecordingLoader.standard.load(path: path)
     #expect(recording.count == 2)
     #expect(recording.source == path)
+  }
+}
+
+enum NumberTextForTests {
+  /// `value` with nine significant digits, as an exporter might write it.
+  static func nineDigits(_ value: Double) -> String {
+    guard value != 0 else { return "0" }
+    var exponent = 0
+    var m = abs(value)
+    while m >= 10 {
+      m /= 10
+      exponent += 1
+    }
+    while m < 1 {
+      m *= 10
+      exponent -= 1
+    }
+    let digits = Int((m * 1e8).rounded())
+    return (value < 0 ? "-" : "")
+      + "\(digits / 100_000_000).\(String(digits % 100_000_000).leftPadded(8))e\(exponent)"
+  }
+}
+
+extension String {
+  fileprivate func leftPadded(_ width: Int) -> String {
+    count >= width ? self : String(repeating: "0", count: width - count) + self
   }
 }
