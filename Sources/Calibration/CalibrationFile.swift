@@ -56,6 +56,38 @@ public struct GyroCalibration: Sendable, Hashable {
     self.temperatureRangeCelsius = temperatureRangeCelsius
   }
 
+  /// The gyroscope section from the bench analyses: the static bias of a still recording and,
+  /// when a warm-up was fitted, its temperature model. With a fit, the bias is the chosen fit's
+  /// value at its reference temperature (the mean window temperature) and the coefficients are
+  /// the chosen model's (c₂ = 0 on linear axes); without one, the bias is the still mean at
+  /// `stillTemperatureCelsius` (25 °C when the recording had none) and the coefficients are 0.
+  /// The uncertainty is the still recording's Allan-derived standard error either way.
+  public init(
+    staticBias: [AxisBias], stillTemperatureCelsius: Double?, temperatureFit: BiasTemperatureFit?
+  ) {
+    precondition(staticBias.count == 3, "one static bias per gyro axis")
+    let uncertainty = Vector3(
+      staticBias[0].standardError, staticBias[1].standardError, staticBias[2].standardError)
+    if let fit = temperatureFit {
+      let fits = fit.chosenFits
+      self.init(
+        biasRadiansPerSecond: Vector3(
+          fits[0].coefficients[0], fits[1].coefficients[0], fits[2].coefficients[0]),
+        biasUncertaintyRadiansPerSecond: uncertainty,
+        referenceTemperatureCelsius: fit.referenceTemperatureCelsius,
+        biasPerDegreeCelsius: Vector3(
+          fits[0].coefficients[1], fits[1].coefficients[1], fits[2].coefficients[1]),
+        biasPerDegreeCelsiusSquared: Vector3(
+          fits[0].coefficients[2], fits[1].coefficients[2], fits[2].coefficients[2]),
+        temperatureRangeCelsius: fit.temperatureRange)
+    } else {
+      self.init(
+        biasRadiansPerSecond: Vector3(staticBias[0].bias, staticBias[1].bias, staticBias[2].bias),
+        biasUncertaintyRadiansPerSecond: uncertainty,
+        referenceTemperatureCelsius: stillTemperatureCelsius ?? 25)
+    }
+  }
+
   /// The bias at `temperature` °C, rad/s. Outside `temperatureRangeCelsius` this extrapolates;
   /// callers decide whether to clamp.
   public func bias(atTemperature temperature: Double) -> Vector3 {

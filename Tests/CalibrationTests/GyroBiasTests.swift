@@ -86,6 +86,15 @@ import Testing
       let predicted = fit.chosenFits[0].value(at: t - fit.referenceTemperatureCelsius)
       #expect(abs(predicted - simulated(t)) < 2e-5)
     }
+    // The calibration file's gyro section carries the chosen model.
+    let allan = try AllanAnalysis.analyze(recording, axes: InertialSensor.gyroscope.axes)
+    let gyro = GyroCalibration(
+      staticBias: GyroBias.estimate(recording, allan: allan), stillTemperatureCelsius: nil,
+      temperatureFit: fit)
+    #expect(gyro.biasPerDegreeCelsiusSquared.y == 0)
+    for t in [25.0, 33.0, 40.0] {
+      #expect(abs(gyro.bias(atTemperature: t).x - simulated(t)) < 2e-5)
+    }
     let forced = try BiasTemperatureFit.fit(recording, timing: timing, model: .linear)
     #expect(forced.chosen == [.linear, .linear, .linear])
   }

@@ -14,6 +14,6 @@ import CommandLineSupport
 let plumbCal = CommandGroup(
   name: "plumb-cal",
   abstract: "bench calibration: Allan deviation, gyro bias and temperature, calibration files",
-  subcommands: [allanCommand, gyroCommand, signCommand, checkCommand])
+  subcommands: [allanCommand, gyroCommand, saveCommand, signCommand, checkCommand])
 
 exit(plumbCal.run(Array(CommandLine.arguments.dropFirst())))
