@@ -51,11 +51,13 @@ public struct NoiseReadOffs: Sendable, Hashable {
   ///   minimum τ*), fitted with a fixed +½ slope. Reported only when those points span at least
   ///   a factor 3 in τ (four or more points) and their free slope is between +0.25 and +0.8
   ///   ("near +½"); otherwise `nil`: not reached.
-  public init(curve: AllanCurve) {
+  ///
+  /// `nil` for a curve without points.
+  public init?(curve: AllanCurve) {
     let tau = curve.tauSeconds
     let sigma = curve.deviation
     let weights = curve.weights
-    precondition(!tau.isEmpty, "an Allan curve with no points")
+    guard !tau.isEmpty, sigma.allSatisfy({ $0 > 0 && $0.isFinite }) else { return nil }
 
     // N: −½ line through 0.1 … 1 s.
     let window = tau.indices.filter { tau[$0] >= 0.1 * (1 - 1e-9) && tau[$0] <= 1 + 1e-9 }

@@ -84,6 +84,8 @@ public enum SixPositionError: Error, Hashable, Sendable, CustomStringConvertible
   case notAxisAligned(index: Int, face: SensorFace, angleDegrees: Double, limitDegrees: Double)
   /// Pose `index` moved: its largest per-axis standard deviation exceeds the limit.
   case notStill(index: Int, face: SensorFace, deviation: Double, limit: Double)
+  /// Pose `index` reads a magnitude far from g: a dead or saturated axis, or the wrong units.
+  case implausibleMagnitude(index: Int, magnitude: Double, gravity: Double)
   /// Two poses put the same face up.
   case duplicateFace(SensorFace, first: Int, second: Int)
   /// These faces were never up.
@@ -97,6 +99,8 @@ public enum SixPositionError: Error, Hashable, Sendable, CustomStringConvertible
       "pose \(index) (\(face)) is \(rounded(angle, 1))° from axis-aligned, more than \(rounded(limit, 1))°: put the face squarely up (against a square block) and measure it again"
     case .notStill(let index, let face, let deviation, let limit):
       "pose \(index) (\(face)) was not still: its samples spread by \(rounded(deviation, 4)) m/s² (limit \(rounded(limit, 4)) m/s²); keep the unit untouched on a steady surface and measure it again"
+    case .implausibleMagnitude(let index, let magnitude, let gravity):
+      "pose \(index) reads |a| = \(rounded(magnitude, 3)) m/s², not about g = \(rounded(gravity, 3)) m/s²: check that the accelerometer works and that its readings are in m/s²"
     case .duplicateFace(let face, let first, let second):
       "poses \(first) and \(second) both have \(face): each of the six faces must be up exactly once"
     case .missingFaces(let faces):
@@ -203,7 +207,8 @@ public struct SixPositionCalibration: Sendable {
 
   /// Identifies, validates and solves the poses.
   ///
-  /// Validation: every pose within `maximumTiltDegrees` of axis-aligned and still; each face
+  /// Validation: every pose reads about g (within ±50 %), is within `maximumTiltDegrees` of
+  /// axis-aligned and still; each face
   /// up exactly once (or at least once with `allowRepeatedFaces`).
   ///
   /// Per axis (classic two-position formulas): with a⁺ the axis's reading when it points up
@@ -220,6 +225,10 @@ public struct SixPositionCalibration: Sendable {
     var poses: [Pose] = []
     var firstIndex: [SensorFace: Int] = [:]
     for (i, m) in measurements.enumerated() {
+      let magnitude = m.mean.length
+      guard magnitude > 0.5 * settings.gravity, magnitude < 1.5 * settings.gravity else {
+        throw .implausibleMagnitude(index: i + 1, magnitude: magnitude, gravity: settings.gravity)
+      }
       let face = SensorFace.dominant(in: m.mean)
       let tilt = m.mean.angle(to: face.up) * degreesPerRadian
       guard tilt <= settings.maximumTiltDegrees else {

@@ -125,6 +125,15 @@ import Testing
       return index == 1 && "\(error)".contains("was not still")
     }
 
+    var dead = poses
+    dead[2] = PoseMeasurement(mean: Vector3(0, 0.01, 0), standardDeviation: .zero, sampleCount: 50)
+    #expect {
+      try SixPositionCalibration.solve(dead)
+    } throws: { error in
+      guard case .implausibleMagnitude(3, _, _) = error as? SixPositionError else { return false }
+      return "\(error)".contains("not about g")
+    }
+
     var duplicated = poses
     duplicated[5] = poses[4]
     #expect {
