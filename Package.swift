@@ -74,7 +74,7 @@ targets += [
   .executableTarget(
     name: "plumb-cal",
     dependencies: ["Calibration", "Plotting", "CommandLineSupport", "Geometry", "JSON"],
-    path: "tools/plumb-cal", swiftSettings: swift6),
+    path: "tools/plumb-cal", exclude: ["CALIBRATION-FILE.md"], swiftSettings: swift6),
 ]
 products += [.executable(name: "plumb-cal", targets: ["plumb-cal"])]
 

@@ -74,6 +74,18 @@ import Testing
     #expect(text.contains("\"scale\": [1.02, 0.985, 1.01]"))
   }
 
+  /// The sample's hash and id, computed independently once with Python:
+  /// `hashlib.sha256(json.dumps(doc_without_id_hash_live, sort_keys=True, separators=(",", ":"),
+  /// ensure_ascii=False).encode())`. Pins the canonical form and the hash together.
+  @Test func contentHashMatchesAnIndependentComputation() {
+    let file = CalibrationFileTests.sample
+    #expect(
+      file.contentHashText
+        == "sha256:36447dbe164f6bad86fb46757f89f41db7684d366e1b4217416a385b31b1955f")
+    #expect(file.calibrationIdText == "0x36447dbe")
+    #expect(file.calibrationId == 0x3644_7dbe)
+  }
+
   @Test func theIdIsTheFirstFourBytesOfTheContentHash() {
     let file = CalibrationFileTests.sample
     let hash = file.contentHash
