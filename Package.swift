@@ -69,7 +69,10 @@ targets += [
   .testTarget(name: "PlottingTests", dependencies: ["Plotting"], swiftSettings: swift6),
   .target(name: "Calibration", dependencies: ["Geometry", "JSON"], swiftSettings: swift6),
   .testTarget(
-    name: "CalibrationTests", dependencies: ["Calibration", "Geometry", "JSON"],
+    name: "CalibrationTests",
+    dependencies: [
+      "Calibration", "Geometry", "JSON", "Plotting", "CommandLineSupport", "plumb-cal",
+    ],
     swiftSettings: swift6),
   .executableTarget(
     name: "plumb-cal",
