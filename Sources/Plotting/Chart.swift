@@ -25,7 +25,7 @@ public struct Chart: Sendable {
 
   public init(
     title: String, xAxis: Axis, yAxis: Axis, series: [Series] = [], guides: [GuideLine] = [],
-    markers: [MarkedPoint] = [], legend: LegendPosition? = .topRight
+    markers: [MarkedPoint] = [], legend: LegendPosition? = .automatic
   ) {
     self.title = title
     self.xAxis = xAxis
@@ -214,4 +214,6 @@ public enum LegendPosition: Sendable, Hashable {
   case topRight
   case bottomLeft
   case bottomRight
+  /// The corner whose legend box covers the fewest data points and marked points.
+  case automatic
 }

@@ -143,6 +143,10 @@ struct ResolvedAxis {
           low -= pad
           high += pad
         }
+        // A little room so points on the extremes are not drawn on the frame.
+        let margin = (high - low) * 0.02
+        low -= margin
+        high += margin
         let step = niceStep((high - low) / 5)
         low = (low / step).rounded(.down) * step
         high = (high / step).rounded(.up) * step
@@ -290,7 +294,7 @@ struct Panel {
       "<rect x=\"\(px(plotLeft))\" y=\"\(px(plotTop))\" width=\"\(px(plotRight - plotLeft))\" height=\"\(px(plotBottom - plotTop))\" fill=\"none\" stroke=\"#000000\" stroke-width=\"1\"/>"
     )
     drawAxisLabels(into: &out)
-    if let position = chart.legend { drawLegend(position, into: &out) }
+    if let position = chart.legend { drawLegend(position, x: x, y: y, into: &out) }
     out.line("</g>")
   }
 
@@ -499,21 +503,50 @@ struct Panel {
     }
   }
 
-  func drawLegend(_ position: LegendPosition, into out: inout SVGText) {
+  func drawLegend(
+    _ position: LegendPosition, x: ResolvedAxis, y: ResolvedAxis, into out: inout SVGText
+  ) {
     let entries = chart.series.filter { !$0.name.isEmpty }
     guard !entries.isEmpty else { return }
     let rowHeight: Double = 16
     let longest = entries.map(\.name.count).max() ?? 0
     let boxWidth = 40 + 6.6 * Double(longest)
     let boxHeight = rowHeight * Double(entries.count) + 8
-    let left: Double
-    let top: Double
-    switch position {
-    case .topLeft: (left, top) = (plotLeft + 8, plotTop + 8)
-    case .topRight: (left, top) = (plotRight - 8 - boxWidth, plotTop + 8)
-    case .bottomLeft: (left, top) = (plotLeft + 8, plotBottom - 8 - boxHeight)
-    case .bottomRight: (left, top) = (plotRight - 8 - boxWidth, plotBottom - 8 - boxHeight)
+    func corner(_ position: LegendPosition) -> (Double, Double) {
+      switch position {
+      case .topLeft: (plotLeft + 8, plotTop + 8)
+      case .bottomLeft: (plotLeft + 8, plotBottom - 8 - boxHeight)
+      case .bottomRight: (plotRight - 8 - boxWidth, plotBottom - 8 - boxHeight)
+      case .topRight, .automatic: (plotRight - 8 - boxWidth, plotTop + 8)
+      }
     }
+    var chosen = position
+    if position == .automatic {
+      // Count the points each candidate box would hide; the first corner with fewest wins.
+      var pixels: [(Double, Double)] = []
+      for series in chart.series {
+        for p in series.points {
+          if let px0 = x.pixel(p.x), let py0 = y.pixel(p.y) { pixels.append((px0, py0)) }
+        }
+      }
+      for marker in chart.markers {
+        if let px0 = x.pixel(marker.point.x), let py0 = y.pixel(marker.point.y) {
+          pixels.append((px0, py0))
+        }
+      }
+      var best = Int.max
+      for candidate in [LegendPosition.topRight, .topLeft, .bottomRight, .bottomLeft] {
+        let (l, t) = corner(candidate)
+        let hidden = pixels.filter {
+          $0.0 >= l - 4 && $0.0 <= l + boxWidth + 4 && $0.1 >= t - 4 && $0.1 <= t + boxHeight + 4
+        }.count
+        if hidden < best {
+          best = hidden
+          chosen = candidate
+        }
+      }
+    }
+    let (left, top) = corner(chosen)
     out.line(
       "<rect x=\"\(px(left))\" y=\"\(px(top))\" width=\"\(px(boxWidth))\" height=\"\(px(boxHeight))\" fill=\"#ffffff\" fill-opacity=\"0.85\" stroke=\"#999999\" stroke-width=\"0.5\"/>"
     )

@@ -92,6 +92,17 @@ import Testing
     }
   }
 
+  @Test func anAutomaticLegendAvoidsTheData() {
+    // Data crowd the upper right: the legend moves to another corner.
+    let xs = (0..<50).map { 8 + Double($0) / 25 }
+    let chart = Chart(
+      title: "", xAxis: Axis("x", range: 0...10), yAxis: Axis("y", range: 0...10),
+      series: [Series("crowd", x: xs, y: xs, stroke: Stroke(.blue), marker: .circle)])
+    let svg = chart.svg(width: 720, height: 440)
+    let legend = svg.split(separator: "\n").first { $0.contains("fill-opacity=\"0.85\"") }
+    #expect(legend?.contains("x=\"92.00\"") == true)  // the left edge of the plot area + 8
+  }
+
   @Test func figuresStackChartsAndNumberClipPaths() {
     let figure = Figure(
       title: "two", charts: [allanLikeChart(), allanLikeChart()], chartHeight: 300)

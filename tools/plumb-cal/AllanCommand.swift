@@ -135,6 +135,23 @@ func allanReport(_ analysis: AllanAnalysis, recording: InertialRecording, sensor
   )
   let label = 30
   let unitWidth = 10
+  // σ at the decades, for a quick look (the full curve: --table).
+  let axes = sensors.flatMap(\.axes)
+  let decades = taus.indices.filter { i in
+    [0.01, 0.1, 1, 10, 100, 1000].contains { abs(taus[i] - $0) <= 1e-9 * $0 }
+  }
+  if !decades.isEmpty {
+    lines.append("")
+    lines.append(
+      NumberText.padRight("σ(τ) at the decades", label + unitWidth)
+        + axes.map { cell($0.columnName) }.joined())
+    for i in decades {
+      lines.append(
+        "  " + NumberText.padRight("τ = " + seconds(taus[i]), label - 2)
+          + NumberText.padRight("rad/s, m/s²", unitWidth)
+          + axes.map { cell(sci(analysis.curves[$0]!.deviation[i])) }.joined())
+    }
+  }
   for sensor in sensors {
     let units = SensorUnits.of(sensor)
     let readOffs = sensor.axes.map { analysis.readOffs[$0]! }
@@ -237,7 +254,7 @@ func allanFigure(_ analysis: AllanAnalysis, sensors: [InertialSensor], source: S
         title: "\(units.title): overlapping Allan deviation",
         xAxis: Axis("averaging time τ (s)", scale: .logarithmic),
         yAxis: Axis("σ(τ) (\(units.deviationUnit))", scale: .logarithmic), series: series,
-        guides: guides, markers: markers, legend: .topRight))
+        guides: guides, markers: markers, legend: .automatic))
   }
   return Figure(title: "plumb-cal allan \(source)", charts: charts)
 }

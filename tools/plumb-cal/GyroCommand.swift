@@ -144,7 +144,7 @@ func gyroFigure(_ fit: BiasTemperatureFit, source: String) -> Figure {
             "quadratic, R² \(NumberText.fixed(quad.rSquared, 4)), RMS \(sci(quad.residualRMS * degreesPerRadian)) °/s",
             x: temperatures, y: curve(quad),
             stroke: linearChosen ? Stroke(.red, width: 1, dash: [6, 4]) : Stroke(.red, width: 2)),
-        ], legend: .topLeft))
+        ], legend: .automatic))
   }
   return Figure(title: "plumb-cal gyro \(source)", charts: charts, chartHeight: 340)
 }
