@@ -110,6 +110,24 @@ targets += [
     name: "CommandLineSupportTests", dependencies: ["CommandLineSupport"], swiftSettings: swift6),
 ]
 
+// Bench calibration (issue 6): the calibration maths and file, a small SVG plotter, `plumb-cal`.
+targets += [
+  .target(name: "Plotting", swiftSettings: swift6),
+  .testTarget(name: "PlottingTests", dependencies: ["Plotting"], swiftSettings: swift6),
+  .target(name: "Calibration", dependencies: ["Geometry", "JSON"], swiftSettings: swift6),
+  .testTarget(
+    name: "CalibrationTests",
+    dependencies: [
+      "Calibration", "Geometry", "JSON", "Plotting", "CommandLineSupport", "plumb-cal",
+    ],
+    swiftSettings: swift6),
+  .executableTarget(
+    name: "plumb-cal",
+    dependencies: ["Calibration", "Plotting", "CommandLineSupport", "Geometry", "JSON"],
+    path: "tools/plumb-cal", exclude: ["CALIBRATION-FILE.md"], swiftSettings: swift6),
+]
+products += [.executable(name: "plumb-cal", targets: ["plumb-cal"])]
+
 let package = Package(
   name: "Plumb",
   platforms: [.macOS(.v15)],
