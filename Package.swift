@@ -64,7 +64,7 @@ targets += [
 
 targets += [
   .target(
-    name: "SimulatedHardware", dependencies: ["HardwareAbstraction", "POSIXSupport"],
+    name: "SimulatedHardware", dependencies: ["HardwareAbstraction", "POSIXSupport", "Randomness"],
     path: "HAL/SimulatedHardware", swiftSettings: swift6),
   .testTarget(
     name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware", "HardwareAbstraction"],
@@ -74,6 +74,8 @@ targets += [
 // MARK: - Geometry, motion truth and attitude estimation
 
 targets += [
+  .target(name: "Randomness", swiftSettings: swift6),
+  .testTarget(name: "RandomnessTests", dependencies: ["Randomness"], swiftSettings: swift6),
   .target(name: "Geometry", swiftSettings: swift6),
   .target(name: "MotionScenarios", dependencies: ["Geometry"], swiftSettings: swift6),
 ]
@@ -114,11 +116,13 @@ targets += [
 targets += [
   .target(name: "Plotting", swiftSettings: swift6),
   .testTarget(name: "PlottingTests", dependencies: ["Plotting"], swiftSettings: swift6),
-  .target(name: "Calibration", dependencies: ["Geometry", "JSON"], swiftSettings: swift6),
+  .target(
+    name: "Calibration", dependencies: ["Geometry", "JSON", "Randomness"], swiftSettings: swift6),
   .testTarget(
     name: "CalibrationTests",
     dependencies: [
       "Calibration", "Geometry", "JSON", "Plotting", "CommandLineSupport", "plumb-cal",
+      "Randomness",
     ],
     swiftSettings: swift6),
   .executableTarget(

@@ -1,4 +1,5 @@
 import Geometry
+import Randomness
 
 #if canImport(Glibc)
   import Glibc
@@ -7,61 +8,6 @@ import Geometry
 #elseif canImport(Darwin)
   import Darwin
 #endif
-
-/// A seeded pseudo-random generator: xoshiro256** (Blackman and Vigna, 2018) seeded through
-/// SplitMix64, with Gaussian deviates by the Box–Muller transform. The same seed gives the same
-/// sequence on every run, which the tests and benchmarks rely on.
-public struct SeededGenerator: RandomNumberGenerator, Sendable {
-  private var s0: UInt64
-  private var s1: UInt64
-  private var s2: UInt64
-  private var s3: UInt64
-  private var spare: Double?
-
-  public init(seed: UInt64) {
-    var x = seed
-    func splitMix(_ x: inout UInt64) -> UInt64 {
-      x &+= 0x9E37_79B9_7F4A_7C15
-      var z = x
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-    s0 = splitMix(&x)
-    s1 = splitMix(&x)
-    s2 = splitMix(&x)
-    s3 = splitMix(&x)
-  }
-
-  public mutating func next() -> UInt64 {
-    let result = ((s1 &* 5) << 7 | (s1 &* 5) >> 57) &* 9
-    let t = s1 << 17
-    s2 ^= s0
-    s3 ^= s1
-    s1 ^= s2
-    s0 ^= s3
-    s2 ^= t
-    s3 = s3 << 45 | s3 >> 19
-    return result
-  }
-
-  /// A uniform deviate in (0, 1): never 0, so its logarithm is finite.
-  public mutating func uniform() -> Double {
-    (Double(next() >> 11) + 0.5) / 9_007_199_254_740_992
-  }
-
-  /// A standard normal deviate.
-  public mutating func gaussian() -> Double {
-    if let value = spare {
-      spare = nil
-      return value
-    }
-    let radius = (-2 * log(uniform())).squareRoot()
-    let angle = 2 * Double.pi * uniform()
-    spare = radius * sin(angle)
-    return radius * cos(angle)
-  }
-}
 
 /// A still IMU with known noise, bias and temperature behaviour, sampled into an
 /// `InertialRecording`: the truth the calibration tests recover and the benchmarks time.

@@ -2,6 +2,10 @@ import Calibration
 import Geometry
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 @Suite struct GyroBiasTests {
   @Test func recoversInjectedBiasWithinItsStandardError() throws {
     var simulation = StillSensorSimulation()
@@ -25,21 +29,30 @@ import Testing
   @Test func aWanderingBiasGetsTheAllanDeviationAtTheRecordLength() throws {
     // White σ 0.002 rad/s at 100 Hz (N = 2e-4 rad/√s) and K = 2e-4 rad/s/√s over 1000 s:
     // σ_A(T) = √(N²/T + K²T/3) = 3.65e-3 rad/s, while σ/√n would claim about 2.1e-4.
-    var simulation = StillSensorSimulation()
-    simulation.gyroRateRandomWalk = Vector3(2e-4, 2e-4, 2e-4)
-    let recording = simulation.record(sampleCount: 100_000, seed: 4)
-    let allan = try AllanAnalysis.analyze(recording, axes: InertialSensor.gyroscope.axes)
-    let biases = GyroBias.estimate(recording, allan: allan)
+    // The long-τ end of one record scatters by tens of percent (few independent clusters), so
+    // the estimate is judged over several seeds: the geometric mean of estimate/theory within
+    // 30 % of 1, and every single estimate within a factor 2.5.
     let n = 2e-4
     let k = 2e-4
     let t = 1000.0
     let theory = (n * n / t + k * k * t / 3).squareRoot()
-    for bias in biases {
-      #expect(bias.standardError > 5 * bias.naiveStandardError)
-      // The long-τ end of one record scatters: within a factor 1.6 either way.
-      #expect(bias.standardError > theory / 1.6 && bias.standardError < theory * 1.6)
-      #expect(bias.effectiveSampleCount < 1000)
+    var logRatioSum = 0.0
+    var count = 0.0
+    for seed: UInt64 in 1...6 {
+      var simulation = StillSensorSimulation()
+      simulation.gyroRateRandomWalk = Vector3(2e-4, 2e-4, 2e-4)
+      let recording = simulation.record(sampleCount: 100_000, seed: seed)
+      let allan = try AllanAnalysis.analyze(recording, axes: InertialSensor.gyroscope.axes)
+      for bias in GyroBias.estimate(recording, allan: allan) {
+        #expect(bias.standardError > 5 * bias.naiveStandardError)
+        #expect(bias.standardError > theory / 2.5 && bias.standardError < theory * 2.5)
+        #expect(bias.effectiveSampleCount < 1000)
+        logRatioSum += log(bias.standardError / theory)
+        count += 1
+      }
     }
+    let geometricMeanRatio = exp(logRatioSum / count)
+    #expect(geometricMeanRatio > 1 / 1.3 && geometricMeanRatio < 1.3, "\(geometricMeanRatio)")
   }
 
   func warmUp(linear: Vector3, quadratic: Vector3, seed: UInt64) -> InertialRecording {
@@ -84,7 +97,9 @@ import Testing
     let simulated: (Double) -> Double = { t in 0.01 + 1e-4 * (t - 30) + 2e-5 * (t - 30) * (t - 30) }
     for t in [25.0, 33.0, 40.0] {
       let predicted = fit.chosenFits[0].value(at: t - fit.referenceTemperatureCelsius)
-      #expect(abs(predicted - simulated(t)) < 2e-5)
+      // Each 10 s window mean carries 6.3e-5 rad/s of white noise; a fit over ~120 windows
+      // predicts to about 1e-5 (1σ) inside its range: allow 4σ.
+      #expect(abs(predicted - simulated(t)) < 4e-5)
     }
     // The calibration file's gyro section carries the chosen model.
     let allan = try AllanAnalysis.analyze(recording, axes: InertialSensor.gyroscope.axes)
@@ -93,7 +108,7 @@ import Testing
       temperatureFit: fit)
     #expect(gyro.biasPerDegreeCelsiusSquared.y == 0)
     for t in [25.0, 33.0, 40.0] {
-      #expect(abs(gyro.bias(atTemperature: t).x - simulated(t)) < 2e-5)
+      #expect(abs(gyro.bias(atTemperature: t).x - simulated(t)) < 4e-5)
     }
     let forced = try BiasTemperatureFit.fit(recording, timing: timing, model: .linear)
     #expect(forced.chosen == [.linear, .linear, .linear])

@@ -1,4 +1,5 @@
 import Calibration
+import Randomness
 import Testing
 
 #if canImport(Glibc)
@@ -50,7 +51,7 @@ import Testing
       "0.30000000000000004", "9.80665", "1.7976931348623157e308", "4.9e-324", "-0", "007.50",
     ]
     for _ in 0..<300 {
-      let value = (random.uniform() - 0.5) * 20 * Double(1 << Int(random.next() % 12))
+      let value = (random.nextUniform() - 0.5) * 20 * Double(1 << Int(random.next() % 12))
       texts.append("\(value)")
       texts.append(NumberTextForTests.nineDigits(value))
     }

@@ -1,5 +1,6 @@
 import Calibration
 import Geometry
+import Randomness
 import Testing
 
 @Suite struct SixPositionTests {
