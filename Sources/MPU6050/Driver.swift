@@ -1,0 +1,954 @@
+import HardwareAbstraction
+
+/// Where the driver is.
+public enum MPU6050DriverState: Hashable, Sendable {
+  /// Not started, or start-up failed: the first `readSample` begins a background start-up.
+  case stopped
+  /// Configured and delivering samples.
+  case running
+  /// Re-initialising; no samples until it completes.
+  case recovering(MPU6050RecoveryStep)
+}
+
+/// A step of the re-initialisation state machine. Each waits for a deadline on the caller's
+/// clock; the loop steps it once per tick, so it never blocks for more than a few register
+/// transfers.
+public enum MPU6050RecoveryStep: Hashable, Sendable {
+  /// Waiting to try (back-off after a failure, or `now` for the first attempt).
+  case waitingToRetry(until: Timestamp)
+  /// DEVICE_RESET written; the chip is not addressed until the deadline.
+  case resetting(until: Timestamp)
+  /// Woken and configured; the filters settle until the deadline.
+  case settling(until: Timestamp)
+}
+
+/// Where a sample comes from.
+public enum MPU6050SampleSource: Hashable, Sendable {
+  /// The 14-byte register burst at each data-ready edge (or poll).
+  case dataRegisters
+  /// The FIFO (polling fallback when the INT pin is not wired).
+  case fifo
+}
+
+/// The outcome of one read.
+public enum MPU6050Reading: Hashable, Sendable {
+  /// A sample. `isRepeat` is `true` when its 14 bytes equal the previous sample's: a read
+  /// before the chip produced a new one (a duplicated edge), or the start of stuck data.
+  case sample(MPU6050Sample, isRepeat: Bool)
+  /// No sample this tick, and why.
+  case unavailable(MPU6050Unavailable)
+}
+
+/// Why a tick produced no sample.
+public enum MPU6050Unavailable: Hashable, Sendable {
+  /// The burst failed on the bus after every retry (counted in `failedReads`).
+  case busError(I2CError)
+  /// Re-initialising.
+  case recovering(MPU6050RecoveryStep)
+  /// `stuckSampleCount` identical bursts: flagged and re-initialising.
+  case stuckData
+  /// PWR_MGMT_1 showed the chip asleep or reset: re-initialising.
+  case chipReset
+  /// Polling: the chip has no new sample yet (DATA_RDY_INT clear).
+  case noNewSample
+}
+
+/// What start-up found and did.
+public struct MPU6050StartupReport: Hashable, Sendable, CustomStringConvertible {
+  /// The part, by WHO_AM_I.
+  public var identity: MPU6050Identity
+  /// The self-test result (or why it did not run).
+  public var selfTest: MPU6050SelfTestReport
+  /// Things a person should know: a non-genuine part, configuration notes.
+  public var warnings: [String]
+
+  public var description: String {
+    ([identity.description, selfTest.description] + warnings.map { "warning: " + $0 })
+      .joined(separator: "\n")
+  }
+}
+
+/// What `diagnoseMissingEdges` found when no data-ready edge came.
+public enum MPU6050EdgeDiagnosis: Hashable, Sendable {
+  /// The chip is awake and its data-ready interrupt is enabled: the wire or the GPIO is at fault.
+  case chipRunning
+  /// The chip was asleep or reset: re-initialisation has begun.
+  case chipReset
+  /// DATA_RDY_EN (or another register) had lost its value: the configuration was rewritten.
+  case reconfigured
+  /// The chip did not answer.
+  case busError(I2CError)
+  /// The driver is already re-initialising.
+  case recovering
+}
+
+/// The result of draining the FIFO.
+public struct MPU6050FIFODrain: Hashable, Sendable {
+  /// Samples delivered to the callback.
+  public var samples: Int = 0
+  /// Whether an overflow was found (the FIFO was then reset).
+  public var overflowed = false
+  /// Samples estimated lost in this drain (overflow, reset, failed read).
+  public var samplesLost: Int = 0
+  /// Set when the drain could not run: a bus error or recovery.
+  public var unavailable: MPU6050Unavailable?
+
+  public init() {}
+}
+
+/// The MPU-6050 driver: identify, reset, configure, self-test, then one coherent 14-byte burst
+/// per sample, with retries, re-initialisation and health counters.
+///
+/// It owns the bus it is given (no global state) and needs no clock except in `start`, which
+/// waits out the reset on the clock it is handed: the per-sample calls take the current time as
+/// a parameter, so every deadline is deterministic. Nothing on the sample path allocates,
+/// throws, or traps; failures become `MPU6050Reading.unavailable` plus counters.
+///
+/// Typical use by the loop:
+///
+///     var driver = try MPU6050Driver(bus: bus, configuration: .default)
+///     let report = try driver.start(clock: &clock)         // identify, reset, configure, self-test
+///     while running {
+///       let edge = try line.waitForEdge(until: deadline)  // the sample time
+///       switch driver.readSample(at: edgeTime) { … }       // burst, retries, recovery stepping
+///     }
+public struct MPU6050Driver<Bus: I2CBus> {
+  /// The bus, owned by the driver.
+  public private(set) var bus: Bus
+  /// The chip's address (`0x68` or `0x69`): where it is, not what it is.
+  public let address: I2CAddress
+  /// The checked configuration.
+  public let configuration: ValidatedMPU6050Configuration
+  /// Retry and recovery settings.
+  public var policy: MPU6050RecoveryPolicy
+  /// The part found by `identify`, once known.
+  public private(set) var identity: MPU6050Identity?
+  /// Health counters.
+  public private(set) var counters = MPU6050Counters()
+  /// Where the driver is.
+  public private(set) var state: MPU6050DriverState = .stopped
+  /// The path samples come from.
+  public private(set) var source: MPU6050SampleSource = .dataRegisters
+  /// The last error seen (for a status display); cleared by nothing.
+  public private(set) var lastError: MPU6050Error?
+  /// The reason of the re-initialisation in progress or last begun.
+  public private(set) var lastReinitializationReason: MPU6050ReinitializationReason?
+  /// The sample period used to estimate samples lost in the FIFO, ns. Nominal by default; the
+  /// loop should set its measured period here (the chip's oscillator is off by up to a few
+  /// percent, PS §7.15), which makes the estimate exact for gaps of a few seconds.
+  public var samplePeriodEstimateNanoseconds: Int64
+
+  private var scale: MPU6050Scale
+  private var previousBurst = Block()
+  private var hasPreviousBurst = false
+  private var identicalBursts = 0
+  private var checkedPowerThisRun = false
+  private var consecutiveFailedReads = 0
+  private var nextConfigurationCheck = Timestamp.zero
+  private var configurationCheckIndex = 0
+  private var backoffExponent = 0
+  private var resetPolls = 0
+  private var lastSampleTime: Timestamp?
+  private var lastFIFODrain = Timestamp.zero
+
+  /// A driver for the chip at `address` on `bus`. Validates the configuration first; touches
+  /// nothing on the bus.
+  public init(
+    bus: Bus, address: I2CAddress = .mpu6050, configuration: MPU6050Configuration = .default,
+    policy: MPU6050RecoveryPolicy = .default
+  ) throws(MPU6050Error) {
+    let validated: ValidatedMPU6050Configuration
+    do {
+      validated = try configuration.validated()
+    } catch {
+      throw .invalidConfiguration(error)
+    }
+    self.bus = bus
+    self.address = address
+    self.configuration = validated
+    self.policy = policy
+    self.scale = validated.scale()
+    self.samplePeriodEstimateNanoseconds = validated.samplePeriodNanoseconds
+  }
+
+  /// The conversion factors in use (ranges and the part's temperature constants).
+  public var currentScale: MPU6050Scale { scale }
+
+  /// How long after configuring the first sample is trusted, ns: the gyroscope start-up time
+  /// or five filter delays, whichever is longer.
+  public var settleNanoseconds: Int64 {
+    let filter = Int64((configuration.configuration.lowPassFilter.delaySeconds * 5e9).rounded())
+    return max(policy.settleMinimumNanoseconds, filter)
+  }
+
+  // MARK: - Start-up
+
+  /// Identifies, resets, wakes, configures and (optionally) self-tests the chip, waiting on
+  /// `clock` where the chip needs time (≥ 100 ms after reset, the settling time, the self-test
+  /// samples). Takes about 0.3 s, plus about 0.6 s for the self-test.
+  ///
+  /// Throws when the chip is missing, unknown, incompatible, or will not take its
+  /// configuration; the driver then stays `.stopped`, and `readSample` keeps retrying in the
+  /// background with back-off. A failed self-test does not throw: it is in the report, for
+  /// the caller to decide.
+  public mutating func start<Clock: MonotonicClock>(clock: inout Clock, selfTest: Bool = true)
+    throws(MPU6050Error) -> MPU6050StartupReport
+  {
+    state = .stopped
+    do throws(MPU6050Error) {
+      let identity = try identify()
+      try requireWrite(PowerManagement1Register.address, PowerManagement1Register(bits: 0x80).bits)
+      clock.sleep(until: clock.now().advanced(byNanoseconds: policy.resetWaitNanoseconds))
+      var value = try requireRead(PowerManagement1Register.address)
+      var polls = 0
+      while PowerManagement1Register(bits: value).deviceReset {
+        polls += 1
+        guard polls <= 10 else { throw MPU6050Error.resetDidNotComplete(powerManagement1: value) }
+        clock.sleep(until: clock.now().advanced(byNanoseconds: 10_000_000))
+        value = try requireRead(PowerManagement1Register.address)
+      }
+      try writeConfiguration()
+      try verifyConfiguration()
+      clock.sleep(until: clock.now().advanced(byNanoseconds: settleNanoseconds))
+      let report: MPU6050SelfTestReport
+      if !selfTest {
+        report = MPU6050SelfTestReport(outcome: .notAvailable(reason: "skipped by request"))
+      } else if identity.family != .mpu6050 {
+        report = MPU6050SelfTestReport(
+          outcome: .notAvailable(
+            reason:
+              "\(identity.model.name) is an MPU-6500-generation part; its self-test uses "
+              + "different registers and formulas than the MPU-6050's"))
+      } else {
+        report = try runSelfTest(clock: &clock)
+      }
+      becomeRunning(at: clock.now())
+      var warnings: [String] = []
+      if let warning = identity.warning { warnings.append(warning) }
+      warnings += configuration.warnings
+      if !report.passed, case .measured = report.outcome {
+        warnings.append(
+          "self-test failed on "
+            + report.failures.map { "\($0.sensor.rawValue) \($0.axis.rawValue)" }.joined(
+              separator: ", ")
+            + ": the sensor may be damaged; its readings on those axes are suspect")
+      }
+      return MPU6050StartupReport(identity: identity, selfTest: report, warnings: warnings)
+    } catch {
+      lastError = error
+      state = .stopped
+      throw error
+    }
+  }
+
+  /// Reads WHO_AM_I and names the part. Throws for an unknown or incompatible part, with the
+  /// value read.
+  public mutating func identify() throws(MPU6050Error) -> MPU6050Identity {
+    let whoAmI = try requireRead(WhoAmIRegister.address)
+    let identity = try MPU6050Identity.classify(whoAmI: whoAmI)
+    adopt(identity)
+    return identity
+  }
+
+  private mutating func adopt(_ identity: MPU6050Identity) {
+    self.identity = identity
+    scale = configuration.scale(for: identity.family)
+    scale.temperature = identity.temperature
+  }
+
+  // MARK: - Self-test
+
+  /// Runs the self-test (RM §4.1, PS §6.1/6.2): averages samples with self-test off and on at
+  /// ±250 °/s and ±8 g, compares the difference with the factory trim, then restores the
+  /// configuration. The chip must be configured and still. Waits on `clock`.
+  public mutating func runSelfTest<Clock: MonotonicClock>(clock: inout Clock) throws(MPU6050Error)
+    -> MPU6050SelfTestReport
+  {
+    let gyroAddress = GyroConfigRegister.address
+    let accelAddress = AccelConfigRegister.address
+    let settle = max(settleNanoseconds, 50_000_000)
+    try requireWrite(gyroAddress, GyroConfigRegister(fullScale: MPU6050SelfTest.gyroFullScale).bits)
+    try requireWrite(
+      accelAddress, AccelConfigRegister(fullScale: MPU6050SelfTest.accelerometerFullScale).bits)
+    clock.sleep(until: clock.now().advanced(byNanoseconds: settle))
+    let off = try averageCounts(clock: &clock)
+    try requireWrite(
+      gyroAddress, GyroConfigRegister(fullScale: MPU6050SelfTest.gyroFullScale, selfTest: .all).bits
+    )
+    try requireWrite(
+      accelAddress,
+      AccelConfigRegister(fullScale: MPU6050SelfTest.accelerometerFullScale, selfTest: .all).bits)
+    clock.sleep(until: clock.now().advanced(byNanoseconds: settle))
+    let on = try averageCounts(clock: &clock)
+    var trim = Block()
+    try requireBlock(SelfTestRegisters.x, count: 4, into: &trim)
+    let codes = trim.withBytes { bytes in
+      MPU6050SelfTest.TrimCodes(registers: bytes[0], bytes[1], bytes[2], bytes[3])
+    }
+    try requireWrite(gyroAddress, configuration.gyroConfig.bits)
+    try requireWrite(accelAddress, configuration.accelConfig.bits)
+    clock.sleep(until: clock.now().advanced(byNanoseconds: settle))
+    hasPreviousBurst = false
+    return MPU6050SelfTest.evaluate(
+      codes: codes, gyroResponseCounts: on.gyro - off.gyro,
+      accelerometerResponseCounts: on.accelerometer - off.accelerometer)
+  }
+
+  private mutating func averageCounts<Clock: MonotonicClock>(clock: inout Clock)
+    throws(MPU6050Error) -> (accelerometer: SIMD3<Double>, gyro: SIMD3<Double>)
+  {
+    var accelerometer = SIMD3<Double>.zero
+    var gyro = SIMD3<Double>.zero
+    let period = configuration.samplePeriodNanoseconds
+    for _ in 0..<policy.selfTestSamples {
+      clock.sleep(until: clock.now().advanced(byNanoseconds: period))
+      var block = Block()
+      try requireBlock(MeasurementRegisters.accelXHigh, count: 14, into: &block)
+      let raw = block.withBytes { MPU6050RawSample(bigEndian: $0) }
+      accelerometer += SIMD3<Double>(raw.accelerometer)
+      gyro += SIMD3<Double>(raw.gyro)
+    }
+    let n = Double(policy.selfTestSamples)
+    return (accelerometer / n, gyro / n)
+  }
+
+  // MARK: - The sample path
+
+  /// Reads one sample: the 14-byte burst from ACCEL_XOUT_H, retried within the tick on
+  /// transient errors, checked for stuck data, converted to SI units. Call it at each
+  /// data-ready edge with the edge's timestamp (or the current time when polling).
+  ///
+  /// While re-initialising it steps the recovery state machine instead (a few register
+  /// transfers at most) and returns `.unavailable(.recovering)`. Once a second it also reads
+  /// back PWR_MGMT_1 and one configuration register. Allocation-free; never throws or traps.
+  public mutating func readSample(at now: Timestamp) -> MPU6050Reading {
+    if let unavailable = stepIfNotRunning(at: now) { return .unavailable(unavailable) }
+    var block = Block()
+    if let error = readBlock(MeasurementRegisters.accelXHigh, count: 14, into: &block) {
+      return .unavailable(failedRead(error, at: now))
+    }
+    consecutiveFailedReads = 0
+    let isRepeat = hasPreviousBurst && block == previousBurst
+    previousBurst = block
+    hasPreviousBurst = true
+    if isRepeat {
+      identicalBursts += 1
+      counters.repeatedSamples += 1
+      // Two identical bursts: cheap to ask whether the chip is still awake.
+      if !checkedPowerThisRun {
+        checkedPowerThisRun = true
+        if let unavailable = checkPowerManagement(at: now) { return .unavailable(unavailable) }
+      }
+      if let limit = policy.stuckSampleCount, identicalBursts + 1 >= limit {
+        counters.stuckDataEvents += 1
+        beginReinitialization(.stuckData, at: now)
+        return .unavailable(.stuckData)
+      }
+    } else {
+      identicalBursts = 0
+      checkedPowerThisRun = false
+    }
+    if now >= nextConfigurationCheck {
+      if let unavailable = checkConfiguration(at: now) { return .unavailable(unavailable) }
+    }
+    let sample = block.withBytes { MPU6050Conversion.convert(burst: $0, scale: scale) }
+    deliver(sample, at: now)
+    return .sample(sample, isRepeat: isRepeat)
+  }
+
+  /// Polling fallback without the FIFO: reads INT_STATUS and, when DATA_RDY_INT is set, the
+  /// sample. INT_STATUS clears when read (INT_RD_CLEAR = 0), so each sample is seen once when
+  /// polled faster than the sample rate. After three periods without data it checks that the
+  /// chip is awake.
+  public mutating func pollDataReady(at now: Timestamp) -> MPU6050Reading {
+    if let unavailable = stepIfNotRunning(at: now) { return .unavailable(unavailable) }
+    let status: UInt8
+    switch readRegister(InterruptStatusRegister.address) {
+    case .success(let value): status = value
+    case .failure(let error): return .unavailable(failedRead(error, at: now))
+    }
+    guard InterruptStatusRegister(bits: status).dataReady else {
+      if let unavailable = checkIfSilent(at: now) { return .unavailable(unavailable) }
+      return .unavailable(.noNewSample)
+    }
+    return readSample(at: now)
+  }
+
+  /// When the loop's wait for an edge timed out: checks whether the chip is awake with its
+  /// data-ready interrupt enabled, re-initialises or reconfigures when not, and says which.
+  public mutating func diagnoseMissingEdges(at now: Timestamp) -> MPU6050EdgeDiagnosis {
+    if case .recovering = state {
+      stepRecovery(at: now)
+      return .recovering
+    }
+    if state == .stopped {
+      _ = stepIfNotRunning(at: now)
+      return .recovering
+    }
+    let mismatchesBefore = counters.configurationMismatches
+    if let unavailable = checkPowerManagement(at: now) {
+      if case .busError(let error) = unavailable { return .busError(error) }
+      return .chipReset
+    }
+    let expected = expectedRegisters().interruptEnable
+    switch readRegister(InterruptEnableRegister.address) {
+    case .failure(let error): return .busError(error)
+    case .success(let value):
+      counters.configurationChecks += 1
+      if value != expected {
+        counters.configurationMismatches += 1
+        reconfigure(at: now)
+      }
+    }
+    return counters.configurationMismatches > mismatchesBefore ? .reconfigured : .chipRunning
+  }
+
+  // MARK: - FIFO (polling fallback)
+
+  /// Switches to the FIFO: records of accelerometer, temperature and gyroscope (14 bytes, the
+  /// burst's layout), empties it, and enables the overflow interrupt. Returns `false` (and
+  /// counts) when the bus failed; the next drain retries through recovery.
+  @discardableResult
+  public mutating func enableFIFO(at now: Timestamp) -> Bool {
+    source = .fifo
+    lastFIFODrain = now
+    guard state == .running else { return false }
+    return writeFIFORegisters(at: now)
+  }
+
+  /// Back to register bursts: the FIFO off and empty.
+  @discardableResult
+  public mutating func disableFIFO(at now: Timestamp) -> Bool {
+    source = .dataRegisters
+    guard state == .running else { return false }
+    let expected = expectedRegisters()
+    for (register, value) in [
+      (UserControlRegister.address, UInt8(0x04)),
+      (UserControlRegister.address, expected.userControl),
+      (FIFOEnableRegister.address, expected.fifoEnable),
+      (InterruptEnableRegister.address, expected.interruptEnable),
+    ] {
+      if let error = writeRegister(register, value) {
+        _ = failedRead(error, at: now)
+        return false
+      }
+    }
+    return true
+  }
+
+  /// Reads every whole record in the FIFO and hands each to `body`, oldest first, with the
+  /// number of records newer than it (0 for the newest, which the chip produced within the last
+  /// sample period before `now`).
+  ///
+  /// Reads INT_STATUS (FIFO_OFLOW_INT) and FIFO_COUNT first. On an overflow, the chip has
+  /// dropped its oldest bytes and the records are no longer aligned: the FIFO is reset and the
+  /// samples produced since the last drain are counted as lost, estimated as the elapsed time
+  /// divided by `samplePeriodEstimateNanoseconds`, rounded. Records are read two at a time
+  /// (28 bytes, within the 32-byte SMBus block limit), so every block starts on a record.
+  public mutating func drainFIFO(
+    at now: Timestamp, _ body: (_ sample: MPU6050Sample, _ newerSamples: Int) -> Void
+  ) -> MPU6050FIFODrain {
+    var result = MPU6050FIFODrain()
+    if let unavailable = stepIfNotRunning(at: now) {
+      result.unavailable = unavailable
+      return result
+    }
+    if source != .fifo {
+      enableFIFO(at: now)
+    }
+    let status: UInt8
+    switch readRegister(InterruptStatusRegister.address) {
+    case .success(let value): status = value
+    case .failure(let error):
+      result.unavailable = failedRead(error, at: now)
+      return result
+    }
+    var countBlock = Block()
+    if let error = readBlock(FIFORegisters.countHigh, count: 2, into: &countBlock) {
+      result.unavailable = failedRead(error, at: now)
+      return result
+    }
+    consecutiveFailedReads = 0
+    let count = countBlock.withBytes { Int($0[0]) << 8 | Int($0[1]) }
+    let capacity = identity?.model.fifoCapacityBytes ?? FIFORegisters.capacityBytes
+    let recordLength = MeasurementRegisters.burstLength
+    if InterruptStatusRegister(bits: status).fifoOverflow || count >= capacity {
+      counters.fifoOverflows += 1
+      result.overflowed = true
+      result.samplesLost = resetFIFOCountingLosses(at: now)
+      return result
+    }
+    let records = count / recordLength
+    if records == 0 {
+      if let unavailable = checkIfSilent(at: now) { result.unavailable = unavailable }
+      return result
+    }
+    var remaining = records
+    while remaining > 0 {
+      let take = min(remaining, 2)
+      var block = Block()
+      if let error = readBlock(FIFORegisters.readWrite, count: take * recordLength, into: &block) {
+        // Part of the FIFO may have been popped: alignment is unknown. Start clean.
+        counters.failedReads += 1
+        lastError = .bus(error)
+        result.samplesLost = resetFIFOCountingLosses(at: now, delivered: result.samples)
+        return result
+      }
+      for index in 0..<take {
+        let sample = block.withBytes { bytes in
+          MPU6050Conversion.convert(
+            burst: UnsafeRawBufferPointer(
+              rebasing: bytes[(index * recordLength)..<((index + 1) * recordLength)]),
+            scale: scale)
+        }
+        remaining -= 1
+        result.samples += 1
+        deliver(sample, at: now)
+        body(sample, remaining)
+      }
+    }
+    lastFIFODrain = now
+    if now >= nextConfigurationCheck {
+      if let unavailable = checkConfiguration(at: now) { result.unavailable = unavailable }
+    }
+    return result
+  }
+
+  // MARK: - Recovery
+
+  /// Begins a full re-initialisation (identify, reset, configure, settle) now, for `reason`.
+  /// The loop's calls to `readSample`/`drainFIFO` step it.
+  public mutating func beginReinitialization(
+    _ reason: MPU6050ReinitializationReason, at now: Timestamp
+  ) {
+    counters.reinitializationsStarted.record(reason)
+    lastReinitializationReason = reason
+    state = .recovering(.waitingToRetry(until: now))
+    hasPreviousBurst = false
+    identicalBursts = 0
+    checkedPowerThisRun = false
+    consecutiveFailedReads = 0
+    resetPolls = 0
+  }
+
+  /// Advances the re-initialisation by at most one step if its deadline has passed. Called by
+  /// the read functions; public for a loop that wants to step it without reading.
+  public mutating func stepRecovery(at now: Timestamp) {
+    guard case .recovering(let step) = state else { return }
+    switch step {
+    case .waitingToRetry(let until):
+      guard now >= until else { return }
+      let whoAmI: UInt8
+      switch readRegister(WhoAmIRegister.address) {
+      case .success(let value): whoAmI = value
+      case .failure(let error): return failAttempt(.bus(error), at: now)
+      }
+      if let identity {
+        guard whoAmI == identity.whoAmI else {
+          return failAttempt(.identityChanged(expected: identity.whoAmI, found: whoAmI), at: now)
+        }
+      } else {
+        do {
+          adopt(try MPU6050Identity.classify(whoAmI: whoAmI))
+        } catch {
+          return failAttempt(error, at: now)
+        }
+      }
+      if let error = writeRegister(PowerManagement1Register.address, 0x80) {
+        return failAttempt(.bus(error), at: now)
+      }
+      resetPolls = 0
+      state = .recovering(
+        .resetting(until: now.advanced(byNanoseconds: policy.resetWaitNanoseconds)))
+    case .resetting(let until):
+      guard now >= until else { return }
+      let value: UInt8
+      switch readRegister(PowerManagement1Register.address) {
+      case .success(let read): value = read
+      case .failure(let error): return failAttempt(.bus(error), at: now)
+      }
+      if PowerManagement1Register(bits: value).deviceReset {
+        resetPolls += 1
+        guard resetPolls <= 10 else {
+          return failAttempt(.resetDidNotComplete(powerManagement1: value), at: now)
+        }
+        state = .recovering(.resetting(until: now.advanced(byNanoseconds: 10_000_000)))
+        return
+      }
+      do {
+        try writeConfiguration()
+        try verifyConfiguration()
+      } catch {
+        return failAttempt(error, at: now)
+      }
+      state = .recovering(.settling(until: now.advanced(byNanoseconds: settleNanoseconds)))
+    case .settling(let until):
+      guard now >= until else { return }
+      counters.reinitializationsCompleted += 1
+      backoffExponent = 0
+      becomeRunning(at: now)
+    }
+  }
+
+  private mutating func failAttempt(_ error: MPU6050Error, at now: Timestamp) {
+    lastError = error
+    counters.reinitializationAttemptsFailed += 1
+    var delay = policy.backoffInitialNanoseconds
+    for _ in 0..<min(backoffExponent, 40) where delay < policy.backoffMaximumNanoseconds {
+      delay *= 2
+    }
+    delay = min(delay, policy.backoffMaximumNanoseconds)
+    backoffExponent += 1
+    state = .recovering(.waitingToRetry(until: now.advanced(byNanoseconds: delay)))
+  }
+
+  private mutating func becomeRunning(at now: Timestamp) {
+    state = .running
+    hasPreviousBurst = false
+    identicalBursts = 0
+    checkedPowerThisRun = false
+    consecutiveFailedReads = 0
+    lastSampleTime = now
+    lastFIFODrain = now
+    nextConfigurationCheck = now.advanced(
+      byNanoseconds: policy.configurationCheckIntervalNanoseconds)
+  }
+
+  /// Steps recovery (or begins it when never started); `nil` when running.
+  private mutating func stepIfNotRunning(at now: Timestamp) -> MPU6050Unavailable? {
+    switch state {
+    case .running: return nil
+    case .stopped:
+      beginReinitialization(.startUp, at: now)
+      stepRecovery(at: now)
+    case .recovering:
+      stepRecovery(at: now)
+    }
+    if case .recovering(let step) = state { return .recovering(step) }
+    return nil
+  }
+
+  private mutating func failedRead(_ error: I2CError, at now: Timestamp) -> MPU6050Unavailable {
+    lastError = .bus(error)
+    counters.failedReads += 1
+    consecutiveFailedReads += 1
+    if consecutiveFailedReads >= policy.failedReadsBeforeReinitialization || !error.isTransient {
+      beginReinitialization(.busErrors, at: now)
+    }
+    return .busError(error)
+  }
+
+  private mutating func deliver(_ sample: MPU6050Sample, at now: Timestamp) {
+    counters.samplesDelivered += 1
+    if sample.clipping.contains(.accelerometer) { counters.accelerometerClippedSamples += 1 }
+    if sample.clipping.contains(.gyro) { counters.gyroClippedSamples += 1 }
+    lastSampleTime = now
+  }
+
+  /// After three periods without a sample while polling: is the chip still awake?
+  private mutating func checkIfSilent(at now: Timestamp) -> MPU6050Unavailable? {
+    let last = lastSampleTime ?? now
+    guard now.nanoseconds(since: last) > 3 * samplePeriodEstimateNanoseconds else { return nil }
+    lastSampleTime = now
+    return checkPowerManagement(at: now)
+  }
+
+  private mutating func resetFIFOCountingLosses(at now: Timestamp, delivered: Int = 0) -> Int {
+    let elapsed = now.nanoseconds(since: lastFIFODrain)
+    let period = max(1, samplePeriodEstimateNanoseconds)
+    let produced = Int((Double(elapsed) / Double(period)).rounded())
+    let lost = max(0, produced - delivered)
+    counters.samplesLost += UInt64(lost)
+    counters.fifoResets += 1
+    lastFIFODrain = now
+    // FIFO_RESET takes effect only while FIFO_EN is 0 (RM §4.27).
+    if let error = writeRegister(UserControlRegister.address, 0x04)
+      ?? writeRegister(UserControlRegister.address, expectedRegisters().userControl)
+    {
+      _ = failedRead(error, at: now)
+    }
+    return lost
+  }
+
+  // MARK: - Health checks
+
+  /// Reads PWR_MGMT_1: asleep, resetting or at its reset value means the chip lost its
+  /// configuration (a brown-out): re-initialise.
+  private mutating func checkPowerManagement(at now: Timestamp) -> MPU6050Unavailable? {
+    switch readRegister(PowerManagement1Register.address) {
+    case .failure(let error):
+      return failedRead(error, at: now)
+    case .success(let value):
+      counters.configurationChecks += 1
+      let register = PowerManagement1Register(bits: value)
+      if register.sleep || register.deviceReset
+        || register.clockSource != configuration.powerManagement1.clockSource
+      {
+        counters.chipResetsDetected += 1
+        beginReinitialization(.chipReset, at: now)
+        return .chipReset
+      }
+      if value != expectedRegisters().powerManagement1 {
+        counters.configurationMismatches += 1
+        reconfigure(at: now)
+      }
+      return nil
+    }
+  }
+
+  /// The periodic read-back: PWR_MGMT_1 and the next register of the round-robin.
+  private mutating func checkConfiguration(at now: Timestamp) -> MPU6050Unavailable? {
+    nextConfigurationCheck = now.advanced(
+      byNanoseconds: policy.configurationCheckIntervalNanoseconds)
+    if let unavailable = checkPowerManagement(at: now) { return unavailable }
+    let expected = expectedRegisters()
+    let (register, value) = expected.checked(configurationCheckIndex % expected.checkedCount)
+    configurationCheckIndex = (configurationCheckIndex + 1) % expected.checkedCount
+    switch readRegister(register) {
+    case .failure(let error):
+      return failedRead(error, at: now)
+    case .success(let read):
+      counters.configurationChecks += 1
+      if read != value {
+        counters.configurationMismatches += 1
+        reconfigure(at: now)
+      }
+      return nil
+    }
+  }
+
+  /// Rewrites and verifies the configuration; a second mismatch re-initialises.
+  private mutating func reconfigure(at now: Timestamp) {
+    do {
+      try writeConfiguration()
+      try verifyConfiguration()
+    } catch {
+      lastError = error
+      beginReinitialization(.configurationMismatch, at: now)
+    }
+  }
+
+  // MARK: - Registers
+
+  /// The register values the driver writes, for the configuration, part and sample source.
+  struct ExpectedRegisters {
+    var sampleRateDivider: UInt8
+    var config: UInt8
+    var gyroConfig: UInt8
+    var accelConfig: UInt8
+    var accelConfig2: UInt8?
+    var interruptPinConfig: UInt8
+    var interruptEnable: UInt8
+    var fifoEnable: UInt8
+    var userControl: UInt8
+    var powerManagement1: UInt8
+
+    /// How many registers the round-robin check cycles through.
+    var checkedCount: Int { accelConfig2 == nil ? 8 : 9 }
+
+    /// The `index`-th register of the round-robin check and its expected value.
+    func checked(_ index: Int) -> (register: UInt8, value: UInt8) {
+      switch index {
+      case 0: (SampleRateDividerRegister.address, sampleRateDivider)
+      case 1: (ConfigRegister.address, config)
+      case 2: (GyroConfigRegister.address, gyroConfig)
+      case 3: (AccelConfigRegister.address, accelConfig)
+      case 4: (InterruptPinConfigRegister.address, interruptPinConfig)
+      case 5: (InterruptEnableRegister.address, interruptEnable)
+      case 6: (FIFOEnableRegister.address, fifoEnable)
+      case 7: (UserControlRegister.address, userControl)
+      default: (AccelConfig2Register.address, accelConfig2 ?? 0)
+      }
+    }
+  }
+
+  func expectedRegisters() -> ExpectedRegisters {
+    let fifo = source == .fifo
+    return ExpectedRegisters(
+      sampleRateDivider: configuration.sampleRateDivider.bits,
+      config: configuration.config.bits,
+      gyroConfig: configuration.gyroConfig.bits,
+      accelConfig: configuration.accelConfig.bits,
+      accelConfig2: identity?.family == .mpu6500 ? configuration.accelConfig2.bits : nil,
+      interruptPinConfig: configuration.interruptPinConfig.bits,
+      interruptEnable: configuration.interruptEnable(fifo: fifo).bits,
+      fifoEnable: fifo ? configuration.fifoEnable.bits : 0,
+      userControl: fifo ? UserControlRegister(bits: 0x40).bits : 0,
+      powerManagement1: configuration.powerManagement1.bits)
+  }
+
+  /// Wakes the chip on the gyroscope PLL, then writes the configuration in register order.
+  private mutating func writeConfiguration() throws(MPU6050Error) {
+    let expected = expectedRegisters()
+    try requireWrite(PowerManagement1Register.address, expected.powerManagement1)
+    try requireWrite(SampleRateDividerRegister.address, expected.sampleRateDivider)
+    try requireWrite(ConfigRegister.address, expected.config)
+    try requireWrite(GyroConfigRegister.address, expected.gyroConfig)
+    try requireWrite(AccelConfigRegister.address, expected.accelConfig)
+    if let accelConfig2 = expected.accelConfig2 {
+      try requireWrite(AccelConfig2Register.address, accelConfig2)
+    }
+    try requireWrite(InterruptPinConfigRegister.address, expected.interruptPinConfig)
+    try requireWrite(InterruptEnableRegister.address, expected.interruptEnable)
+    try requireWrite(FIFOEnableRegister.address, expected.fifoEnable)
+    if source == .fifo {
+      // Empty the FIFO (FIFO_RESET needs FIFO_EN = 0, RM §4.27), then enable it.
+      try requireWrite(UserControlRegister.address, 0x04)
+    }
+    try requireWrite(UserControlRegister.address, expected.userControl)
+  }
+
+  /// Reads the configuration back in four block reads (0x19–0x1C or 0x1D, 0x23, 0x37–0x38,
+  /// 0x6A–0x6B) and compares every byte with what was written.
+  private mutating func verifyConfiguration() throws(MPU6050Error) {
+    let expected = expectedRegisters()
+    var block = Block()
+    let configCount = expected.accelConfig2 == nil ? 4 : 5
+    try requireBlock(SampleRateDividerRegister.address, count: configCount, into: &block)
+    var pairs: [(UInt8, String, UInt8, UInt8)] = block.withBytes { bytes in
+      var list = [
+        (
+          SampleRateDividerRegister.address, SampleRateDividerRegister.name,
+          expected.sampleRateDivider, bytes[0]
+        ),
+        (ConfigRegister.address, ConfigRegister.name, expected.config, bytes[1]),
+        (GyroConfigRegister.address, GyroConfigRegister.name, expected.gyroConfig, bytes[2]),
+        (AccelConfigRegister.address, AccelConfigRegister.name, expected.accelConfig, bytes[3]),
+      ]
+      if let accelConfig2 = expected.accelConfig2 {
+        list.append(
+          (AccelConfig2Register.address, AccelConfig2Register.name, accelConfig2, bytes[4]))
+      }
+      return list
+    }
+    try requireBlock(FIFOEnableRegister.address, count: 1, into: &block)
+    pairs += block.withBytes { bytes in
+      [(FIFOEnableRegister.address, FIFOEnableRegister.name, expected.fifoEnable, bytes[0])]
+    }
+    try requireBlock(InterruptPinConfigRegister.address, count: 2, into: &block)
+    pairs += block.withBytes { bytes in
+      [
+        (
+          InterruptPinConfigRegister.address, InterruptPinConfigRegister.name,
+          expected.interruptPinConfig, bytes[0]
+        ),
+        (
+          InterruptEnableRegister.address, InterruptEnableRegister.name, expected.interruptEnable,
+          bytes[1]
+        ),
+      ]
+    }
+    try requireBlock(UserControlRegister.address, count: 2, into: &block)
+    pairs += block.withBytes { bytes in
+      [
+        (UserControlRegister.address, UserControlRegister.name, expected.userControl, bytes[0]),
+        (
+          PowerManagement1Register.address, PowerManagement1Register.name,
+          expected.powerManagement1, bytes[1]
+        ),
+      ]
+    }
+    for (register, name, wrote, read) in pairs where wrote != read {
+      throw .registerMismatch(register: register, name: name, wrote: wrote, read: read)
+    }
+  }
+
+  private mutating func writeFIFORegisters(at now: Timestamp) -> Bool {
+    let expected = expectedRegisters()
+    for (register, value) in [
+      (FIFOEnableRegister.address, expected.fifoEnable),
+      (UserControlRegister.address, UInt8(0x04)),
+      (UserControlRegister.address, expected.userControl),
+      (InterruptEnableRegister.address, expected.interruptEnable),
+    ] {
+      if let error = writeRegister(register, value) {
+        _ = failedRead(error, at: now)
+        return false
+      }
+    }
+    return true
+  }
+
+  // MARK: - Transfers with retries
+
+  /// Reads `count` (≤ 32) registers from `register` into `block`, retrying transient errors;
+  /// returns the last error when every attempt failed.
+  mutating func readBlock(_ register: UInt8, count: Int, into block: inout Block) -> I2CError? {
+    var attempt = 0
+    while true {
+      attempt += 1
+      var failure: I2CError?
+      var local = Block()
+      local.withMutableBytes(count: count) { buffer in
+        do throws(I2CError) {
+          try bus.readRegisters(startingAt: register, into: buffer, at: address)
+        } catch {
+          failure = error
+        }
+      }
+      guard let error = failure else {
+        block = local
+        return nil
+      }
+      counters.busErrors.record(error)
+      if !error.isTransient || attempt >= policy.attemptsPerTransfer { return error }
+      counters.retries += 1
+    }
+  }
+
+  mutating func readRegister(_ register: UInt8) -> Result<UInt8, I2CError> {
+    var block = Block()
+    if let error = readBlock(register, count: 1, into: &block) { return .failure(error) }
+    return .success(block.withBytes { $0[0] })
+  }
+
+  mutating func writeRegister(_ register: UInt8, _ value: UInt8) -> I2CError? {
+    var attempt = 0
+    while true {
+      attempt += 1
+      do throws(I2CError) {
+        try bus.writeRegister(register, value: value, at: address)
+        return nil
+      } catch {
+        counters.busErrors.record(error)
+        if !error.isTransient || attempt >= policy.attemptsPerTransfer { return error }
+        counters.retries += 1
+      }
+    }
+  }
+
+  private mutating func requireRead(_ register: UInt8) throws(MPU6050Error) -> UInt8 {
+    switch readRegister(register) {
+    case .success(let value): return value
+    case .failure(let error): throw .bus(error)
+    }
+  }
+
+  private mutating func requireWrite(_ register: UInt8, _ value: UInt8) throws(MPU6050Error) {
+    if let error = writeRegister(register, value) { throw .bus(error) }
+  }
+
+  private mutating func requireBlock(_ register: UInt8, count: Int, into block: inout Block)
+    throws(MPU6050Error)
+  {
+    if let error = readBlock(register, count: count, into: &block) { throw .bus(error) }
+  }
+}
+
+/// 32 bytes of inline storage (the SMBus block limit): a burst or two FIFO records, without a
+/// heap allocation. Unused bytes stay zero, so two blocks compare by their used bytes.
+struct Block: Equatable {
+  var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+
+  static func == (a: Block, b: Block) -> Bool { a.storage == b.storage }
+
+  func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+    withUnsafeBytes(of: storage) { body($0) }
+  }
+
+  mutating func withMutableBytes(count: Int, _ body: (UnsafeMutableRawBufferPointer) -> Void) {
+    withUnsafeMutableBytes(of: &storage) { raw in
+      body(UnsafeMutableRawBufferPointer(rebasing: raw[0..<count]))
+    }
+  }
+}
