@@ -32,7 +32,10 @@ targets += [
 targets += [
   .target(
     name: "SimulatedHardware", dependencies: ["HardwareAbstraction"], path: "HAL/SimulatedHardware",
-    swiftSettings: swift6)
+    swiftSettings: swift6),
+  .testTarget(
+    name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware", "HardwareAbstraction"],
+    swiftSettings: swift6),
 ]
 
 // MARK: - Geometry, motion truth and attitude estimation
@@ -67,11 +70,20 @@ targets += [
 
 // MARK: - Firmware, telemetry, boards, calibration
 
-// (filled in by later issues)
+targets += [
+  .target(name: "Boards", dependencies: ["Geometry", "JSON"], swiftSettings: swift6),
+  .testTarget(name: "BoardsTests", dependencies: ["Boards", "Geometry"], swiftSettings: swift6),
+]
 
 // MARK: - Executables and tools
 
-// (filled in by later issues)
+targets += [
+  .target(name: "JSON", swiftSettings: swift6),
+  .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: swift6),
+  .target(name: "CommandLineSupport", swiftSettings: swift6),
+  .testTarget(
+    name: "CommandLineSupportTests", dependencies: ["CommandLineSupport"], swiftSettings: swift6),
+]
 
 let package = Package(
   name: "Plumb",
