@@ -145,11 +145,12 @@ public struct MPU6050Driver<Bus: I2CBus> {
   private var checkedPowerThisRun = false
   private var consecutiveFailedReads = 0
   private var nextConfigurationCheck = Timestamp.zero
-  private var configurationCheckIndex = 0
   private var backoffExponent = 0
   private var resetPolls = 0
   private var lastSampleTime: Timestamp?
   private var lastFIFODrain = Timestamp.zero
+  /// Bounds (ns, inclusive) on when the chip produced the newest record seen in the FIFO.
+  private var fifoNewestBounds: (low: Int64, high: Int64)?
 
   /// A driver for the chip at `address` on `bus`. Validates the configuration first; touches
   /// nothing on the bus.
@@ -479,7 +480,9 @@ public struct MPU6050Driver<Bus: I2CBus> {
       return result
     }
     let records = count / recordLength
+    observeFIFO(records: records, at: now)
     if records == 0 {
+      lastFIFODrain = now
       if let unavailable = checkIfSilent(at: now) { result.unavailable = unavailable }
       return result
     }
@@ -491,7 +494,8 @@ public struct MPU6050Driver<Bus: I2CBus> {
         // Part of the FIFO may have been popped: alignment is unknown. Start clean.
         counters.failedReads += 1
         lastError = .bus(error)
-        result.samplesLost = resetFIFOCountingLosses(at: now, delivered: result.samples)
+        result.samplesLost = resetFIFOCountingLosses(
+          at: now, undeliveredRecords: records - result.samples)
         return result
       }
       for index in 0..<take {
@@ -604,6 +608,7 @@ public struct MPU6050Driver<Bus: I2CBus> {
 
   private mutating func becomeRunning(at now: Timestamp) {
     state = .running
+    fifoNewestBounds = nil
     hasPreviousBurst = false
     identicalBursts = 0
     checkedPowerThisRun = false
@@ -653,11 +658,56 @@ public struct MPU6050Driver<Bus: I2CBus> {
     return checkPowerManagement(at: now)
   }
 
-  private mutating func resetFIFOCountingLosses(at now: Timestamp, delivered: Int = 0) -> Int {
-    let elapsed = now.nanoseconds(since: lastFIFODrain)
+  /// When the chip produced the newest record in the FIFO, as far as the drains tell: the
+  /// `estimate` midway between the bounds, or `nil` before the first record.
+  public var fifoNewestSampleTimeEstimate: Timestamp? {
+    fifoNewestBounds.map { Timestamp(nanoseconds: $0.low + ($0.high - $0.low) / 2) }
+  }
+
+  /// Narrows the bounds on the newest record's time: a drain at `now` finding `records` new
+  /// records means the newest was produced after the previous drain, no later than `now`, and
+  /// less than a period before `now` (else another would have followed); it is also the
+  /// previous newest plus `records` periods. Intersecting these pins the chip's sample phase
+  /// to well within a period after a few drains, which makes the loss count exact.
+  private mutating func observeFIFO(records: Int, at now: Timestamp) {
     let period = max(1, samplePeriodEstimateNanoseconds)
-    let produced = Int((Double(elapsed) / Double(period)).rounded())
-    let lost = max(0, produced - delivered)
+    var low = now.nanoseconds - period + 1
+    var high = now.nanoseconds
+    if records > 0 { low = max(low, lastFIFODrain.nanoseconds + 1) }
+    if let previous = fifoNewestBounds {
+      let shift = Int64(records) * period
+      let propagatedLow = max(low, previous.low + shift)
+      let propagatedHigh = min(high, previous.high + shift)
+      if propagatedLow <= propagatedHigh {
+        low = propagatedLow
+        high = propagatedHigh
+      }
+    } else if records == 0 {
+      return
+    }
+    fifoNewestBounds = (low, high)
+  }
+
+  /// How many samples the chip produced after the newest record seen, up to `now`.
+  private func samplesProducedSinceNewestRecord(at now: Timestamp) -> Int {
+    let period = max(1, samplePeriodEstimateNanoseconds)
+    guard let newest = fifoNewestSampleTimeEstimate else {
+      let elapsed = now.nanoseconds(since: lastFIFODrain)
+      return Int((Double(elapsed) / Double(period)).rounded())
+    }
+    return Int(max(0, now.nanoseconds(since: newest)) / period)
+  }
+
+  private mutating func resetFIFOCountingLosses(at now: Timestamp, undeliveredRecords: Int = 0)
+    -> Int
+  {
+    let produced = samplesProducedSinceNewestRecord(at: now)
+    let lost = produced + max(0, undeliveredRecords)
+    if let bounds = fifoNewestBounds {
+      // The newest sample is now the last one the reset discarded.
+      let shift = Int64(produced) * max(1, samplePeriodEstimateNanoseconds)
+      fifoNewestBounds = (bounds.low + shift, bounds.high + shift)
+    }
     counters.samplesLost += UInt64(lost)
     counters.fifoResets += 1
     lastFIFODrain = now
@@ -696,25 +746,36 @@ public struct MPU6050Driver<Bus: I2CBus> {
     }
   }
 
-  /// The periodic read-back: PWR_MGMT_1 and the next register of the round-robin.
+  /// The periodic read-back: every register the driver wrote, in the same four block reads
+  /// as after configuring (0x19–0x1C, 0x23, 0x37–0x38, 0x6A–0x6B: about 0.3 ms a second at
+  /// 400 kHz). PWR_MGMT_1 showing sleep or reset means a brown-out: re-initialise. Any other
+  /// difference is counted per register and the configuration rewritten.
   private mutating func checkConfiguration(at now: Timestamp) -> MPU6050Unavailable? {
     nextConfigurationCheck = now.advanced(
       byNanoseconds: policy.configurationCheckIntervalNanoseconds)
-    if let unavailable = checkPowerManagement(at: now) { return unavailable }
-    let expected = expectedRegisters()
-    let (register, value) = expected.checked(configurationCheckIndex % expected.checkedCount)
-    configurationCheckIndex = (configurationCheckIndex + 1) % expected.checkedCount
-    switch readRegister(register) {
-    case .failure(let error):
+    var mismatches: UInt64 = 0
+    var power: UInt8 = 0
+    if let error = readBackConfiguration({ register, expected, read in
+      if register == PowerManagement1Register.address { power = read }
+      if read != expected { mismatches += 1 }
+    }) {
       return failedRead(error, at: now)
-    case .success(let read):
-      counters.configurationChecks += 1
-      if read != value {
-        counters.configurationMismatches += 1
-        reconfigure(at: now)
-      }
-      return nil
     }
+    counters.configurationChecks += 1
+    let register = PowerManagement1Register(bits: power)
+    if register.sleep || register.deviceReset
+      || register.clockSource != configuration.powerManagement1.clockSource
+    {
+      counters.chipResetsDetected += 1
+      beginReinitialization(.chipReset, at: now)
+      return .chipReset
+    }
+    if mismatches > 0 {
+      counters.configurationMismatches += mismatches
+      reconfigure(at: now)
+      if case .recovering(let step) = state { return .recovering(step) }
+    }
+    return nil
   }
 
   /// Rewrites and verifies the configuration; a second mismatch re-initialises.
@@ -743,23 +804,6 @@ public struct MPU6050Driver<Bus: I2CBus> {
     var userControl: UInt8
     var powerManagement1: UInt8
 
-    /// How many registers the round-robin check cycles through.
-    var checkedCount: Int { accelConfig2 == nil ? 8 : 9 }
-
-    /// The `index`-th register of the round-robin check and its expected value.
-    func checked(_ index: Int) -> (register: UInt8, value: UInt8) {
-      switch index {
-      case 0: (SampleRateDividerRegister.address, sampleRateDivider)
-      case 1: (ConfigRegister.address, config)
-      case 2: (GyroConfigRegister.address, gyroConfig)
-      case 3: (AccelConfigRegister.address, accelConfig)
-      case 4: (InterruptPinConfigRegister.address, interruptPinConfig)
-      case 5: (InterruptEnableRegister.address, interruptEnable)
-      case 6: (FIFOEnableRegister.address, fifoEnable)
-      case 7: (UserControlRegister.address, userControl)
-      default: (AccelConfig2Register.address, accelConfig2 ?? 0)
-      }
-    }
   }
 
   func expectedRegisters() -> ExpectedRegisters {
@@ -799,57 +843,68 @@ public struct MPU6050Driver<Bus: I2CBus> {
   }
 
   /// Reads the configuration back in four block reads (0x19–0x1C or 0x1D, 0x23, 0x37–0x38,
-  /// 0x6A–0x6B) and compares every byte with what was written.
+  /// 0x6A–0x6B) and throws at the first byte that differs from what was written.
   private mutating func verifyConfiguration() throws(MPU6050Error) {
+    var mismatch: MPU6050Error?
+    if let error = readBackConfiguration({ register, expected, read in
+      if read != expected, mismatch == nil {
+        mismatch = .registerMismatch(
+          register: register, name: Self.registerName(register), wrote: expected, read: read)
+      }
+    }) {
+      throw .bus(error)
+    }
+    if let mismatch { throw mismatch }
+  }
+
+  /// Reads back every configured register and hands each (address, expected, read) to `visit`;
+  /// returns the bus error if a read failed. Allocation-free.
+  private mutating func readBackConfiguration(_ visit: (UInt8, UInt8, UInt8) -> Void) -> I2CError? {
     let expected = expectedRegisters()
     var block = Block()
     let configCount = expected.accelConfig2 == nil ? 4 : 5
-    try requireBlock(SampleRateDividerRegister.address, count: configCount, into: &block)
-    var pairs: [(UInt8, String, UInt8, UInt8)] = block.withBytes { bytes in
-      var list = [
-        (
-          SampleRateDividerRegister.address, SampleRateDividerRegister.name,
-          expected.sampleRateDivider, bytes[0]
-        ),
-        (ConfigRegister.address, ConfigRegister.name, expected.config, bytes[1]),
-        (GyroConfigRegister.address, GyroConfigRegister.name, expected.gyroConfig, bytes[2]),
-        (AccelConfigRegister.address, AccelConfigRegister.name, expected.accelConfig, bytes[3]),
-      ]
+    if let error = readBlock(SampleRateDividerRegister.address, count: configCount, into: &block) {
+      return error
+    }
+    block.withBytes { bytes in
+      visit(SampleRateDividerRegister.address, expected.sampleRateDivider, bytes[0])
+      visit(ConfigRegister.address, expected.config, bytes[1])
+      visit(GyroConfigRegister.address, expected.gyroConfig, bytes[2])
+      visit(AccelConfigRegister.address, expected.accelConfig, bytes[3])
       if let accelConfig2 = expected.accelConfig2 {
-        list.append(
-          (AccelConfig2Register.address, AccelConfig2Register.name, accelConfig2, bytes[4]))
+        visit(AccelConfig2Register.address, accelConfig2, bytes[4])
       }
-      return list
     }
-    try requireBlock(FIFOEnableRegister.address, count: 1, into: &block)
-    pairs += block.withBytes { bytes in
-      [(FIFOEnableRegister.address, FIFOEnableRegister.name, expected.fifoEnable, bytes[0])]
+    if let error = readBlock(FIFOEnableRegister.address, count: 1, into: &block) { return error }
+    block.withBytes { visit(FIFOEnableRegister.address, expected.fifoEnable, $0[0]) }
+    if let error = readBlock(InterruptPinConfigRegister.address, count: 2, into: &block) {
+      return error
     }
-    try requireBlock(InterruptPinConfigRegister.address, count: 2, into: &block)
-    pairs += block.withBytes { bytes in
-      [
-        (
-          InterruptPinConfigRegister.address, InterruptPinConfigRegister.name,
-          expected.interruptPinConfig, bytes[0]
-        ),
-        (
-          InterruptEnableRegister.address, InterruptEnableRegister.name, expected.interruptEnable,
-          bytes[1]
-        ),
-      ]
+    block.withBytes { bytes in
+      visit(InterruptPinConfigRegister.address, expected.interruptPinConfig, bytes[0])
+      visit(InterruptEnableRegister.address, expected.interruptEnable, bytes[1])
     }
-    try requireBlock(UserControlRegister.address, count: 2, into: &block)
-    pairs += block.withBytes { bytes in
-      [
-        (UserControlRegister.address, UserControlRegister.name, expected.userControl, bytes[0]),
-        (
-          PowerManagement1Register.address, PowerManagement1Register.name,
-          expected.powerManagement1, bytes[1]
-        ),
-      ]
+    if let error = readBlock(UserControlRegister.address, count: 2, into: &block) { return error }
+    block.withBytes { bytes in
+      visit(UserControlRegister.address, expected.userControl, bytes[0])
+      visit(PowerManagement1Register.address, expected.powerManagement1, bytes[1])
     }
-    for (register, name, wrote, read) in pairs where wrote != read {
-      throw .registerMismatch(register: register, name: name, wrote: wrote, read: read)
+    return nil
+  }
+
+  static func registerName(_ register: UInt8) -> String {
+    switch register {
+    case SampleRateDividerRegister.address: SampleRateDividerRegister.name
+    case ConfigRegister.address: ConfigRegister.name
+    case GyroConfigRegister.address: GyroConfigRegister.name
+    case AccelConfigRegister.address: AccelConfigRegister.name
+    case AccelConfig2Register.address: AccelConfig2Register.name
+    case FIFOEnableRegister.address: FIFOEnableRegister.name
+    case InterruptPinConfigRegister.address: InterruptPinConfigRegister.name
+    case InterruptEnableRegister.address: InterruptEnableRegister.name
+    case UserControlRegister.address: UserControlRegister.name
+    case PowerManagement1Register.address: PowerManagement1Register.name
+    default: hexByte(register)
     }
   }
 
