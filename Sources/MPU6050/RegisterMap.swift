@@ -21,9 +21,12 @@ extension MPU6050Register {
   @inlinable
   func bit(_ index: UInt8) -> Bool { bits & (1 << index) != 0 }
 
+  // Plain get-then-set rather than `bits |= …`: the compound assignment goes through the
+  // protocol's modify accessor, which allocates a coroutine frame in unoptimised builds.
   @inlinable
   mutating func setBit(_ index: UInt8, _ value: Bool) {
-    if value { bits |= 1 << index } else { bits &= ~(1 << index) }
+    let current = bits
+    bits = value ? current | (1 << index) : current & ~(1 << index)
   }
 
   /// The field of `width` bits whose lowest bit is `shift`.
@@ -33,7 +36,8 @@ extension MPU6050Register {
   @inlinable
   mutating func setField(shift: UInt8, width: UInt8, _ value: UInt8) {
     let mask: UInt8 = ((1 << width) - 1) << shift
-    bits = (bits & ~mask) | ((value << shift) & mask)
+    let current = bits
+    bits = (current & ~mask) | ((value << shift) & mask)
   }
 
   public var description: String { "\(Self.name) (\(hexByte(Self.address))) = \(hexByte(bits))" }

@@ -343,7 +343,11 @@ public final class SimulatedMPU6050: SimulatedI2CDevice, EdgeSource {
   public func nextRisingEdge(after instant: Timestamp) -> Timestamp? {
     advance(to: clock.now())
     let pendingChange = nextEdgeAffectingEventTime
-    for segment in edgeSegments {
+    // Indexing, not `for … in`: the iterator allocates in unoptimised builds.
+    var index = 0
+    while index < edgeSegments.count {
+      let segment = edgeSegments[index]
+      index += 1
       let end = segment.end ?? pendingChange
       if let end, end <= instant { continue }
       let from = max(instant, segment.start.advanced(byNanoseconds: -1))
