@@ -14,11 +14,17 @@ public struct MPU6050RawSample: Hashable, Sendable {
   }
 
   /// Decodes the 14 bytes of a burst from ACCEL_XOUT_H (or one FIFO record with accelerometer,
-  /// temperature and gyroscope enabled): seven big-endian pairs, high byte first.
-  /// `bytes.count` must be at least 14; extra bytes are ignored.
+  /// temperature and gyroscope enabled): seven big-endian pairs, high byte first. `nil` when
+  /// `bytes` holds fewer than 14 bytes (a truncated recording); extra bytes are ignored.
   @inlinable
-  public init(bigEndian bytes: UnsafeRawBufferPointer) {
-    precondition(bytes.count >= 14, "an MPU-6050 sample is 14 bytes")
+  public init?(bigEndian bytes: UnsafeRawBufferPointer) {
+    guard bytes.count >= 14 else { return nil }
+    self.init(validated: bytes)
+  }
+
+  /// Decodes 14 bytes the caller has checked are there.
+  @usableFromInline
+  init(validated bytes: UnsafeRawBufferPointer) {
     @inline(__always) func word(_ index: Int) -> Int16 {
       Int16(bitPattern: UInt16(bytes[index]) << 8 | UInt16(bytes[index + 1]))
     }
@@ -27,11 +33,12 @@ public struct MPU6050RawSample: Hashable, Sendable {
     gyro = SIMD3(word(8), word(10), word(12))
   }
 
-  /// Writes the 14 big-endian bytes, in burst order, into `bytes` (at least 14 long): what
-  /// the chip sent, for recordings.
+  /// Writes the 14 big-endian bytes, in burst order, into `bytes`: what the chip sent, for
+  /// recordings. Returns `false`, writing nothing, when `bytes` is shorter than 14.
   @inlinable
-  public func write(bigEndian bytes: UnsafeMutableRawBufferPointer) {
-    precondition(bytes.count >= 14, "an MPU-6050 sample is 14 bytes")
+  @discardableResult
+  public func write(bigEndian bytes: UnsafeMutableRawBufferPointer) -> Bool {
+    guard bytes.count >= 14 else { return false }
     @inline(__always) func put(_ value: Int16, _ index: Int) {
       let bits = UInt16(bitPattern: value)
       bytes[index] = UInt8(bits >> 8)
@@ -44,6 +51,7 @@ public struct MPU6050RawSample: Hashable, Sendable {
     put(gyro.x, 8)
     put(gyro.y, 10)
     put(gyro.z, 12)
+    return true
   }
 }
 
@@ -108,12 +116,14 @@ public enum MPU6050Conversion {
   /// Converts one burst (or one 14-byte FIFO record) to SI units: big-endian int16 counts →
   /// m/s² (counts × g / LSB-per-g, PS §6.2), rad/s (counts / LSB-per-°/s × π/180, PS §6.1),
   /// °C (counts / 340 + 36.53 on an MPU-6050, RM §4.18), and flags each sensor whose largest
-  /// |count| is ≥ 98 % of full scale. Pure, allocation-free.
+  /// |count| is ≥ 98 % of full scale. Pure, allocation-free. `nil` when `bytes` holds fewer
+  /// than 14 bytes.
   @inlinable
   public static func convert(burst bytes: UnsafeRawBufferPointer, scale: MPU6050Scale)
-    -> MPU6050Sample
+    -> MPU6050Sample?
   {
-    convert(MPU6050RawSample(bigEndian: bytes), scale: scale)
+    guard let raw = MPU6050RawSample(bigEndian: bytes) else { return nil }
+    return convert(raw, scale: scale)
   }
 
   /// Converts raw counts to SI units (the second half of `convert(burst:scale:)`).

@@ -305,7 +305,7 @@ public struct MPU6050Driver<Bus: I2CBus> {
       clock.sleep(until: clock.now().advanced(byNanoseconds: period))
       var block = Block()
       try requireBlock(MeasurementRegisters.accelXHigh, count: 14, into: &block)
-      let raw = block.withBytes { MPU6050RawSample(bigEndian: $0) }
+      let raw = block.withBytes { MPU6050RawSample(validated: $0) }
       accelerometer += SIMD3<Double>(raw.accelerometer)
       gyro += SIMD3<Double>(raw.gyro)
     }
@@ -352,7 +352,9 @@ public struct MPU6050Driver<Bus: I2CBus> {
     if now >= nextConfigurationCheck {
       if let unavailable = checkConfiguration(at: now) { return .unavailable(unavailable) }
     }
-    let sample = block.withBytes { MPU6050Conversion.convert(burst: $0, scale: scale) }
+    let sample = block.withBytes {
+      MPU6050Conversion.convert(MPU6050RawSample(validated: $0), scale: scale)
+    }
     deliver(sample, at: now)
     return .sample(sample, isRepeat: isRepeat)
   }
@@ -501,8 +503,9 @@ public struct MPU6050Driver<Bus: I2CBus> {
       for index in 0..<take {
         let sample = block.withBytes { bytes in
           MPU6050Conversion.convert(
-            burst: UnsafeRawBufferPointer(
-              rebasing: bytes[(index * recordLength)..<((index + 1) * recordLength)]),
+            MPU6050RawSample(
+              validated: UnsafeRawBufferPointer(
+                rebasing: bytes[(index * recordLength)..<((index + 1) * recordLength)])),
             scale: scale)
         }
         remaining -= 1
@@ -597,9 +600,10 @@ public struct MPU6050Driver<Bus: I2CBus> {
   private mutating func failAttempt(_ error: MPU6050Error, at now: Timestamp) {
     lastError = error
     counters.reinitializationAttemptsFailed += 1
-    var delay = policy.backoffInitialNanoseconds
-    for _ in 0..<min(backoffExponent, 40) where delay < policy.backoffMaximumNanoseconds {
-      delay *= 2
+    var delay = max(1, policy.backoffInitialNanoseconds)
+    for _ in 0..<min(backoffExponent, 62) where delay < policy.backoffMaximumNanoseconds {
+      let (doubled, overflow) = delay.multipliedReportingOverflow(by: 2)
+      delay = overflow ? .max : doubled
     }
     delay = min(delay, policy.backoffMaximumNanoseconds)
     backoffExponent += 1

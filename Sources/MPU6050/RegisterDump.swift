@@ -180,7 +180,7 @@ extension MPU6050Driver {
     let gyro = GyroConfigRegister(bits: values[0x1B]).fullScale
     let accel = AccelConfigRegister(bits: values[0x1C]).fullScale
     let raw = values.withUnsafeBytes {
-      MPU6050RawSample(bigEndian: UnsafeRawBufferPointer(rebasing: $0[0x3B..<0x49]))
+      MPU6050RawSample(validated: UnsafeRawBufferPointer(rebasing: $0[0x3B..<0x49]))
     }
     let sample = MPU6050Conversion.convert(
       raw,

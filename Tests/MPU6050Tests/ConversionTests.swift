@@ -8,7 +8,7 @@ struct ConversionTests {
   let degree = Double.pi / 180
 
   func convert(_ bytes: [UInt8], _ scale: MPU6050Scale) -> MPU6050Sample {
-    bytes.withUnsafeBytes { MPU6050Conversion.convert(burst: $0, scale: scale) }
+    bytes.withUnsafeBytes { MPU6050Conversion.convert(burst: $0, scale: scale) }!
   }
 
   let scale = MPU6050Scale(
@@ -87,10 +87,20 @@ struct ConversionTests {
     let raw = MPU6050RawSample(
       accelerometer: SIMD3(-32768, 32767, 1), temperature: -1, gyro: SIMD3(256, -256, 0))
     var bytes = [UInt8](repeating: 0, count: 14)
-    bytes.withUnsafeMutableBytes { raw.write(bigEndian: $0) }
+    #expect(bytes.withUnsafeMutableBytes { raw.write(bigEndian: $0) })
     #expect(
       bytes == [0x80, 0x00, 0x7F, 0xFF, 0x00, 0x01, 0xFF, 0xFF, 0x01, 0x00, 0xFF, 0x00, 0x00, 0x00])
     #expect(bytes.withUnsafeBytes { MPU6050RawSample(bigEndian: $0) } == raw)
+  }
+
+  @Test("a truncated burst decodes to nothing rather than trapping")
+  func truncated() {
+    let short: [UInt8] = Array(repeating: 0, count: 13)
+    #expect(short.withUnsafeBytes { MPU6050Conversion.convert(burst: $0, scale: scale) } == nil)
+    var output = [UInt8](repeating: 0xAA, count: 13)
+    let raw = MPU6050RawSample(accelerometer: .zero, temperature: 0, gyro: .zero)
+    #expect(!output.withUnsafeMutableBytes { raw.write(bigEndian: $0) })
+    #expect(output.allSatisfy { $0 == 0xAA })
   }
 
   @Test("temperature constants per part family")
