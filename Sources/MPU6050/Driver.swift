@@ -88,7 +88,9 @@ public struct MPU6050FIFODrain: Hashable, Sendable {
   public var samples: Int = 0
   /// Whether an overflow was found (the FIFO was then reset).
   public var overflowed = false
-  /// Samples estimated lost in this drain (overflow, reset, failed read).
+  /// Samples whose loss this drain counted. An overflow's losses are counted once the records
+  /// after the reset date the gap exactly (usually within a few drains, at most 2 s later);
+  /// `MPU6050Driver.fifoLossPending` says when a count is still to come.
   public var samplesLost: Int = 0
   /// Set when the drain could not run: a bus error or recovery.
   public var unavailable: MPU6050Unavailable?
@@ -133,10 +135,21 @@ public struct MPU6050Driver<Bus: I2CBus> {
   public private(set) var lastError: MPU6050Error?
   /// The reason of the re-initialisation in progress or last begun.
   public private(set) var lastReinitializationReason: MPU6050ReinitializationReason?
-  /// The sample period used to estimate samples lost in the FIFO, ns. Nominal by default; the
-  /// loop should set its measured period here (the chip's oscillator is off by up to a few
-  /// percent, PS §7.15), which makes the estimate exact for gaps of a few seconds.
-  public var samplePeriodEstimateNanoseconds: Int64
+  /// The chip's sample period as the loop measured it from edge timestamps, ns, when it has
+  /// one. The chip's oscillator is off by up to a few percent (PS §7.15), so the nominal
+  /// period miscounts long gaps; see `samplePeriodNanoseconds`.
+  public var measuredSamplePeriodNanoseconds: Int64?
+
+  /// The sample period the driver counts FIFO losses and silences with, ns: the loop's
+  /// measurement when given, else the driver's own from the FIFO (once known to 0.1 %), else
+  /// the nominal period of the configuration.
+  public var samplePeriodNanoseconds: Int64 {
+    if let measuredSamplePeriodNanoseconds { return measuredSamplePeriodNanoseconds }
+    if fifoClock.periodHigh - fifoClock.periodLow < fifoClock.period * 1e-3 {
+      return Int64(fifoClock.period.rounded())
+    }
+    return configuration.samplePeriodNanoseconds
+  }
 
   private var scale: MPU6050Scale
   private var previousBurst = Block()
@@ -149,8 +162,11 @@ public struct MPU6050Driver<Bus: I2CBus> {
   private var resetPolls = 0
   private var lastSampleTime: Timestamp?
   private var lastFIFODrain = Timestamp.zero
-  /// Bounds (ns, inclusive) on when the chip produced the newest record seen in the FIFO.
-  private var fifoNewestBounds: (low: Int64, high: Int64)?
+  /// The chip's sample clock as the FIFO drains reveal it.
+  private var fifoClock: FIFOClock
+  /// FIFO resets whose losses are not counted yet (at most `pendingFIFOLossCapacity`).
+  private var pendingFIFOLosses: [PendingFIFOLoss] = []
+  private static var pendingFIFOLossCapacity: Int { 8 }
 
   /// A driver for the chip at `address` on `bus`. Validates the configuration first; touches
   /// nothing on the bus.
@@ -169,7 +185,8 @@ public struct MPU6050Driver<Bus: I2CBus> {
     self.configuration = validated
     self.policy = policy
     self.scale = validated.scale()
-    self.samplePeriodEstimateNanoseconds = validated.samplePeriodNanoseconds
+    self.fifoClock = FIFOClock(nominalPeriod: validated.samplePeriodNanoseconds)
+    pendingFIFOLosses.reserveCapacity(Self.pendingFIFOLossCapacity)
   }
 
   /// The conversion factors in use (ranges and the part's temperature constants).
@@ -415,6 +432,7 @@ public struct MPU6050Driver<Bus: I2CBus> {
   public mutating func enableFIFO(at now: Timestamp) -> Bool {
     source = .fifo
     lastFIFODrain = now
+    fifoClock.restartCount(at: now)
     guard state == .running else { return false }
     return writeFIFORegisters(at: now)
   }
@@ -441,13 +459,22 @@ public struct MPU6050Driver<Bus: I2CBus> {
 
   /// Reads every whole record in the FIFO and hands each to `body`, oldest first, with the
   /// number of records newer than it (0 for the newest, which the chip produced within the last
-  /// sample period before `now`).
+  /// sample period before `now`; `fifoNewestSampleTimeEstimate` dates it).
   ///
-  /// Reads INT_STATUS (FIFO_OFLOW_INT) and FIFO_COUNT first. On an overflow, the chip has
-  /// dropped its oldest bytes and the records are no longer aligned: the FIFO is reset and the
-  /// samples produced since the last drain are counted as lost, estimated as the elapsed time
-  /// divided by `samplePeriodEstimateNanoseconds`, rounded. Records are read two at a time
-  /// (28 bytes, within the 32-byte SMBus block limit), so every block starts on a record.
+  /// Reads INT_STATUS (FIFO_OFLOW_INT) and FIFO_COUNT first, then the records two at a time
+  /// (28 bytes, within the 32-byte SMBus block limit), so every block starts on a record and
+  /// whole samples stay aligned.
+  ///
+  /// **Overflow.** When the FIFO overflowed, the chip has dropped its oldest bytes and the
+  /// records are no longer aligned: the FIFO is reset. The samples lost are those produced
+  /// between the newest record read before and the first record after; the drains date both
+  /// (`FIFOClock`: bounds on the chip's period and phase from drain times and record counts),
+  /// and the loss is counted — in `samplesLost` of the drain that settles it and in
+  /// `counters.samplesLost` — once only one whole number of periods fits the gap. That takes a
+  /// few drains when the poll interval differs from the chip's period by a few percent; poll
+  /// at an interval that is *not* the nominal period (9.5 ms for 100 Hz, say): a timer in
+  /// lock-step with the chip cannot learn its phase, and its losses are estimated (±1) after
+  /// 30 s. `fifoLossPending` says when a count is still to come.
   public mutating func drainFIFO(
     at now: Timestamp, _ body: (_ sample: MPU6050Sample, _ newerSamples: Int) -> Void
   ) -> MPU6050FIFODrain {
@@ -475,14 +502,15 @@ public struct MPU6050Driver<Bus: I2CBus> {
     let count = countBlock.withBytes { Int($0[0]) << 8 | Int($0[1]) }
     let capacity = identity?.model.fifoCapacityBytes ?? FIFORegisters.capacityBytes
     let recordLength = MeasurementRegisters.burstLength
+    if let measured = measuredSamplePeriodNanoseconds { fifoClock.suggestPeriod(measured) }
     if InterruptStatusRegister(bits: status).fifoOverflow || count >= capacity {
       counters.fifoOverflows += 1
       result.overflowed = true
-      result.samplesLost = resetFIFOCountingLosses(at: now)
+      result.samplesLost = resetFIFO(at: now, newestReadBack: 0)
       return result
     }
     let records = count / recordLength
-    observeFIFO(records: records, at: now)
+    fifoClock.observe(records: records, at: now)
     if records == 0 {
       lastFIFODrain = now
       if let unavailable = checkIfSilent(at: now) { result.unavailable = unavailable }
@@ -493,11 +521,11 @@ public struct MPU6050Driver<Bus: I2CBus> {
       let take = min(remaining, 2)
       var block = Block()
       if let error = readBlock(FIFORegisters.readWrite, count: take * recordLength, into: &block) {
-        // Part of the FIFO may have been popped: alignment is unknown. Start clean.
+        // Part of the FIFO may have been popped: alignment is unknown. Start clean; the
+        // records counted but not delivered are lost with the rest.
         counters.failedReads += 1
         lastError = .bus(error)
-        result.samplesLost = resetFIFOCountingLosses(
-          at: now, undeliveredRecords: records - result.samples)
+        result.samplesLost = resetFIFO(at: now, newestReadBack: remaining)
         return result
       }
       for index in 0..<take {
@@ -514,6 +542,7 @@ public struct MPU6050Driver<Bus: I2CBus> {
         body(sample, remaining)
       }
     }
+    result.samplesLost = resolvePendingFIFOLosses(at: now, all: false)
     lastFIFODrain = now
     if now >= nextConfigurationCheck {
       if let unavailable = checkConfiguration(at: now) { result.unavailable = unavailable }
@@ -612,7 +641,9 @@ public struct MPU6050Driver<Bus: I2CBus> {
 
   private mutating func becomeRunning(at now: Timestamp) {
     state = .running
-    fifoNewestBounds = nil
+    // The chip's sample clock restarts: losses not dated yet cannot be anymore.
+    _ = resolvePendingFIFOLosses(at: now, all: true)
+    fifoClock.restartClock(at: now)
     hasPreviousBurst = false
     identicalBursts = 0
     checkedPowerThisRun = false
@@ -657,70 +688,126 @@ public struct MPU6050Driver<Bus: I2CBus> {
   /// After three periods without a sample while polling: is the chip still awake?
   private mutating func checkIfSilent(at now: Timestamp) -> MPU6050Unavailable? {
     let last = lastSampleTime ?? now
-    guard now.nanoseconds(since: last) > 3 * samplePeriodEstimateNanoseconds else { return nil }
+    guard now.nanoseconds(since: last) > 3 * samplePeriodNanoseconds else { return nil }
     lastSampleTime = now
     return checkPowerManagement(at: now)
   }
 
-  /// When the chip produced the newest record in the FIFO, as far as the drains tell: the
-  /// `estimate` midway between the bounds, or `nil` before the first record.
+  /// Whether some FIFO reset's losses are still to be counted.
+  public var fifoLossPending: Bool { !pendingFIFOLosses.isEmpty }
+
+  /// When the chip produced the newest record read from the FIFO, as far as the drains tell
+  /// (their bounds' midpoint), or `nil` before the first record: the loop can date record i
+  /// of a drain as this minus its `newerSamples` periods.
   public var fifoNewestSampleTimeEstimate: Timestamp? {
-    fifoNewestBounds.map { Timestamp(nanoseconds: $0.low + ($0.high - $0.low) / 2) }
+    fifoClock.newestEstimate.map { Timestamp(nanoseconds: Int64($0.rounded())) }
   }
 
-  /// Narrows the bounds on the newest record's time: a drain at `now` finding `records` new
-  /// records means the newest was produced after the previous drain, no later than `now`, and
-  /// less than a period before `now` (else another would have followed); it is also the
-  /// previous newest plus `records` periods. Intersecting these pins the chip's sample phase
-  /// to well within a period after a few drains, which makes the loss count exact.
-  private mutating func observeFIFO(records: Int, at now: Timestamp) {
-    let period = max(1, samplePeriodEstimateNanoseconds)
-    var low = now.nanoseconds - period + 1
-    var high = now.nanoseconds
-    if records > 0 { low = max(low, lastFIFODrain.nanoseconds + 1) }
-    if let previous = fifoNewestBounds {
-      let shift = Int64(records) * period
-      let propagatedLow = max(low, previous.low + shift)
-      let propagatedHigh = min(high, previous.high + shift)
-      if propagatedLow <= propagatedHigh {
-        low = propagatedLow
-        high = propagatedHigh
-      }
-    } else if records == 0 {
-      return
-    }
-    fifoNewestBounds = (low, high)
-  }
-
-  /// How many samples the chip produced after the newest record seen, up to `now`.
-  private func samplesProducedSinceNewestRecord(at now: Timestamp) -> Int {
-    let period = max(1, samplePeriodEstimateNanoseconds)
-    guard let newest = fifoNewestSampleTimeEstimate else {
-      let elapsed = now.nanoseconds(since: lastFIFODrain)
-      return Int((Double(elapsed) / Double(period)).rounded())
-    }
-    return Int(max(0, now.nanoseconds(since: newest)) / period)
-  }
-
-  private mutating func resetFIFOCountingLosses(at now: Timestamp, undeliveredRecords: Int = 0)
-    -> Int
-  {
-    let produced = samplesProducedSinceNewestRecord(at: now)
-    let lost = produced + max(0, undeliveredRecords)
-    if let bounds = fifoNewestBounds {
-      // The newest sample is now the last one the reset discarded.
-      let shift = Int64(produced) * max(1, samplePeriodEstimateNanoseconds)
-      fifoNewestBounds = (bounds.low + shift, bounds.high + shift)
-    }
-    counters.samplesLost += UInt64(lost)
+  /// Resets the FIFO (after an overflow or a failed read) and leaves its losses pending until
+  /// they can be dated: the samples lost are those between the newest record read before
+  /// (`newestReadBack` records before the newest counted) and the first record after. Returns
+  /// the losses counted now (an old pending loss pushed out, or an estimate when nothing dates
+  /// the gap). FIFO_RESET takes effect only while FIFO_EN is 0 (RM §4.27).
+  private mutating func resetFIFO(at now: Timestamp, newestReadBack: Int) -> Int {
+    var counted = 0
     counters.fifoResets += 1
+    for index in pendingFIFOLosses.indices { pendingFIFOLosses[index].isOpen = false }
+    if let newest = fifoClock.newest {
+      if pendingFIFOLosses.count >= Self.pendingFIFOLossCapacity {
+        counted += countEstimated(pendingFIFOLosses.removeFirst(), at: now)
+      }
+      pendingFIFOLosses.append(
+        PendingFIFOLoss(
+          before: .init(newest: newest, back: newestReadBack), after: nil, resetAt: now,
+          isOpen: true))
+    } else {
+      // Nothing read since counting restarted: the time since then, in periods.
+      let elapsed = Double(now.nanoseconds(since: lastFIFODrain))
+      let lost = Int((elapsed / Double(max(1, samplePeriodNanoseconds))).rounded()) + newestReadBack
+      counters.samplesLost += UInt64(max(0, lost))
+      counted += max(0, lost)
+    }
+    fifoClock.restartCount(at: now)
     lastFIFODrain = now
-    // FIFO_RESET takes effect only while FIFO_EN is 0 (RM §4.27).
     if let error = writeRegister(UserControlRegister.address, 0x04)
       ?? writeRegister(UserControlRegister.address, expectedRegisters().userControl)
     {
       _ = failedRead(error, at: now)
     }
+    return counted
+  }
+
+  /// Tries to date every pending FIFO loss: the first record after its reset is taken from the
+  /// drains since (while they last), both ends are recomputed with the period as now known and
+  /// aligned with the chip's phase, and the gap is counted when only one whole number of
+  /// periods fits. Losses older than 30 s, or all of them when `all`, are counted with the
+  /// best estimate. Returns the samples counted.
+  private mutating func resolvePendingFIFOLosses(at now: Timestamp, all: Bool) -> Int {
+    var counted = 0
+    var index = 0
+    while index < pendingFIFOLosses.count {
+      if pendingFIFOLosses[index].isOpen, let newest = fifoClock.newest, fifoClock.index > 0 {
+        // Keep whichever dating of the first record after the reset is sharpest.
+        let candidate = PendingFIFOLoss.Reference(newest: newest, back: fifoClock.index - 1)
+        if let kept = pendingFIFOLosses[index].after {
+          let keptBounds = fifoClock.bounds(kept.back, recordsBefore: kept.newest)
+          let newBounds = fifoClock.bounds(candidate.back, recordsBefore: candidate.newest)
+          if newBounds.high - newBounds.low < keptBounds.high - keptBounds.low {
+            pendingFIFOLosses[index].after = candidate
+          }
+        } else {
+          pendingFIFOLosses[index].after = candidate
+        }
+      }
+      let pending = pendingFIFOLosses[index]
+      let expired = all || now.nanoseconds(since: pending.resetAt) > 30_000_000_000
+      guard let (periods, exact) = gap(of: pending) else {
+        if expired {
+          pendingFIFOLosses.remove(at: index)
+          counted += countEstimated(pending, at: now)
+        } else {
+          index += 1
+        }
+        continue
+      }
+      if exact || expired {
+        pendingFIFOLosses.remove(at: index)
+        let lost = max(0, periods - 1)
+        counters.samplesLost += UInt64(lost)
+        counted += lost
+      } else {
+        index += 1
+      }
+    }
+    return counted
+  }
+
+  /// The periods between the newest record before a reset and the first after it, and whether
+  /// that number is certain; `nil` before a record came after the reset.
+  private mutating func gap(of pending: PendingFIFOLoss) -> (periods: Int, exact: Bool)? {
+    guard let after = pending.after else { return nil }
+    let rawBefore = fifoClock.bounds(pending.before.back, recordsBefore: pending.before.newest)
+    let rawAfter = fifoClock.bounds(after.back, recordsBefore: after.newest)
+    let before = fifoClock.alignedWithPhase(rawBefore) ?? rawBefore
+    let first = fifoClock.alignedWithPhase(rawAfter) ?? rawAfter
+    let result = fifoClock.periods(from: before, to: first)
+    if result.isExact {
+      fifoClock.constrainPeriod(from: before, to: first, periods: result.count)
+    }
+    return (result.count, result.isExact)
+  }
+
+  /// Counts a pending loss with the best estimate available now.
+  private mutating func countEstimated(_ pending: PendingFIFOLoss, at now: Timestamp) -> Int {
+    let lost: Int
+    if let (periods, _) = gap(of: pending) {
+      lost = max(0, periods - 1)
+    } else {
+      let before = fifoClock.bounds(pending.before.back, recordsBefore: pending.before.newest)
+      let elapsed = Double(now.nanoseconds) - (before.low + before.high) / 2
+      lost = max(0, Int(elapsed / fifoClock.period))
+    }
+    counters.samplesLost += UInt64(lost)
     return lost
   }
 
@@ -1010,4 +1097,20 @@ struct Block: Equatable {
       body(UnsafeMutableRawBufferPointer(rebasing: raw[0..<count]))
     }
   }
+}
+
+/// A FIFO reset whose lost samples are not counted yet: when the newest record read before it
+/// and the first record after it were produced.
+struct PendingFIFOLoss {
+  /// A record instant kept as the bounds of a newest record then and how many records before
+  /// it, so that it sharpens as the period becomes better known.
+  struct Reference {
+    var newest: (low: Double, high: Double)
+    var back: Int
+  }
+  var before: Reference
+  var after: Reference?
+  var resetAt: Timestamp
+  /// Whether the records since its reset are still being counted (no reset since).
+  var isOpen: Bool
 }

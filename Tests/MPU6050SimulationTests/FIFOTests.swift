@@ -66,22 +66,45 @@ struct FIFOTests {
     checkAligned(rig.samples[...])
   }
 
-  @Test("several overflows, each counted exactly", arguments: [0.0, 0.03, -0.03])
-  func repeatedOverflows(oscillatorError: Double) throws {
-    var unit = SimulatedMPU6050Unit.noisy(seed: 12)
+  /// Oscillator errors from −3 % to +3 %, including none at all, and unit seeds.
+  static let clocks: [(Double, UInt64)] = [
+    (-0.03, 1), (-0.01, 2), (-0.005, 3), (0, 4), (0.0025, 5), (0.01, 6), (0.03, 7),
+  ]
+
+  @Test("stalls of random length, each overflow's losses counted exactly", arguments: clocks)
+  func repeatedOverflows(oscillatorError: Double, seed: UInt64) throws {
+    var unit = SimulatedMPU6050Unit.noisy(seed: seed)
     unit.oscillatorError = oscillatorError
     let rig = try Rig(motion: Self.truth, unit: unit)
     try rig.start()
     rig.driver.enableFIFO(at: rig.now)
-    for stall in [900, 1500, 2300] {
-      rig.runFIFO(until: rig.now.advanced(byNanoseconds: seconds(1.5)))
-      rig.clock.advance(by: .milliseconds(Int64(stall)))
+    var random = SeededGenerator(seed: seed, stream: 9)
+    for _ in 0..<3 {
+      rig.runFIFO(until: rig.now.advanced(byNanoseconds: Int64(1e9 + random.nextUniform() * 2e9)))
+      rig.clock.advance(by: .nanoseconds(Int64(8e8 + random.nextUniform() * 3e9)))
     }
     rig.runFIFO(until: rig.now.advanced(byNanoseconds: seconds(1)))
     let chip = rig.board.chip.statistics
     #expect(rig.driver.counters.fifoOverflows == 3)
+    #expect(!rig.driver.fifoLossPending)
     #expect(rig.driver.counters.samplesLost == chip.fifoRecordsLost)
     #expect(rig.driver.counters.samplesDelivered == chip.fifoRecordsRead)
     checkAligned(rig.samples[...])
+  }
+
+  @Test("the driver measures the chip's period from the drains")
+  func periodMeasurement() throws {
+    var unit = SimulatedMPU6050Unit.noisy(seed: 8)
+    unit.oscillatorError = 0.021
+    let rig = try Rig(motion: Self.truth, unit: unit)
+    try rig.start()
+    #expect(rig.driver.samplePeriodNanoseconds == 10_000_000)
+    rig.driver.enableFIFO(at: rig.now)
+    rig.runFIFO(until: rig.now.advanced(byNanoseconds: seconds(3)))
+    // 10 ms / 1.021 = 9 794 319.3 ns, known to 1e-4 after 3 s of drains.
+    #expect(abs(Double(rig.driver.samplePeriodNanoseconds) - 1e7 / 1.021) < 1_000)
+    let newest = try #require(rig.driver.fifoNewestSampleTimeEstimate)
+    let truth = rig.board.chip.nextSampleTime! - .nanoseconds(Int64(1e7 / 1.021))
+    #expect(abs(newest.nanoseconds(since: truth)) < 100_000)
   }
 }

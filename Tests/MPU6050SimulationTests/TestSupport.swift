@@ -143,14 +143,14 @@ final class Rig {
     }
   }
 
-  /// Polling the FIFO every `interval` on the clock.
-  func runFIFO(until end: Timestamp, interval: Duration = .milliseconds(10)) {
+  /// Polling the FIFO every `interval` on the clock: by default 9.5 ms, deliberately not the
+  /// nominal 10 ms period, so the drains scan the chip's phase (see `MPU6050Driver.drainFIFO`).
+  func runFIFO(until end: Timestamp, interval: Duration = .microseconds(9_500)) {
     var next = now
     while now < end {
       honourStalls()
       next = max(next, now) + interval
       board.clock.sleep(until: min(next, end))
-      driver.samplePeriodEstimateNanoseconds = Int64(board.chip.samplePeriodNanoseconds.rounded())
       let drain = driver.drainFIFO(at: now) { sample, newer in
         samples.append((now, sample))
       }
