@@ -37,5 +37,20 @@ format: check-swift
 lint: check-swift
 	$(SWIFT) format lint --strict --recursive Package.swift HAL Sources Tests tools
 
+# Python test clients (pymavlink, pinned in tools/scripts/requirements.txt) in a local .venv;
+# reinstalled when the requirements change.
+.PHONY: venv check-mavlink
+venv: .venv/.requirements-installed
+
+.venv/.requirements-installed: tools/scripts/requirements.txt
+	@command -v python3 >/dev/null 2>&1 || { echo "plumb: python3 is missing: sudo apt-get install python3 python3-venv" >&2; exit 1; }
+	@test -x .venv/bin/python || python3 -m venv .venv || { rm -rf .venv; echo "plumb: could not create .venv: sudo apt-get install python3-venv" >&2; exit 1; }
+	.venv/bin/pip install --quiet --disable-pip-version-check -r tools/scripts/requirements.txt
+	@touch $@
+
+# pymavlink (not Plumb's code) decodes the committed MAVLink golden stream and its sidecar.
+check-mavlink: venv
+	.venv/bin/python tools/scripts/check_mavlink.py
+
 clean:
 	rm -rf .build .venv

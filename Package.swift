@@ -16,6 +16,15 @@ var products: [Product] = []
 
 // MARK: - HAL: protocols and value types (no dependencies)
 
+// Test-only support: an allocation-counting malloc interposer and a way to test permission
+// errors as root. Linked into the (single) test executable by every test target that needs it.
+targets += [
+  .target(name: "TestSupportC", path: "Tests/TestSupportC"),
+  .target(
+    name: "TestSupport", dependencies: ["TestSupportC"], path: "Tests/TestSupport",
+    swiftSettings: swift6),
+]
+
 targets += [
   .target(name: "HardwareAbstraction", path: "HAL/HardwareAbstraction", swiftSettings: swift6),
   .testTarget(
@@ -25,14 +34,38 @@ targets += [
 
 // MARK: - HAL: Linux (libi2c, libgpiod v1, termios, CLOCK_MONOTONIC)
 
-// (filled in by the Linux HAL work)
+targets += [
+  // libi2c has no pkg-config file on Debian: the module map links "i2c" by name.
+  .systemLibrary(name: "CLibI2C", path: "HAL/CLibI2C", providers: [.apt(["libi2c-dev"])]),
+  // libgpiod v1 only: the shim header stops the build with an explanation on the v2 API.
+  .systemLibrary(
+    name: "CLibGPIOD", path: "HAL/CLibGPIOD", pkgConfig: "libgpiod",
+    providers: [.apt(["libgpiod-dev"])]),
+  // The thin syscall seam shared by LinuxHardware and SimulatedHardware.
+  .target(
+    name: "POSIXSupport", dependencies: ["HardwareAbstraction"], path: "HAL/POSIXSupport",
+    swiftSettings: swift6),
+  .target(
+    name: "LinuxHardware",
+    dependencies: ["HardwareAbstraction", "POSIXSupport", "CLibI2C", "CLibGPIOD"],
+    path: "HAL/LinuxHardware", swiftSettings: swift6),
+  .testTarget(
+    name: "POSIXSupportTests", dependencies: ["POSIXSupport", "HardwareAbstraction"],
+    swiftSettings: swift6),
+  .testTarget(
+    name: "LinuxHardwareTests",
+    dependencies: [
+      "LinuxHardware", "POSIXSupport", "HardwareAbstraction", "SimulatedHardware", "TestSupport",
+    ],
+    swiftSettings: swift6),
+]
 
 // MARK: - HAL: simulated hardware
 
 targets += [
   .target(
-    name: "SimulatedHardware", dependencies: ["HardwareAbstraction"], path: "HAL/SimulatedHardware",
-    swiftSettings: swift6),
+    name: "SimulatedHardware", dependencies: ["HardwareAbstraction", "POSIXSupport", "Randomness"],
+    path: "HAL/SimulatedHardware", swiftSettings: swift6),
   .testTarget(
     name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware", "HardwareAbstraction"],
     swiftSettings: swift6),
@@ -41,6 +74,8 @@ targets += [
 // MARK: - Geometry, motion truth and attitude estimation
 
 targets += [
+  .target(name: "Randomness", swiftSettings: swift6),
+  .testTarget(name: "RandomnessTests", dependencies: ["Randomness"], swiftSettings: swift6),
   .target(name: "Geometry", swiftSettings: swift6),
   .target(name: "MotionScenarios", dependencies: ["Geometry"], swiftSettings: swift6),
 ]
@@ -71,8 +106,19 @@ targets += [
 // MARK: - Firmware, telemetry, boards, calibration
 
 targets += [
-  .target(name: "Boards", dependencies: ["Geometry", "JSON"], swiftSettings: swift6),
+  .target(name: "Boards", dependencies: ["Geometry", "JSON", "Telemetry"], swiftSettings: swift6),
   .testTarget(name: "BoardsTests", dependencies: ["Boards", "Geometry"], swiftSettings: swift6),
+]
+
+// Telemetry: frame encodings (binary, text, MAVLink v2), their decoders, the link budget and the
+// host-command parser. Geometry only: no Foundation, no HAL.
+targets += [
+  .target(
+    name: "Telemetry", dependencies: ["Geometry"], exclude: ["FORMATS.md"], swiftSettings: swift6),
+  .testTarget(
+    name: "TelemetryTests", dependencies: ["Telemetry", "Geometry", "JSON", "TestSupport"],
+    exclude: ["Vectors"],
+    swiftSettings: swift6),
 ]
 
 // MARK: - Executables and tools
@@ -84,6 +130,26 @@ targets += [
   .testTarget(
     name: "CommandLineSupportTests", dependencies: ["CommandLineSupport"], swiftSettings: swift6),
 ]
+
+// Bench calibration (issue 6): the calibration maths and file, a small SVG plotter, `plumb-cal`.
+targets += [
+  .target(name: "Plotting", swiftSettings: swift6),
+  .testTarget(name: "PlottingTests", dependencies: ["Plotting"], swiftSettings: swift6),
+  .target(
+    name: "Calibration", dependencies: ["Geometry", "JSON", "Randomness"], swiftSettings: swift6),
+  .testTarget(
+    name: "CalibrationTests",
+    dependencies: [
+      "Calibration", "Geometry", "JSON", "Plotting", "CommandLineSupport", "plumb-cal",
+      "Randomness",
+    ],
+    swiftSettings: swift6),
+  .executableTarget(
+    name: "plumb-cal",
+    dependencies: ["Calibration", "Plotting", "CommandLineSupport", "Geometry", "JSON"],
+    path: "tools/plumb-cal", exclude: ["CALIBRATION-FILE.md"], swiftSettings: swift6),
+]
+products += [.executable(name: "plumb-cal", targets: ["plumb-cal"])]
 
 let package = Package(
   name: "Plumb",

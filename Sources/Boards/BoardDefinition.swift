@@ -1,4 +1,5 @@
 import Geometry
+import Telemetry
 
 /// Everything Plumb needs to know about one board: where the sensor is, how it is wired and
 /// mounted, how to configure it, and where the frames go. Read from a JSON board file (schema in
@@ -128,18 +129,13 @@ public struct SensorSettings: Hashable, Sendable {
   }
 }
 
-/// The frame encoding on the serial line.
-public enum OutputFormat: String, Hashable, Sendable, CaseIterable {
-  case binary, text, mavlink
-}
-
 /// What goes out, how often.
 public struct OutputSettings: Hashable, Sendable {
-  public var format: OutputFormat
+  public var format: TelemetryFormat
   /// Frames per second; at most the sample rate, and a divisor of it.
   public var rateHz: Double
 
-  public init(format: OutputFormat = .binary, rateHz: Double = 100) {
+  public init(format: TelemetryFormat = .binary, rateHz: Double = 100) {
     self.format = format
     self.rateHz = rateHz
   }
@@ -149,10 +145,10 @@ public struct OutputSettings: Hashable, Sendable {
 public struct MAVLinkSettings: Hashable, Sendable {
   /// 1 … 255; 1 is the usual autopilot/vehicle id.
   public var systemId: Int
-  /// 1 … 255; MAV_COMP_ID_IMU is 154.
+  /// 1 … 255; the default is MAV_COMP_ID_IMU, 200.
   public var componentId: Int
 
-  public init(systemId: Int = 1, componentId: Int = 154) {
+  public init(systemId: Int = 1, componentId: Int = 200) {
     self.systemId = systemId
     self.componentId = componentId
   }

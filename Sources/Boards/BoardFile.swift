@@ -1,5 +1,6 @@
 import Geometry
 import JSON
+import Telemetry
 
 #if canImport(Glibc)
   import Glibc
@@ -171,8 +172,8 @@ public enum BoardFile {
     if let reader = try root.optional("output") {
       try reader.rejectUnknownKeys(["format", "rateHz"])
       if let r = try reader.optional("format") {
-        output.format = OutputFormat(
-          rawValue: try r.choice(OutputFormat.allCases.map(\.rawValue)))!
+        output.format = TelemetryFormat(
+          rawValue: try r.choice(TelemetryFormat.allCases.map(\.rawValue)))!
       }
       if let r = try reader.optional("rateHz") {
         output.rateHz = try r.double(in: 0.1...1000, unit: "Hz")

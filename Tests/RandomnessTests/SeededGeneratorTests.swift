@@ -1,4 +1,4 @@
-import SimulatedHardware
+import Randomness
 import Testing
 
 @Suite struct SeededGeneratorTests {
