@@ -98,7 +98,7 @@ targets += [
     name: "MPU6050SimulationTests",
     dependencies: [
       "MPU6050Simulation", "MPU6050", "HardwareAbstraction", "SimulatedHardware", "Geometry",
-      "MotionScenarios",
+      "MotionScenarios", "TestSupport",
     ],
     swiftSettings: swift6),
 ]

@@ -709,7 +709,12 @@ public final class SimulatedMPU6050: SimulatedI2CDevice, EdgeSource {
     counts.fifoRecordsWritten += 1
     var first = true
     // In register order (RM §4.6): accelerometer (6 bytes), temperature, gyroscope X, Y, Z.
-    for (bit, start, length) in Self.fifoLayout where enable & bit != 0 {
+    // Indexing, not `for … in` over the table: the iterator allocates in unoptimised builds.
+    var item = 0
+    while item < Self.fifoLayout.count {
+      let (bit, start, length) = Self.fifoLayout[item]
+      item += 1
+      guard enable & bit != 0 else { continue }
       for offset in 0..<length {
         pushFIFO(registers[start + offset], startsRecord: first)
         first = false

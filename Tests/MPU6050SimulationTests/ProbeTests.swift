@@ -37,33 +37,4 @@ struct ProbeTests {
       MPU6050RegisterDump.decode(register: 0x1A, value: 0x07).meaning.hasPrefix(
         "DLPF_CFG 7 (reserved)"))
   }
-
-  /// Run separately under heaptrack, these two show that the per-sample path allocates
-  /// nothing: their allocation counts differ by nothing that grows with the 20 000 extra
-  /// samples.
-  @Test("1 000 samples on the simulated board")
-  func shortRun() throws { try samples(count: 1_000) }
-
-  @Test("21 000 samples on the simulated board")
-  func longRun() throws { try samples(count: 21_000) }
-
-  func samples(count: Int) throws {
-    let board = SimulatedMPU6050Board(motion: RestingMotion(), unit: .typical(seed: 2))
-    var driver = try MPU6050Driver(bus: board.bus, address: board.address)
-    var clock = board.clock
-    _ = try driver.start(clock: &clock, selfTest: false)
-    var delivered = 0
-    var sum = 0.0
-    while delivered < count {
-      guard
-        case .edge(let time) = try board.line.waitForEdge(
-          until: board.clock.now() + .milliseconds(30))
-      else { continue }
-      if case .sample(let sample, _) = driver.readSample(at: time) {
-        delivered += 1
-        sum += sample.specificForceMetersPerSecondSquared.z
-      }
-    }
-    #expect(abs(sum / Double(count) - 9.80665) < 0.5)
-  }
 }
