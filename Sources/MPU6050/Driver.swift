@@ -89,8 +89,8 @@ public struct MPU6050FIFODrain: Hashable, Sendable {
   /// Whether an overflow was found (the FIFO was then reset).
   public var overflowed = false
   /// Samples whose loss this drain counted. An overflow's losses are counted once the records
-  /// after the reset date the gap exactly (usually within a few drains, at most 2 s later);
-  /// `MPU6050Driver.fifoLossPending` says when a count is still to come.
+  /// after the reset date the gap exactly (usually within a few drains; an estimate after
+  /// 30 s); `MPU6050Driver.fifoLossPending` says when a count is still to come.
   public var samplesLost: Int = 0
   /// Set when the drain could not run: a bus error or recovery.
   public var unavailable: MPU6050Unavailable?
