@@ -141,14 +141,12 @@ public struct MPU6050Driver<Bus: I2CBus> {
   public var measuredSamplePeriodNanoseconds: Int64?
 
   /// The sample period the driver counts FIFO losses and silences with, ns: the loop's
-  /// measurement when given, else the driver's own from the FIFO (once known to 0.1 %), else
-  /// the nominal period of the configuration.
+  /// measurement when given, else the driver's own from the FIFO drains (the nominal period
+  /// until drains have narrowed it).
   public var samplePeriodNanoseconds: Int64 {
-    if let measuredSamplePeriodNanoseconds { return measuredSamplePeriodNanoseconds }
-    if fifoClock.periodHigh - fifoClock.periodLow < fifoClock.period * 1e-3 {
-      return Int64(fifoClock.period.rounded())
-    }
-    return configuration.samplePeriodNanoseconds
+    // The FIFO clock's bounds start at nominal ± 5 % and only narrow around the truth, so
+    // their middle is never a worse guess than the nominal period.
+    measuredSamplePeriodNanoseconds ?? Int64(fifoClock.period.rounded())
   }
 
   private var scale: MPU6050Scale
@@ -459,7 +457,9 @@ public struct MPU6050Driver<Bus: I2CBus> {
 
   /// Reads every whole record in the FIFO and hands each to `body`, oldest first, with the
   /// number of records newer than it (0 for the newest, which the chip produced within the last
-  /// sample period before `now`; `fifoNewestSampleTimeEstimate` dates it).
+  /// sample period; `fifoNewestSampleTimeEstimate` dates it). `clock` is read around the
+  /// FIFO_COUNT transfer (the loop's `CLOCK_MONOTONIC`; a `ManualClock` in simulation), so the
+  /// records are dated however long the bus takes.
   ///
   /// Reads INT_STATUS (FIFO_OFLOW_INT) and FIFO_COUNT first, then the records two at a time
   /// (28 bytes, within the 32-byte SMBus block limit), so every block starts on a record and
@@ -475,9 +475,10 @@ public struct MPU6050Driver<Bus: I2CBus> {
   /// at an interval that is *not* the nominal period (9.5 ms for 100 Hz, say): a timer in
   /// lock-step with the chip cannot learn its phase, and its losses are estimated (±1) after
   /// 30 s. `fifoLossPending` says when a count is still to come.
-  public mutating func drainFIFO(
-    at now: Timestamp, _ body: (_ sample: MPU6050Sample, _ newerSamples: Int) -> Void
+  public mutating func drainFIFO<Clock: MonotonicClock>(
+    clock: Clock, _ body: (_ sample: MPU6050Sample, _ newerSamples: Int) -> Void
   ) -> MPU6050FIFODrain {
+    let now = clock.now()
     var result = MPU6050FIFODrain()
     if let unavailable = stepIfNotRunning(at: now) {
       result.unavailable = unavailable
@@ -494,10 +495,12 @@ public struct MPU6050Driver<Bus: I2CBus> {
       return result
     }
     var countBlock = Block()
+    let beforeCount = clock.now()
     if let error = readBlock(FIFORegisters.countHigh, count: 2, into: &countBlock) {
       result.unavailable = failedRead(error, at: now)
       return result
     }
+    let afterCount = clock.now()
     consecutiveFailedReads = 0
     let count = countBlock.withBytes { Int($0[0]) << 8 | Int($0[1]) }
     let capacity = identity?.model.fifoCapacityBytes ?? FIFORegisters.capacityBytes
@@ -506,11 +509,11 @@ public struct MPU6050Driver<Bus: I2CBus> {
     if InterruptStatusRegister(bits: status).fifoOverflow || count >= capacity {
       counters.fifoOverflows += 1
       result.overflowed = true
-      result.samplesLost = resetFIFO(at: now, newestReadBack: 0)
+      result.samplesLost = resetFIFO(at: clock.now(), newestReadBack: 0)
       return result
     }
     let records = count / recordLength
-    fifoClock.observe(records: records, at: now)
+    fifoClock.observe(records: records, between: beforeCount, and: afterCount)
     if records == 0 {
       lastFIFODrain = now
       if let unavailable = checkIfSilent(at: now) { result.unavailable = unavailable }
@@ -525,7 +528,7 @@ public struct MPU6050Driver<Bus: I2CBus> {
         // records counted but not delivered are lost with the rest.
         counters.failedReads += 1
         lastError = .bus(error)
-        result.samplesLost = resetFIFO(at: now, newestReadBack: remaining)
+        result.samplesLost = resetFIFO(at: clock.now(), newestReadBack: remaining)
         return result
       }
       for index in 0..<take {
@@ -732,6 +735,11 @@ public struct MPU6050Driver<Bus: I2CBus> {
     if let error = writeRegister(UserControlRegister.address, 0x04)
       ?? writeRegister(UserControlRegister.address, expectedRegisters().userControl)
     {
+      _ = failedRead(error, at: now)
+    } else if case .failure(let error) = readRegister(InterruptStatusRegister.address) {
+      // A sample that arrived between reading INT_STATUS and the reset may have raised
+      // FIFO_OFLOW_INT again; reading INT_STATUS now clears it, so the next drain does not
+      // take the same overflow for a new one. (The FIFO is empty now: it cannot overflow anew.)
       _ = failedRead(error, at: now)
     }
     return counted

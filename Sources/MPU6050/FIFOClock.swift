@@ -11,7 +11,9 @@ import HardwareAbstraction
 /// period and the period to a fraction of a period over the gap, the count is exact.
 ///
 /// **How.** The chip produces sample k at s(k) = φ + k·P. A drain at time t that finds records
-/// up to index N (after a drain at t′) tells: t′ < s(N) ≤ t, and s(N + 1) > t. Bounds on s(N)
+/// up to index N (after a drain at t′) tells: t′ < s(N) ≤ t, and s(N + 1) > t (with the clock
+/// read just before and just after the FIFO_COUNT transfer, so the time a transfer takes on
+/// the wire widens the bounds instead of breaking them). Bounds on s(N)
 /// are carried from drain to drain (propagated by the new records' periods) and intersected with
 /// each new constraint; bounds on P follow from an early "anchor" bound and the current one, N − Nₐ
 /// periods apart. Because the loop's poll timer and the chip's oscillator are never exactly
@@ -116,14 +118,17 @@ struct FIFOClock {
     return candidates == 1 ? found : nil
   }
 
-  /// A drain at `time` found `records` new records.
-  mutating func observe(records: Int, at time: Timestamp) {
-    let t = Double(time.nanoseconds)
-    defer { lastDrain = t }
+  /// A drain found `records` new records in a FIFO_COUNT read that started after `before` and
+  /// ended before `after` (the clock read around the transfer): every record counted was
+  /// produced by `after`, and the next one after `before`.
+  mutating func observe(records: Int, between before: Timestamp, and after: Timestamp) {
+    let t = Double(after.nanoseconds)
+    let start = Double(before.nanoseconds)
+    defer { lastDrain = start }
     if records == 0 {
-      // No new sample yet: the next one comes after now.
+      // No new sample yet: the next one comes after the count was taken.
       if var bounds = newest {
-        bounds.low = max(bounds.low, t - periodHigh)
+        bounds.low = max(bounds.low, start - periodHigh)
         if bounds.low <= bounds.high {
           newest = bounds
           phase = bounds
@@ -132,9 +137,9 @@ struct FIFOClock {
       return
     }
     index += records
-    // Fresh constraints: after the previous drain, no later than now, and the next one is
-    // after now.
-    var low = max(lastDrain ?? -Double.infinity, t - periodHigh)
+    // Fresh constraints: after the previous count was taken, no later than this one, and the
+    // next one after this count was taken.
+    var low = max(lastDrain ?? -Double.infinity, start - periodHigh)
     var high = t
     if let previous = newest {
       let propagatedLow = previous.low + Double(records) * periodLow

@@ -95,6 +95,9 @@ public final class SimulatedMPU6050: SimulatedI2CDevice, EdgeSource {
     /// FIFO records read whole by the host.
     public var fifoRecordsRead: UInt64 = 0
     /// FIFO records lost: partly or wholly dropped by an overflow, or discarded by a reset.
+    /// (Samples produced while the host had the FIFO switched off — for a moment during every
+    /// FIFO_RESET, which works only while FIFO_EN is 0 — never became records: reconcile a
+    /// host's losses with `samplesProduced`, not with this.)
     public var fifoRecordsLost: UInt64 = 0
     /// Bytes dropped because the FIFO was full.
     public var fifoBytesDropped: UInt64 = 0

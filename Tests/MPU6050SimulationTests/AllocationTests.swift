@@ -43,7 +43,7 @@ struct AllocationTests {
     var delivered = 0
     func drain() {
       board.clock.advance(by: .microseconds(9_500))
-      _ = driver.drainFIFO(at: board.clock.now()) { _, _ in delivered += 1 }
+      _ = driver.drainFIFO(clock: board.clock) { _, _ in delivered += 1 }
     }
     for _ in 0..<150 { drain() }
     let allocations = AllocationCounter.count { for _ in 0..<300 { drain() } }

@@ -143,15 +143,44 @@ final class Rig {
     }
   }
 
+  /// The chip's sample count when the FIFO was enabled, less the records then already in it,
+  /// and the driver's delivered count then: the baseline of `fifoAccounting`.
+  private var fifoBaseline: (produced: UInt64, delivered: UInt64, lost: UInt64) = (0, 0, 0)
+
+  /// Switches the driver to the FIFO and notes the baseline for `fifoAccounting`.
+  func enableFIFO() {
+    driver.enableFIFO(at: now)
+    let chip = board.chip.statistics
+    fifoBaseline = (
+      chip.samplesProduced - UInt64(board.chip.fifoByteCount / 14),
+      driver.counters.samplesDelivered, driver.counters.samplesLost
+    )
+  }
+
+  /// Every sample the chip produced since the FIFO was enabled, and where it went: delivered,
+  /// counted lost by the driver, or still in the FIFO. Samples produced while a FIFO reset had
+  /// the FIFO switched off were never records at all; the driver counts them lost, and this
+  /// accounting (unlike the chip's record counts) includes them.
+  func fifoAccounting() -> (produced: UInt64, delivered: UInt64, lost: UInt64, inFIFO: UInt64) {
+    let chip = board.chip.statistics
+    return (
+      chip.samplesProduced - fifoBaseline.produced,
+      driver.counters.samplesDelivered - fifoBaseline.delivered,
+      driver.counters.samplesLost - fifoBaseline.lost, UInt64(board.chip.fifoByteCount / 14)
+    )
+  }
+
   /// Polling the FIFO every `interval` on the clock: by default 9.5 ms, deliberately not the
   /// nominal 10 ms period, so the drains scan the chip's phase (see `MPU6050Driver.drainFIFO`).
   func runFIFO(until end: Timestamp, interval: Duration = .microseconds(9_500)) {
     var next = now
     while now < end {
       honourStalls()
-      next = max(next, now) + interval
+      // Absolute deadlines, as the loop's timer: the time a drain takes does not shift them.
+      next = next + interval
+      if next < now { next = now + interval }
       board.clock.sleep(until: min(next, end))
-      let drain = driver.drainFIFO(at: now) { sample, newer in
+      let drain = driver.drainFIFO(clock: board.clock) { sample, newer in
         samples.append((now, sample))
       }
       if drain.overflowed { overflows += 1 }
