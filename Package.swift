@@ -82,7 +82,26 @@ targets += [
 
 // MARK: - MPU-6050 driver and simulation
 
-// (filled in by the driver work)
+// The driver sees only the HAL protocols. The simulated chip restates the register map on its
+// own (it does not import the driver), so a wrong address cannot hide in both at once.
+targets += [
+  .target(name: "MPU6050", dependencies: ["HardwareAbstraction"], swiftSettings: swift6),
+  .target(
+    name: "MPU6050Simulation",
+    dependencies: ["HardwareAbstraction", "SimulatedHardware", "Geometry", "MotionScenarios"],
+    swiftSettings: swift6),
+  .testTarget(
+    name: "MPU6050Tests",
+    dependencies: ["MPU6050", "HardwareAbstraction", "SimulatedHardware"],
+    swiftSettings: swift6),
+  .testTarget(
+    name: "MPU6050SimulationTests",
+    dependencies: [
+      "MPU6050Simulation", "MPU6050", "HardwareAbstraction", "SimulatedHardware", "Geometry",
+      "MotionScenarios", "TestSupport",
+    ],
+    swiftSettings: swift6),
+]
 
 // MARK: - Firmware, telemetry, boards, calibration
 
