@@ -40,6 +40,7 @@ targets += [
 targets += [
   .target(name: "Geometry", swiftSettings: swift6),
   .target(name: "MotionScenarios", dependencies: ["Geometry"], swiftSettings: swift6),
+  .testTarget(name: "GeometryTests", dependencies: ["Geometry"], swiftSettings: swift6),
 ]
 
 // MARK: - MPU-6050 driver and simulation
