@@ -91,9 +91,17 @@ public struct AttitudeEstimator: Sendable {
   /// Acceleration-rejection counter (samples) and state.
   var rejectionCounter: Int = 0
   var isRecovering = false
+  /// Rotation integrated (leaky, over the rest window's time constant) while the attitude is
+  /// held at rest: applied when the rest ends.
+  var restRotation: Vector3 = .zero
+  var restRotationRetention: Double = 1
+  /// The heading drift model of the motion since the last rest: Σ up·t·Δt (body axes, s²),
+  /// the motion's duration, and whether a rest has measured the bias before it.
+  var driftWeights: Vector3 = .zero
+  var segmentSeconds: Double = 0
+  var hasMeasuredRest = false
   /// Sums over the rest candidate window.
-  var windowGyroSum: Vector3 = .zero
-  var windowAccelerationSum: Vector3 = .zero
+  var temperatureOffsetNow: Vector3 = .zero
   var windowRotation: Vector3 = .zero
   /// Motion-bias block: correction accumulated (reference x, y), time, samples.
   var blockCorrectionX: Double = 0
@@ -176,33 +184,39 @@ public struct AttitudeEstimator: Sendable {
     // Bias: predict, then compensate temperature.
     biasEstimator.predict(seconds: dt)
     let temperatureTerm = temperatureOffset(sample.temperatureCelsius)
+    temperatureOffsetNow = temperatureTerm
     let bias = biasEstimator.bias + temperatureTerm
     let omega = gyro - bias
 
     // Rest.
     let transition = restDetector.update(
       gyro: gyro, acceleration: accel, bias: bias, biasVariance: biasEstimator.variance,
-      gyroSampleVariance: gyroSampleVariance, usable: !sample.isClipped)
+      gyroSampleVariance: gyroSampleVariance, up: -lastEstimate.gravityInBody,
+      usable: !sample.isClipped)
     var atRest = restDetector.isAtRest
     if !atRest {
-      // Accumulate the candidate window (restarted whenever the detector restarts it).
+      // The rotation integrated over the quiet stretch (undone if it turns out to be a rest).
       let n = restDetector.quietSamples
       if n == 1 {
-        windowGyroSum = gyro - temperatureTerm
-        windowAccelerationSum = accel
         windowRotation = omega * dt
       } else if n > 1 {
-        windowGyroSum += gyro - temperatureTerm
-        windowAccelerationSum += accel
         windowRotation += omega * dt
       }
     }
-    if transition == .ended { resetBlock() }
-    if case .started(let samples, let consistent) = transition {
-      windowGyroSum += gyro - temperatureTerm
-      windowAccelerationSum += accel
-      if tiltAgrees(meanAcceleration: windowAccelerationSum / Double(samples)) {
-        reanchor(samples: samples, undoRotation: consistent)
+    if case .inconsistent(let excess) = transition { biasEstimator.widen(by: excess) }
+    if transition == .ended {
+      // The rest has ended: the last moments' rotation, held back while the heading was held,
+      // was probably the start of this motion; give it back.
+      resetBlock()
+      driftWeights = .zero
+      segmentSeconds = 0
+      if settings.holdsAttitudeAtRest { propagate(restRotation) }
+      restRotation = .zero
+    }
+    if case .started(let samples) = transition {
+      if tiltAgrees(meanAcceleration: restDetector.stretchAccelerationSum / Double(samples)) {
+        reanchor(samples: samples)
+        restRotation = .zero
         flags.insert(.restStarted)
       } else {
         restDetector.cancelRest()
@@ -213,7 +227,8 @@ public struct AttitudeEstimator: Sendable {
 
     // Propagation (none at rest: the heading is held).
     if atRest {
-      if settings.bias.restEstimationEnabled {
+      restRotation = restRotation * restRotationRetention + omega * dt
+      if settings.bias.restEstimationEnabled && settings.restSampleUpdates {
         biasEstimator.observeAtRest(
           meanRate: gyro - temperatureTerm, sampleVariance: gyroSampleVariance)
       }
@@ -465,25 +480,41 @@ public struct AttitudeEstimator: Sendable {
   }
 
   /// A rest has just been declared after `samples` quiet samples (sums in the window fields).
-  mutating func reanchor(samples: Int, undoRotation: Bool) {
+  mutating func reanchor(samples: Int) {
     let n = Double(samples)
+    let biasBefore = biasEstimator.bias
     if settings.bias.restEstimationEnabled {
       biasEstimator.observeAtRest(
-        meanRate: windowGyroSum / n, samples: samples, sampleVariance: gyroSampleVariance)
+        meanRate: restDetector.stretchGyroSum / n - temperatureOffsetNow, samples: samples,
+        sampleVariance: gyroSampleVariance)
     }
+    restDetector.setRestBias(
+      biasEstimator.bias + temperatureOffsetNow,
+      variance: biasEstimator.variance + Vector3(1, 1, 1) * (gyroSampleVariance / n))
     if settings.holdsAttitudeAtRest {
       // The window was still: the rotation integrated over it was bias, so undo it; keep the
       // heading that leaves, and take the tilt from the window's mean acceleration.
-      let undone = undoRotation ? q * Quaternion(rotationVector: -windowRotation) : q
+      let undone = settings.undoesWindowRotation ? q * Quaternion(rotationVector: -windowRotation) : q
       let twistNorm = (undone.w * undone.w + undone.z * undone.z).squareRoot()
-      let twist =
+      var twist =
         twistNorm > 1e-9
         ? Quaternion(w: undone.w / twistNorm, x: 0, y: 0, z: undone.z / twistNorm) : .identity
-      let meanAcceleration = windowAccelerationSum / n
+      // The bias this rest measured differs from the one the motion was integrated with. Had
+      // it drifted there steadily (the expected path of a random walk between two known
+      // points), the heading gained Δb · Σ up·t·Δt / T; take that back.
+      if hasMeasuredRest && segmentSeconds > 0 && settings.bias.restEstimationEnabled {
+        let change = biasEstimator.bias - biasBefore
+        let heading = -change.dot(driftWeights) / segmentSeconds
+        twist = Quaternion(axis: .unitZ, angle: heading) * twist
+      }
+      let meanAcceleration = restDetector.stretchAccelerationSum / n
+      if settings.takesTiltFromRest {
       q = (twist * Quaternion(from: meanAcceleration, to: .unitZ)).normalized
+      } else { q = undone.normalized }
       let up = Vector3(0, 0, meanAcceleration.length)
       (s1, s2) = lowPass.steadyStates(up)
       slowMean = up
+      hasMeasuredRest = settings.bias.restEstimationEnabled
       if isInitialising {
         isInitialising = false
       }
@@ -515,6 +546,9 @@ public struct AttitudeEstimator: Sendable {
     let (w, x, y, z) = (q.w, q.x, q.y, q.z)
     let r0 = Vector3(1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y))
     let r1 = Vector3(2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x))
+    let r2 = Vector3(2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y))
+    segmentSeconds += seconds
+    driftWeights += r2 * ((segmentSeconds - 0.5 * seconds) * seconds)
     let b = biasEstimator.bias
     let (h0, h1, rb0, rb1) = rowFilter.update(
       r0, r1, r0.dot(b), r1.dot(b), coefficients: blockLowPass)
@@ -537,11 +571,13 @@ public struct AttitudeEstimator: Sendable {
     case .second:
       lowPass = .butterworth(
         timeConstantSeconds: inclination.timeConstantSeconds, periodSeconds: period)
+
     case .first:
       lowPass = .firstOrder(
         timeConstantSeconds: inclination.timeConstantSeconds, periodSeconds: period)
     }
     restDetector.setSamplePeriod(period)
+    restRotationRetention = 1 - period / settings.rest.meanTimeConstantSeconds
     let n = settings.noise.gyroNoiseDensity
     gyroSampleVariance = n * n / period
     initialLimit = max(1, Int((inclination.initialisationSeconds / period).rounded()))

@@ -207,6 +207,16 @@ public struct GyroBiasEstimator: Hashable, Sendable {
     bias = clipped
   }
 
+  /// Adds `variance` (rad/s)² to every axis's variance: evidence that the bias moved more than
+  /// the random walk predicted.
+  public mutating func widen(by variance: Double) {
+    guard variance > 0 else { return }
+    let m = maximumVariance
+    self.variance = Vector3(
+      min(self.variance.x + variance, m), min(self.variance.y + variance, m),
+      min(self.variance.z + variance, m))
+  }
+
   /// Replaces the estimate (for instance with a stored value at start-up).
   public mutating func reset(bias: Vector3, uncertaintyRadiansPerSecond: Double) {
     self.bias = bias

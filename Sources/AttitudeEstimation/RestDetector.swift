@@ -24,10 +24,10 @@ import Geometry
 ///    window mean that differs from the bias by more than `biasConsistencySigmas` standard
 ///    deviations (bias uncertainty and the mean's own noise) is a slow rotation, not rest. While
 ///    the bias is unknown (at start-up, uncertainty ±20 °/s) only rotations beyond that are
-///    refused. A quiet but inconsistent stretch longer than `inconsistentRestTimeoutSeconds`
-///    is accepted after all: nothing physical turns that smoothly for that long, but a bias can
-///    jump (a temperature step) beyond its predicted uncertainty, and refusing every later rest
-///    would freeze the estimate.
+///    refused. While at rest the same test runs against the bias being measured, so a slow
+///    rotation that starts during a rest ends it. A bias that jumped beyond its predicted
+///    uncertainty (a temperature step) is accepted again once the uncertainty, growing like a
+///    random walk, covers the jump.
 public struct RestDetector: Hashable, Sendable {
   /// Thresholds and timing. The defaults are VQF's published rest-detection defaults (Laidig &
   /// Seel 2023), which were tuned on real recordings; `init(noise:samplePeriodSeconds:)` derives
@@ -48,12 +48,29 @@ public struct RestDetector: Hashable, Sendable {
     /// Quiet time needed before rest is declared, seconds (converted to a sample count).
     /// Default 1.5 s (seed 000, VQF): long enough that a pause in a gesture is not a rest.
     public var minimumDurationSeconds: Double
-    /// How many standard deviations the window mean may differ from the bias estimate, per
-    /// axis. Default 4: a true rest is refused with probability about 2 × 10⁻⁴ per axis.
+    /// How many standard deviations the window mean may differ from the bias estimate about
+    /// the vertical (twice as many about horizontal axes, which the accelerometer also
+    /// watches). Default 3: a slow turn about the vertical is refused unless it is within
+    /// the bias's own uncertainty; a true rest is refused with probability 0.3 %, and then
+    /// only until the uncertainty has grown.
     public var biasConsistencySigmas: Double
-    /// A quiet but bias-inconsistent stretch this long is accepted as rest, seconds. Default
-    /// 10 s.
-    public var inconsistentRestTimeoutSeconds: Double
+    /// The smallest difference between the window mean and the bias that may refuse a rest,
+    /// rad/s: below it a slow rotation cannot be told from bias anyway. Default 0.1 °/s (6° per
+    /// minute). Because the bias uncertainty grows between rests like a random walk, a bias
+    /// that jumped (a temperature step) is accepted again after a while; it is never accepted
+    /// by a timeout, which would let a long slow turn be taken for rest.
+    public var biasConsistencyFloorRadiansPerSecond: Double
+    /// A quiet, stationary dwell whose mean differs from the bias (about the vertical) by less
+    /// than this, rad/s, widens the bias uncertainty so that the next such dwell is a rest: a
+    /// bias can jump (a temperature step, a knock) beyond its random-walk prediction. Beyond
+    /// this it is taken for a steady turn. Default 0.2 °/s.
+    public var maximumBiasJumpRadiansPerSecond: Double
+    /// A rest is declared only if the gyro's means over the three thirds of the quiet window
+    /// agree pairwise within this many standard deviations (of their difference, from the
+    /// window's own noise), per axis. A rotation whose rate drifts slowly through or near zero
+    /// is quiet and may match the bias, but it has a trend or a curvature; a rest is stationary.
+    /// Default 5.
+    public var stationaritySigmas: Double
     /// The estimator refuses a rest whose mean acceleration points further than this from the
     /// gravity it expects, radians, plus the tilt error the bias uncertainty allows (3σ · τ):
     /// a sustained push or a vehicle accelerating steadily is quiet too, but it is not rest,
@@ -65,7 +82,9 @@ public struct RestDetector: Hashable, Sendable {
       gyroDeviationThresholdRadiansPerSecond: Double = 2 * .pi / 180,
       accelerationDeviationThresholdMetersPerSecondSquared: Double = 0.5,
       meanTimeConstantSeconds: Double = 0.5, minimumDurationSeconds: Double = 1.5,
-      biasConsistencySigmas: Double = 4, inconsistentRestTimeoutSeconds: Double = 10,
+      biasConsistencySigmas: Double = 4,
+      biasConsistencyFloorRadiansPerSecond: Double = 0.05 * .pi / 180,
+      maximumBiasJumpRadiansPerSecond: Double = 0.5 * .pi / 180, stationaritySigmas: Double = 3,
       maximumTiltDisagreementRadians: Double = 5 * .pi / 180
     ) {
       self.maximumTiltDisagreementRadians = maximumTiltDisagreementRadians
@@ -76,7 +95,9 @@ public struct RestDetector: Hashable, Sendable {
       self.meanTimeConstantSeconds = meanTimeConstantSeconds
       self.minimumDurationSeconds = minimumDurationSeconds
       self.biasConsistencySigmas = biasConsistencySigmas
-      self.inconsistentRestTimeoutSeconds = inconsistentRestTimeoutSeconds
+      self.biasConsistencyFloorRadiansPerSecond = biasConsistencyFloorRadiansPerSecond
+      self.stationaritySigmas = stationaritySigmas
+      self.maximumBiasJumpRadiansPerSecond = maximumBiasJumpRadiansPerSecond
     }
 
     /// VQF-like defaults (see each property).
@@ -126,34 +147,49 @@ public struct RestDetector: Hashable, Sendable {
     /// Nothing changed.
     case none
     /// Rest was declared on this sample, after `samples` quiet samples (this one included).
-    /// `consistent` is `false` when it was accepted only by the inconsistency timeout.
-    case started(samples: Int, consistent: Bool)
+    case started(samples: Int)
     /// Rest ended on this sample.
     case ended
+    /// A whole dwell was quiet and stationary but its mean rate disagreed with the bias about
+    /// the vertical; `excessVariance` (rad/s)² would have made it consistent.
+    case inconsistent(excessVariance: Double)
   }
 
   public let settings: Settings
 
   /// Whether the body is at rest after the last sample.
   public private(set) var isAtRest: Bool = false
-  /// Consecutive quiet (and consistent) samples, this rest's included.
+  /// Consecutive quiet and bias-consistent samples, this rest's included.
   public private(set) var quietSamples: Int = 0
-  /// Consecutive quiet but bias-inconsistent samples.
-  public private(set) var inconsistentSamples: Int = 0
   /// The window mean of the gyro, rad/s.
   public private(set) var gyroMean: Vector3 = .zero
   /// The window mean of the accelerometer, m/s².
   public private(set) var accelerationMean: Vector3 = .zero
   /// Samples in the window (saturates at the time constant's sample count).
   public private(set) var windowSamples: Int = 0
+  /// Samples for the dwell.
+  public private(set) var dwellSamples: Int = 1
+  /// Sums over the current quiet stretch: gyro, accelerometer, the gyro's first half, and
+  /// the squared deviations of the gyro from the window mean (its noise), per axis.
+  public private(set) var stretchGyroSum: Vector3 = .zero
+  public private(set) var stretchAccelerationSum: Vector3 = .zero
+  private var firstThirdGyroSum: Vector3 = .zero
+  private var twoThirdsGyroSum: Vector3 = .zero
+  /// The bias when the rest began, and its variance: during a rest the window mean is held
+  /// against it (not against the estimate the rest is refining, which would follow a slow
+  /// rotation).
+  private var restBias: Vector3 = .zero
+  private var restBiasVariance: Vector3 = .zero
+  private var deviationSquares: Vector3 = .zero
+  private var previousGyro: Vector3 = .zero
+  private var sampleVariance: Double = 0
+  private var trendSquared: Double
 
   private var gyroThresholdSquared: Double
   private var accelThresholdSquared: Double
   private var consistencySquared: Double
-  /// Samples for the dwell, the window's time constant and the inconsistency timeout.
-  public private(set) var dwellSamples: Int = 1
+  private var floorSquared: Double
   private var windowLimit: Int = 1
-  private var inconsistentLimit: Int = 1
 
   public init(settings: Settings = .default, samplePeriodSeconds: Double = 0.01) {
     self.settings = settings
@@ -162,6 +198,9 @@ public struct RestDetector: Hashable, Sendable {
     gyroThresholdSquared = g * g
     accelThresholdSquared = a * a
     consistencySquared = settings.biasConsistencySigmas * settings.biasConsistencySigmas
+    let f = settings.biasConsistencyFloorRadiansPerSecond
+    floorSquared = f * f
+    trendSquared = settings.stationaritySigmas * settings.stationaritySigmas
     setSamplePeriod(samplePeriodSeconds)
   }
 
@@ -171,8 +210,6 @@ public struct RestDetector: Hashable, Sendable {
     guard seconds > 0 else { return }
     dwellSamples = max(1, Int((settings.minimumDurationSeconds / seconds).rounded()))
     windowLimit = max(1, Int((settings.meanTimeConstantSeconds / seconds).rounded()))
-    inconsistentLimit = max(
-      1, Int((settings.inconsistentRestTimeoutSeconds / seconds).rounded()))
   }
 
   /// Takes one sample.
@@ -182,14 +219,19 @@ public struct RestDetector: Hashable, Sendable {
   ///   - bias: the current gyro-bias estimate, rad/s.
   ///   - biasVariance: its variance per axis, (rad/s)².
   ///   - gyroSampleVariance: the variance of one gyro sample's noise, (rad/s)².
+  ///   - up: the estimated up direction in body axes (unit).
   ///   - usable: `false` for a sample that must not count as rest (clipped).
   @inline(__always)
   public mutating func update(
     gyro: Vector3, acceleration: Vector3, bias: Vector3, biasVariance: Vector3,
-    gyroSampleVariance: Double, usable: Bool = true
+    gyroSampleVariance: Double, up: Vector3, usable: Bool = true
   ) -> Transition {
     let dg = gyro - gyroMean
     let da = acceleration - accelerationMean
+    // Successive differences measure the noise without the trend a slow turn would add.
+    let step = gyro - previousGyro
+    previousGyro = gyro
+    sampleVariance = gyroSampleVariance
     let quiet =
       usable && settings.isEnabled && dg.squaredLength < gyroThresholdSquared
       && da.squaredLength < accelThresholdSquared
@@ -199,7 +241,6 @@ public struct RestDetector: Hashable, Sendable {
       accelerationMean = acceleration
       windowSamples = 1
       quietSamples = 0
-      inconsistentSamples = 0
       if isAtRest {
         isAtRest = false
         return .ended
@@ -210,35 +251,95 @@ public struct RestDetector: Hashable, Sendable {
     let w = 1 / Double(windowSamples)
     gyroMean += dg * w
     accelerationMean += da * w
-    if isAtRest {
-      quietSamples += 1
-      return .none
-    }
-    // Is the window mean a plausible bias? Variance of the mean: bias uncertainty plus the
-    // mean's own noise (one sample's variance over the samples averaged).
-    let d = gyroMean - bias
-    let meanVariance = gyroSampleVariance * w
+    // Is the window mean a plausible bias? Its variance: the bias uncertainty plus the mean's
+    // own noise (one sample's variance over the samples averaged). The part about the vertical
+    // is held to `biasConsistencySigmas`: only the gyro sees rotation about the vertical. The
+    // horizontal part gets twice the allowance, since the accelerometer also watches it.
+    let reference = isAtRest ? restBias : bias
+    let rv = isAtRest ? restBiasVariance : biasVariance
+    let d = gyroMean - reference
+    let variance = max(rv.x, rv.y, rv.z) + gyroSampleVariance * w
+    let vertical = d.dot(up)
+    let horizontal = d.squaredLength - vertical * vertical
+    let allowance = consistencySquared * variance
     let consistent =
-      d.x * d.x <= consistencySquared * (biasVariance.x + meanVariance)
-      && d.y * d.y <= consistencySquared * (biasVariance.y + meanVariance)
-      && d.z * d.z <= consistencySquared * (biasVariance.z + meanVariance)
-    var acceptedByTimeout = false
-    if consistent {
-      inconsistentSamples = 0
+      vertical * vertical <= allowance + floorSquared
+      && horizontal <= 4 * allowance + floorSquared
+    if isAtRest {
+      // During a rest the bias is being measured and its uncertainty is small: a window mean
+      // drifting away from it is a slow rotation starting, and ends the rest.
+      if consistent {
+        quietSamples += 1
+        return .none
+      }
+      isAtRest = false
+      quietSamples = 0
+      return .ended
+    }
+    quietSamples += 1
+    if quietSamples == 1 {
+      stretchGyroSum = gyro
+      stretchAccelerationSum = acceleration
+      deviationSquares = .zero
     } else {
-      acceptedByTimeout = inconsistentSamples + 1 >= inconsistentLimit
-      inconsistentSamples += 1
-      if inconsistentSamples < inconsistentLimit {
+      stretchGyroSum += gyro
+      stretchAccelerationSum += acceleration
+      deviationSquares += step.scaled(by: step) * 0.5
+    }
+    if quietSamples == dwellSamples / 3 { firstThirdGyroSum = stretchGyroSum }
+    if quietSamples == 2 * dwellSamples / 3 { twoThirdsGyroSum = stretchGyroSum }
+    if quietSamples >= dwellSamples {
+      guard isStationary() else {
         quietSamples = 0
         return .none
       }
-    }
-    quietSamples += 1
-    if quietSamples >= dwellSamples {
+      guard consistent else {
+        // Stationary and quiet for a whole dwell, yet not the bias we expected: either a slow
+        // steady turn, or the bias moved further than its uncertainty said. If the difference
+        // is one a bias could plausibly have jumped by, report it (the estimator widens the
+        // uncertainty) and try again: a second such dwell is a rest.
+        quietSamples = 0
+        let jump = settings.maximumBiasJumpRadiansPerSecond
+        guard vertical * vertical <= jump * jump else { return .none }
+        return .inconsistent(excessVariance: vertical * vertical / consistencySquared)
+      }
       isAtRest = true
-      return .started(samples: quietSamples, consistent: !acceptedByTimeout)
+      return .started(samples: quietSamples)
     }
     return .none
+  }
+
+  /// The three thirds of the quiet stretch have the same mean rate, within the noise.
+  private func isStationary() -> Bool {
+    let n1 = Double(dwellSamples / 3)
+    let n2 = Double(2 * dwellSamples / 3) - n1
+    let n3 = Double(quietSamples) - n1 - n2
+    guard n1 >= 2, n2 >= 2, n3 >= 2 else { return true }
+    let m1 = firstThirdGyroSum / n1
+    let m2 = (twoThirdsGyroSum - firstThirdGyroSum) / n2
+    let m3 = (stretchGyroSum - twoThirdsGyroSum) / n3
+    // The noise: measured from successive differences, but never below the configured figure
+    // (a low-pass filtered gyro has smaller differences than its noise suggests).
+    let measured = deviationSquares / Double(max(quietSamples - 1, 1))
+    let variance = Vector3(
+      max(measured.x, sampleVariance), max(measured.y, sampleVariance),
+      max(measured.z, sampleVariance))
+    let k = trendSquared
+    func agree(_ a: Vector3, _ b: Vector3, _ na: Double, _ nb: Double) -> Bool {
+      let d = a - b
+      let s = k * (1 / na + 1 / nb)
+      return d.x * d.x <= s * variance.x && d.y * d.y <= s * variance.y
+        && d.z * d.z <= s * variance.z
+    }
+    return agree(m1, m2, n1, n2) && agree(m2, m3, n2, n3) && agree(m1, m3, n1, n3)
+  }
+
+  /// Tells the detector the bias that the rest just declared has measured (the estimator's
+  /// estimate after the window's batch update), and its variance; during the rest the window
+  /// mean must stay consistent with it.
+  public mutating func setRestBias(_ bias: Vector3, variance: Vector3) {
+    restBias = bias
+    restBiasVariance = variance
   }
 
   /// Withdraws a rest just declared (the caller found it implausible): the dwell starts again,
@@ -246,14 +347,12 @@ public struct RestDetector: Hashable, Sendable {
   public mutating func cancelRest() {
     isAtRest = false
     quietSamples = 0
-    inconsistentSamples = 0
   }
 
   /// Forgets everything (a restart of the estimator).
   public mutating func reset() {
     isAtRest = false
     quietSamples = 0
-    inconsistentSamples = 0
     gyroMean = .zero
     accelerationMean = .zero
     windowSamples = 0

@@ -24,7 +24,7 @@ public struct SensorNoise: Hashable, Sendable {
   public var accelerometerNoiseDensity: Double
 
   public init(
-    gyroNoiseDensity: Double = 0.01 * .pi / 180, gyroBiasRandomWalk: Double = 2e-4,
+    gyroNoiseDensity: Double = 0.01 * .pi / 180, gyroBiasRandomWalk: Double = 1e-4,
     accelerometerNoiseDensity: Double = 400e-6 * 9.80665
   ) {
     self.gyroNoiseDensity = gyroNoiseDensity
