@@ -78,6 +78,14 @@ targets += [
   .testTarget(name: "RandomnessTests", dependencies: ["Randomness"], swiftSettings: swift6),
   .target(name: "Geometry", swiftSettings: swift6),
   .target(name: "MotionScenarios", dependencies: ["Geometry"], swiftSettings: swift6),
+  .testTarget(name: "GeometryTests", dependencies: ["Geometry"], swiftSettings: swift6),
+  .target(name: "AttitudeEstimation", dependencies: ["Geometry"], swiftSettings: swift6),
+  .testTarget(
+    name: "AttitudeEstimationTests",
+    dependencies: ["AttitudeEstimation", "Geometry", "MotionScenarios"], swiftSettings: swift6),
+  .executableTarget(
+    name: "plumb-broad", dependencies: ["AttitudeEstimation", "Geometry"],
+    path: "tools/plumb-broad", swiftSettings: swift6),
 ]
 
 // MARK: - MPU-6050 driver and simulation
