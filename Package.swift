@@ -129,6 +129,23 @@ targets += [
     swiftSettings: swift6),
 ]
 
+// The firmware: the loop that wires driver, estimation and telemetry together over the HAL
+// protocols (no Linux or simulated hardware here: they are handed in).
+targets += [
+  .target(
+    name: "Firmware",
+    dependencies: [
+      "HardwareAbstraction", "MPU6050", "AttitudeEstimation", "Telemetry", "Calibration",
+      "Geometry",
+    ], swiftSettings: swift6),
+  .testTarget(
+    name: "FirmwareTests",
+    dependencies: [
+      "Firmware", "MPU6050", "MPU6050Simulation", "SimulatedHardware", "MotionScenarios",
+      "Telemetry", "Geometry", "HardwareAbstraction", "TestSupport",
+    ], swiftSettings: swift6),
+]
+
 // MARK: - Executables and tools
 
 targets += [

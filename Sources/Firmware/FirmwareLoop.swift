@@ -1,0 +1,511 @@
+import AttitudeEstimation
+import Geometry
+import HardwareAbstraction
+import MPU6050
+import Telemetry
+
+/// Where a sample came from, for recordings and health flags.
+public enum SampleOrigin: UInt8, Hashable, Sendable {
+  /// Read at a data-ready edge; the time is the kernel's edge timestamp.
+  case edge = 0
+  /// Read by polling INT_STATUS; the time is the poll's (an estimate, within a quarter period).
+  case polled = 1
+  /// Read from the FIFO; the time is reconstructed from the chip's period.
+  case fifo = 2
+}
+
+/// One sample as the loop consumed it: the raw register bytes and the time it was given. The
+/// determinism contract (DESIGN.md) is stated over exactly this sequence: the same samples in
+/// the same order give byte-identical frames.
+public struct ConsumedSample: Hashable, Sendable {
+  public var time: Timestamp
+  public var raw: MPU6050RawSample
+  public var origin: SampleOrigin
+  /// The loop's sample counter (1 for the first sample after warm-up; warm-up samples are 0).
+  public var index: UInt64
+}
+
+/// Why the loop could not start.
+public enum FirmwareStartError: Error, CustomStringConvertible, Sendable {
+  /// The settings are inconsistent (the message says what and how to fix it).
+  case invalidSettings(String)
+  /// The driver could not bring the chip up.
+  case sensor(MPU6050Error)
+  /// The data-ready line failed while start-up drained it.
+  case dataReady(DataReadyError)
+
+  public var description: String {
+    switch self {
+    case .invalidSettings(let message): message
+    case .sensor(let error): error.description
+    case .dataReady(let error): error.description
+    }
+  }
+}
+
+/// The 100 Hz firmware loop (DESIGN.md, "The sample path"): edge → burst read → calibration and
+/// mounting → sample clock → estimation → frame → non-blocking write → command poll.
+///
+/// Single-threaded and synchronous. It owns its hardware (handed in; no globals). Nothing on the
+/// sample path allocates, locks, or reads a wall clock: time comes from the data-ready edges
+/// and from `Clock` (CLOCK_MONOTONIC on a board, a `ManualClock` in simulation), so the same
+/// (edge time, register bytes) sequence gives byte-identical frames.
+///
+/// The chip is the metronome: the loop waits on the data-ready line, never on a timer, while
+/// edges arrive. When no edge comes within three periods it diagnoses the chip, polls
+/// INT_STATUS on an absolute-deadline timer (frames flagged `degradedTiming`), and returns to
+/// interrupt mode at the next edge. A board whose INT pin is not wired drains the FIFO on a timer
+/// from the start.
+public struct FirmwareLoop<
+  Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: MonotonicClock
+> {
+  public private(set) var driver: MPU6050Driver<Bus>
+  public private(set) var line: Line
+  public private(set) var port: Port
+  public private(set) var clock: Clock
+  public let settings: FirmwareSettings
+  public private(set) var estimator: AttitudeEstimator
+  public private(set) var status = FirmwareStatus()
+  /// The last frame queued (what a host would see next).
+  public private(set) var lastFrame = TelemetryFrame()
+  /// The last estimate.
+  public private(set) var lastEstimate: AttitudeEstimate?
+  /// What start-up reported.
+  public private(set) var startupReport: MPU6050StartupReport?
+  /// The current output format and rate (commands may change them).
+  public private(set) var format: TelemetryFormat
+  public private(set) var outputRateHz: Int
+  /// Called for every sample the loop consumes (after warm-up), in order: recordings and
+  /// hardware-in-the-loop checks hang here. Set once; calling it does not allocate.
+  public var onSample: ((ConsumedSample) -> Void)?
+
+  private var encoder: TelemetryEncoder
+  private var parser: HostCommandParser
+  private let queue: TransmitQueue
+  private let scratch: ScratchBuffers
+  private var fifoSamples: [MPU6050Sample]
+  private let periodNanoseconds: Int64
+  private let sampleRateHz: Int
+  private var outputDivider: UInt64
+  private var mode: TimingMode
+  private var modeSince: Timestamp = .zero
+  private var lastEdgeTime: Timestamp?
+  private var nextTimer: Timestamp = .zero
+  private var samplesSinceStart: UInt64 = 0
+  private var frameSequence: UInt32 = 0
+  private var headingTare = Quaternion.identity
+  private var pendingFlags: TelemetryFlags = []
+  private var nextReopen: Timestamp?
+  private var started = false
+
+  /// A loop over the given hardware. Validates the settings; touches no hardware.
+  public init(
+    bus: Bus, line: Line, port: Port, clock: Clock, settings: FirmwareSettings
+  ) throws(FirmwareStartError) {
+    if let problem = settings.problem { throw .invalidSettings(problem) }
+    do {
+      driver = try MPU6050Driver(
+        bus: bus, address: settings.address, configuration: settings.sensor)
+    } catch {
+      throw .sensor(error)
+    }
+    self.line = line
+    self.port = port
+    self.clock = clock
+    self.settings = settings
+    estimator = AttitudeEstimator(settings: settings.estimator)
+    format = settings.format
+    outputRateHz = settings.outputRateHz
+    encoder = TelemetryEncoder(
+      format: settings.format, outputRateHz: settings.outputRateHz, mavlink: settings.mavlink)
+    parser = HostCommandParser()
+    queue = TransmitQueue(capacity: settings.transmitQueueBytes)
+    scratch = ScratchBuffers(
+      frameBytes: max(TelemetryEncoder.maximumFrameBytes, TelemetryEncoder.maximumReplyBytes),
+      inputBytes: 64)
+    fifoSamples = []
+    fifoSamples.reserveCapacity(128)
+    periodNanoseconds = driver.configuration.samplePeriodNanoseconds
+    sampleRateHz = Int(driver.configuration.sampleRateHertz.rounded())
+    outputDivider = UInt64(max(1, sampleRateHz / max(1, settings.outputRateHz)))
+    mode = settings.interruptWired ? .interrupt : .fifo
+  }
+
+  // MARK: - Start-up
+
+  /// Identifies, resets, configures and (optionally) self-tests the chip, drops the edges that
+  /// queued meanwhile, and arms the timing mode. The warm-up samples are discarded by `step()`.
+  @discardableResult
+  public mutating func start() throws(FirmwareStartError) -> MPU6050StartupReport {
+    let report: MPU6050StartupReport
+    do {
+      report = try driver.start(clock: &clock, selfTest: settings.selfTest)
+    } catch {
+      throw .sensor(error)
+    }
+    startupReport = report
+    // Edges raised while the chip settled belong to samples nobody will read.
+    do {
+      while case .edge = try line.waitForEdge(until: .zero) {}
+    } catch {
+      throw .dataReady(error)
+    }
+    let now = clock.now()
+    modeSince = now
+    nextTimer = now
+    status.mode = mode
+    if mode == .fifo {
+      _ = driver.enableFIFO(at: now)
+      nextTimer = now.advanced(byNanoseconds: fifoDrainInterval)
+    }
+    started = true
+    return report
+  }
+
+  // MARK: - The loop
+
+  /// One iteration: wait for the next sample (edge, poll or FIFO drain), process it, write,
+  /// and poll host commands. Returns after at most three sample periods.
+  public mutating func step() {
+    status.ticks += 1
+    switch mode {
+    case .interrupt: stepInterrupt()
+    case .polling: stepPolling()
+    case .fifo: stepFIFO()
+    }
+    pollCommands()
+    flush()
+  }
+
+  /// Runs `step()` until `shouldStop` says so (checked before every iteration).
+  public mutating func run(until shouldStop: () -> Bool) {
+    while !shouldStop() { step() }
+  }
+
+  /// Clean shutdown: writes what is queued (trying for up to `flushTimeout` on the loop's clock)
+  /// and closes the port.
+  public mutating func finish(flushTimeout: Duration = .milliseconds(200)) {
+    let deadline = clock.now() + flushTimeout
+    while !queue.isEmpty && port.isOpen {
+      flush()
+      if queue.isEmpty || clock.now() >= deadline { break }
+      clock.sleep(until: min(deadline, clock.now() + .milliseconds(2)))
+    }
+    port.close()
+  }
+
+  private var fifoDrainInterval: Int64 { periodNanoseconds * 95 / 100 }
+  private var pollInterval: Int64 { max(periodNanoseconds / 4, 250_000) }
+
+  private mutating func stepInterrupt() {
+    let anchor = max(lastEdgeTime ?? modeSince, modeSince)
+    let deadline = anchor.advanced(byNanoseconds: 3 * periodNanoseconds)
+    let wait: EdgeWait
+    do {
+      wait = try line.waitForEdge(until: deadline)
+    } catch {
+      // The line itself failed (EIO on the chip device): treat as no edges.
+      wait = .timedOut
+    }
+    switch wait {
+    case .edge(let time):
+      handleEdge(at: time)
+    case .timedOut:
+      status.edgeTimeouts += 1
+      let now = clock.now()
+      _ = driver.diagnoseMissingEdges(at: now)
+      mode = .polling
+      status.mode = .polling
+      status.fallbackEntries += 1
+      modeSince = now
+      nextTimer = now.advanced(byNanoseconds: pollInterval)
+      pendingFlags.insert(.degradedTiming)
+    }
+  }
+
+  private mutating func stepPolling() {
+    let wait: EdgeWait
+    do {
+      wait = try line.waitForEdge(until: nextTimer)
+    } catch {
+      wait = .timedOut
+    }
+    switch wait {
+    case .edge(let time):
+      // Edges are back: interrupt mode again, starting with this one.
+      mode = .interrupt
+      status.mode = .interrupt
+      status.fallbackExits += 1
+      modeSince = time
+      handleEdge(at: time)
+    case .timedOut:
+      let now = clock.now()
+      nextTimer = nextTimer.advanced(byNanoseconds: pollInterval)
+      if nextTimer <= now { nextTimer = now.advanced(byNanoseconds: pollInterval) }
+      consume(driver.pollDataReady(at: now), at: now, origin: .polled)
+    }
+  }
+
+  private mutating func stepFIFO() {
+    clock.sleep(until: nextTimer)
+    let now = clock.now()
+    nextTimer = nextTimer.advanced(byNanoseconds: fifoDrainInterval)
+    if nextTimer <= now { nextTimer = now.advanced(byNanoseconds: fifoDrainInterval) }
+    var collected = fifoSamples
+    fifoSamples = []
+    collected.removeAll(keepingCapacity: true)
+    let drain = driver.drainFIFO(clock: clock) { sample, _ in
+      if collected.count < collected.capacity { collected.append(sample) }
+    }
+    fifoSamples = collected
+    if drain.unavailable != nil {
+      status.unavailableReads += 1
+      pendingFlags.insert(.i2cRecovery)
+    }
+    if drain.samplesLost > 0 {
+      status.fifoSamplesLost += UInt64(drain.samplesLost)
+      status.missedSamples += UInt64(drain.samplesLost)
+    }
+    guard !fifoSamples.isEmpty else { return }
+    let newest = driver.fifoNewestSampleTimeEstimate ?? now
+    let count = fifoSamples.count
+    for index in 0..<count {
+      let time = newest.advanced(byNanoseconds: -Int64(count - 1 - index) * periodNanoseconds)
+      process(fifoSamples[index], at: time, origin: .fifo)
+    }
+  }
+
+  private mutating func handleEdge(at time: Timestamp) {
+    status.edges += 1
+    if let last = lastEdgeTime, time == last {
+      status.duplicateEdges += 1
+      return
+    }
+    lastEdgeTime = time
+    if clock.now().nanoseconds(since: time) > periodNanoseconds { status.overruns += 1 }
+    consume(driver.readSample(at: time), at: time, origin: .edge)
+  }
+
+  private mutating func consume(_ reading: MPU6050Reading, at time: Timestamp, origin: SampleOrigin)
+  {
+    switch reading {
+    case .sample(let sample, let isRepeat):
+      if isRepeat {
+        status.repeatedSamples += 1
+        return
+      }
+      process(sample, at: time, origin: origin)
+    case .unavailable(let reason):
+      if case .noNewSample = reason { return }
+      status.unavailableReads += 1
+      pendingFlags.insert(.i2cRecovery)
+    }
+  }
+
+  private mutating func process(_ sample: MPU6050Sample, at time: Timestamp, origin: SampleOrigin) {
+    if samplesSinceStart < UInt64(settings.warmUpSamples) {
+      samplesSinceStart += 1
+      status.warmUpSamplesDiscarded += 1
+      return
+    }
+    samplesSinceStart += 1
+    status.samples += 1
+    if origin != .edge { status.degradedSamples += 1 }
+    onSample?(ConsumedSample(time: time, raw: sample.raw, origin: origin, index: status.samples))
+
+    let correction = settings.correction
+    let gyro = sample.angularRateRadiansPerSecond
+    let accel = sample.specificForceMetersPerSecondSquared
+    let rate = correction.angularRate(
+      sensor: Vector3(gyro.x, gyro.y, gyro.z), temperatureCelsius: sample.temperatureCelsius)
+    let force = correction.specificForce(sensor: Vector3(accel.x, accel.y, accel.z))
+    let input = InertialSample(
+      timestampNanoseconds: time.nanoseconds, angularRateRadiansPerSecond: rate,
+      specificForceMetersPerSecondSquared: force, temperatureCelsius: sample.temperatureCelsius,
+      isClipped: !sample.clipping.isEmpty)
+    let estimate = estimator.update(input)
+    lastEstimate = estimate
+    if origin != .fifo { status.missedSamples += UInt64(max(0, estimate.missedSamples)) }
+
+    var flags = pendingFlags
+    if origin != .edge { flags.insert(.degradedTiming) }
+    guard (status.samples - 1) % outputDivider == 0 else {
+      pendingFlags = flags
+      return
+    }
+    pendingFlags = []
+    emitFrame(estimate, sample: sample, flags: flags)
+  }
+
+  private mutating func emitFrame(
+    _ estimate: AttitudeEstimate, sample: MPU6050Sample, flags extra: TelemetryFlags
+  ) {
+    var flags = extra
+    let e = estimate.flags
+    if e.contains(.atRest) { flags.insert(.rest) }
+    if e.contains(.gap) { flags.insert(.gap) }
+    if e.contains(.clippedInput) { flags.insert(.clipping) }
+    if e.contains(.accelerationRejected) { flags.insert(.accelerationRejected) }
+    if e.contains(.recovering) { flags.insert(.recovering) }
+    if e.contains(.initialising) { flags.insert(.initialising) }
+    if settings.calibrationID != 0 { flags.insert(.calibrationLoaded) }
+    if case .recovering = driver.state { flags.insert(.i2cRecovery) }
+
+    let attitude = (headingTare * estimate.attitude).normalized
+    if attitude.eulerAngles().isNearGimbalLock { flags.insert(.gimbalLockNear) }
+    let now = clock.now()
+    let latency = max(
+      0, now.nanoseconds(since: Timestamp(nanoseconds: estimate.timestampNanoseconds)))
+    let latencyMicroseconds = UInt32(clamping: latency / 1000)
+    status.lastLatencyMicroseconds = latencyMicroseconds
+    status.maximumLatencyMicroseconds = max(status.maximumLatencyMicroseconds, latencyMicroseconds)
+
+    let g = settings.estimator.gravityMetersPerSecondSquared
+    let staticBias = settings.correction.staticGyroBiasInBody(
+      atTemperature: sample.temperatureCelsius)
+    frameSequence &+= 1
+    let frame = TelemetryFrame(
+      sequence: frameSequence, sampleTimeNanoseconds: estimate.timestampNanoseconds,
+      attitude: attitude,
+      gyroBiasRadiansPerSecond: staticBias + estimate.gyroBiasRadiansPerSecond,
+      rateRadiansPerSecond: estimate.angularRateRadiansPerSecond,
+      linearAccelerationMetersPerSecondSquared: attitude.rotate(
+        estimate.linearAccelerationMetersPerSecondSquared),
+      gravityBodyMetersPerSecondSquared: estimate.gravityInBody * g,
+      temperatureCelsius: sample.temperatureCelsius, flags: flags,
+      missedSamples: UInt32(clamping: status.missedSamples),
+      latencyMicroseconds: latencyMicroseconds, calibrationID: settings.calibrationID)
+    lastFrame = frame
+    guard port.isOpen else {
+      status.framesDroppedDisconnected += 1
+      return
+    }
+    let length = encoder.encode(frame, into: scratch.frame)
+    if queue.enqueue(UnsafeRawBufferPointer(rebasing: scratch.frame[0..<length])) {
+      status.framesQueued += 1
+    } else {
+      status.framesDroppedQueueFull += 1
+    }
+  }
+
+  // MARK: - Serial
+
+  private mutating func flush() {
+    guard port.isOpen else {
+      reopenIfDue()
+      return
+    }
+    do {
+      let queue = self.queue
+      try queue.drain { (bytes) throws(SerialError) -> Int in try port.write(bytes) }
+    } catch {
+      portFailed(error)
+    }
+  }
+
+  private mutating func portFailed(_ error: SerialError) {
+    guard error.isDisconnect || error.kind == .notOpen || error.kind == .ioError else { return }
+    status.serialDisconnects += 1
+    queue.removeAll()
+    port.close()
+    nextReopen = clock.now() + settings.reopenInterval
+  }
+
+  private mutating func reopenIfDue() {
+    let now = clock.now()
+    guard let due = nextReopen, now >= due else {
+      if nextReopen == nil { nextReopen = now + settings.reopenInterval }
+      return
+    }
+    do {
+      try port.reopen()
+      status.serialReopens += 1
+      nextReopen = nil
+    } catch {
+      nextReopen = now + settings.reopenInterval
+    }
+  }
+
+  // MARK: - Host commands
+
+  private mutating func pollCommands() {
+    guard port.isOpen else { return }
+    let room = min(scratch.input.count, parser.freeCapacity)
+    if room > 0 {
+      let received: Int
+      do {
+        received = try port.read(
+          into: UnsafeMutableRawBufferPointer(rebasing: scratch.input[0..<room]))
+      } catch {
+        portFailed(error)
+        return
+      }
+      if received > 0 {
+        parser.receive(UnsafeRawBufferPointer(rebasing: scratch.input[0..<received]))
+      }
+    }
+    let context = HostCommandContext(
+      sampleRateHz: sampleRateHz, baudRate: settings.baudRate, format: format,
+      outputRateHz: outputRateHz)
+    guard let result = parser.poll(context: context) else { return }
+    let reply: HostReply
+    switch result {
+    case .success(let command):
+      status.commands += 1
+      reply = execute(command)
+    case .failure(let error):
+      status.commandErrors += 1
+      reply = error.reply
+    }
+    let length = encoder.encode(reply, into: scratch.frame)
+    if !queue.enqueue(UnsafeRawBufferPointer(rebasing: scratch.frame[0..<length])) {
+      status.repliesDropped += 1
+    }
+  }
+
+  private mutating func execute(_ command: HostCommand) -> HostReply {
+    switch command {
+    case .tare:
+      // Zero the heading: from now on yaw is measured from the current heading. Tilt stays
+      // absolute (gravity still points down in the reference frame).
+      let heading = estimator.attitude.heading
+      headingTare = Quaternion(axis: .unitZ, angle: -heading)
+      var text = FixedText("tare heading ")
+      text.append(decimal: Int((heading * degreesPerRadian).rounded()))
+      text.append(" deg")
+      return .ok(text)
+    case .format(let newFormat):
+      format = newFormat
+      encoder = TelemetryEncoder(
+        format: newFormat, outputRateHz: outputRateHz, mavlink: settings.mavlink)
+      var text = FixedText("format ")
+      text.append(newFormat.rawValue)
+      return .ok(text)
+    case .rate(let hertz):
+      outputRateHz = hertz
+      outputDivider = UInt64(max(1, sampleRateHz / hertz))
+      encoder = TelemetryEncoder(format: format, outputRateHz: hertz, mavlink: settings.mavlink)
+      var text = FixedText("rate ")
+      text.append(decimal: hertz)
+      text.append(" Hz")
+      return .ok(text)
+    case .status:
+      var text = FixedText("n=")
+      text.append(decimal: status.samples)
+      text.append(" miss=")
+      text.append(decimal: status.missedSamples)
+      text.append(" drop=")
+      text.append(decimal: status.framesDroppedQueueFull + status.framesDroppedDisconnected)
+      text.append(" i2c=")
+      text.append(decimal: driver.counters.failedReads)
+      text.append(" ")
+      text.append(status.mode.rawValue)
+      return .ok(text)
+    case .version:
+      var text = FixedText("plumb ")
+      text.append(settings.firmwareVersion)
+      text.append(" binary v1 mavlink2")
+      return .ok(text)
+    }
+  }
+}

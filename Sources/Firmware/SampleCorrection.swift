@@ -1,0 +1,62 @@
+import Calibration
+import Geometry
+
+/// Step 3 of the sample path (DESIGN.md): from the chip's axes and raw SI readings to the body
+/// frame, with the bench calibration applied.
+///
+///     gyro_body  = M · (gyro_sensor − b(T))          b(T): the calibration file's bias polynomial
+///     accel_body = M · A · (accel_sensor − o)        A, o: the six-position correction
+///
+/// where M is the board's mounting rotation (sensor axes → body axes). The calibration lives in
+/// sensor axes because it is a property of the chip, measured before it was mounted; the
+/// estimator works in body axes. The live gyro bias the estimator learns is the residual on top
+/// of `b(T)`. Pure and allocation-free.
+public struct SampleCorrection: Hashable, Sendable {
+  /// Sensor axes → body axes.
+  public var mounting: Matrix3
+  /// The accelerometer correction (identity without a calibration file).
+  public var accelerometer: AccelerometerCorrection
+  /// The bench gyro bias model, sensor axes; `nil` without one.
+  public var gyroscope: GyroCalibration?
+
+  public init(
+    mounting: Matrix3 = .identity, accelerometer: AccelerometerCorrection = .identity,
+    gyroscope: GyroCalibration? = nil
+  ) {
+    self.mounting = mounting
+    self.accelerometer = accelerometer
+    self.gyroscope = gyroscope
+  }
+
+  /// The correction a board's mounting and an optional calibration file give.
+  public init(mounting: Matrix3, calibration: CalibrationFile?) {
+    self.init(
+      mounting: mounting, accelerometer: calibration?.accelerometer ?? .identity,
+      gyroscope: calibration?.gyroscope)
+  }
+
+  /// The bench bias at `temperatureCelsius`, in body axes, rad/s (zero without a calibration).
+  @inlinable
+  public func staticGyroBiasInBody(atTemperature temperatureCelsius: Double) -> Vector3 {
+    guard let gyroscope, temperatureCelsius.isFinite else {
+      return gyroscope.map { mounting * $0.biasRadiansPerSecond } ?? .zero
+    }
+    return mounting * gyroscope.bias(atTemperature: temperatureCelsius)
+  }
+
+  /// Body-frame angular rate, rad/s, with the bench bias removed.
+  @inlinable
+  public func angularRate(sensor: Vector3, temperatureCelsius: Double) -> Vector3 {
+    guard let gyroscope else { return mounting * sensor }
+    let bias =
+      temperatureCelsius.isFinite
+      ? gyroscope.bias(atTemperature: temperatureCelsius) : gyroscope.biasRadiansPerSecond
+    return mounting * (sensor - bias)
+  }
+
+  /// Body-frame specific force, m/s², with the accelerometer correction applied.
+  @inlinable
+  public func specificForce(sensor: Vector3) -> Vector3 {
+    mounting * accelerometer.apply(sensor)
+  }
+}

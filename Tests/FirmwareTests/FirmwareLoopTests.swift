@@ -1,0 +1,217 @@
+import Firmware
+import Geometry
+import HardwareAbstraction
+import MPU6050Simulation
+import MotionScenarios
+import SimulatedHardware
+import Telemetry
+import TestSupport
+import Testing
+
+@Suite struct FirmwareLoopTests {
+  @Test func aRestingBoardStreamsEveryFrameAt100HzWithValidCRCAndContinuousSequence() throws {
+    // A unit with datasheet noise but no offsets: an uncalibrated accelerometer offset tilts the
+    // estimate by atan(offset / g), which is physics, not the loop (see the next test).
+    let rig = try Rig(unit: .noisy(seed: 1))
+    try rig.run(seconds: 10)
+    let (samples, _, statistics) = rig.decode()
+    let status = rig.loop.status
+    // The chip's oscillator is a little off nominal: count what it produced, not 1000.
+    let produced = rig.board.chip.statistics.samplesProduced
+    #expect(samples.count > 950)
+    #expect(statistics.crcErrors == 0 && statistics.framesLost == 0 && statistics.resyncs == 0)
+    #expect(samples.map { $0.sequence! } == (1...UInt32(samples.count)).map { $0 })
+    #expect(status.missedSamples == 0 && status.framesDroppedQueueFull == 0)
+    // Every sample reached the host or is accounted for (warm-up, start-up, the last in flight).
+    let accounted =
+      UInt64(samples.count) + status.warmUpSamplesDiscarded + status.missedSamples
+    #expect(produced >= accounted && produced - accounted <= 40)
+    // Level and still: the attitude's tilt is within a degree once initialised.
+    for sample in samples.suffix(500) {
+      #expect(inclinationError(sample.attitude, truth: .identity) < 1.0)
+    }
+    #expect(samples.last!.flags!.contains(.rest))
+    #expect(samples.suffix(500).allSatisfy { $0.flags!.contains(.rest) })
+    // Sample times are the edges': 100 Hz within the oscillator's error.
+    let span = Double(samples.last!.sampleTimeNanoseconds - samples.first!.sampleTimeNanoseconds)
+    let rate = Double(samples.count - 1) / (span * 1e-9)
+    #expect(abs(rate - 100) < 3)
+  }
+
+  @Test func atRestTheTiltIsTheAccelerometersOwnDirection() throws {
+    // An uncalibrated unit: offsets, scale and cross-axis errors within the datasheet. At rest
+    // the estimate must settle on the direction the accelerometer itself reports (an offset of
+    // 30 mg reads as a 1.7° tilt: physics, which a calibration file removes).
+    let rig = try Rig(unit: .typical(seed: 1))
+    try rig.run(seconds: 6, recordSamples: true)
+    let (samples, _, _) = rig.decode()
+    var sum = Vector3.zero
+    for sample in rig.consumed.suffix(300) {
+      let a = sample.raw.accelerometer
+      sum += Vector3(Double(a.x), Double(a.y), Double(a.z))
+    }
+    let implied = sum.angle(to: .unitZ) * degreesPerRadian
+    #expect(implied > 0.3)
+    for sample in samples.suffix(200) {
+      #expect(abs(inclinationError(sample.attitude, truth: .identity) - implied) < 0.1)
+    }
+  }
+
+  @Test func aTiltIsTrackedWithinTwoDegrees() throws {
+    let rig = try Rig(motion: TiltScenario(), unit: .noisy(seed: 2))
+    try rig.run(seconds: 6, recordSamples: true)
+    let (samples, _, _) = rig.decode()
+    #expect(samples.count > 550)
+    var worst = 0.0
+    for sample in samples where sample.flags?.contains(.initialising) == false {
+      let truth = TiltScenario().truth(atSeconds: rig.motionSeconds(sample.sampleTimeNanoseconds))
+        .attitude
+      worst = max(worst, inclinationError(sample.attitude, truth: truth))
+    }
+    #expect(worst < 2.0, "worst inclination error \(worst)°")
+  }
+
+  @Test func missingEdgesAreCountedAndFlagged() throws {
+    let rig = try Rig(plan: "missing-edges")
+    try rig.run(seconds: 6)
+    let (samples, _, statistics) = rig.decode()
+    #expect(statistics.framesLost == 0)
+    #expect(rig.loop.status.missedSamples == 2)
+    #expect(samples.filter { $0.flags!.contains(.gap) }.count == 2)
+    #expect(samples.last!.missedSamples == 2)
+  }
+
+  @Test func aBrokenWireFallsBackToPollingAndComesBack() throws {
+    let rig = try Rig(plan: "broken-wire")
+    try rig.run(seconds: 8)
+    let status = rig.loop.status
+    let (samples, _, _) = rig.decode()
+    #expect(status.fallbackEntries == 1 && status.fallbackExits == 1)
+    #expect(status.mode == .interrupt)
+    let degraded = samples.filter { $0.flags!.contains(.degradedTiming) }.count
+    // Two seconds of polling: about 200 flagged frames, none lost.
+    #expect(degraded > 180 && degraded < 215)
+    // The three-period wait before falling back costs the samples the chip overwrote meanwhile
+    // (no FIFO in this mode): counted and flagged, never silent.
+    #expect(status.missedSamples >= 1 && status.missedSamples <= 3)
+    #expect(samples.contains { $0.flags!.contains(.gap) && $0.flags!.contains(.degradedTiming) })
+    #expect(samples.last!.missedSamples == UInt32(status.missedSamples))
+    #expect(samples.count > 750)
+  }
+
+  @Test func anUnwiredInterruptRunsOnTheFIFO() throws {
+    let rig = try Rig(plan: "not-wired")
+    try rig.run(seconds: 5)
+    let (samples, _, statistics) = rig.decode()
+    #expect(rig.loop.status.mode == .fifo)
+    #expect(statistics.framesLost == 0)
+    #expect(samples.count > 450)
+    #expect(samples.allSatisfy { $0.flags!.contains(.degradedTiming) })
+    #expect(rig.loop.status.missedSamples == 0)
+  }
+
+  @Test func theSameInputGivesTheSameBytes() throws {
+    let first = try Rig(motion: TiltScenario(), plan: "nack-burst", seed: 5)
+    try first.run(seconds: 5)
+    let second = try Rig(motion: TiltScenario(), plan: "nack-burst", seed: 5)
+    try second.run(seconds: 5)
+    #expect(first.received.count > 20_000)
+    #expect(first.received == second.received)
+  }
+}
+
+@Suite struct HostCommandTests {
+  @Test func commandsGetRepliesWithoutDisturbingTheStream() throws {
+    let rig = try Rig()
+    try rig.loop.start()
+    let clock = rig.clock
+    var lines = ["status\n", "version\n", "bogus\n", "rate 50\n", "tare\n"]
+    var received: [UInt8] = []
+    let end = clock.now() + .seconds(6)
+    while clock.now() < end {
+      if !lines.isEmpty, rig.loop.status.samples > 0, rig.loop.status.samples % 100 == 0 {
+        rig.port.inject(Array(lines.removeFirst().utf8))
+      }
+      rig.loop.step()
+      received += rig.port.takeWritten()
+    }
+    rig.received = received
+    let (samples, replies, statistics) = rig.decode()
+    #expect(statistics.crcErrors == 0)
+    #expect(replies.count == 5)
+    #expect(replies[0].description.hasPrefix("OK n="))
+    #expect(replies[1].description.hasPrefix("OK plumb "))
+    #expect(replies[2].description.hasPrefix("ERR "))
+    #expect(replies[3].description == "OK rate 50 Hz")
+    #expect(rig.loop.outputRateHz == 50)
+    #expect(replies[4].description.hasPrefix("OK tare"))
+    // After `rate 50`, frames come every other sample.
+    let late = samples.suffix(50)
+    let spacing = (late.last!.sampleTimeNanoseconds - late.first!.sampleTimeNanoseconds) / 49
+    #expect(abs(Double(spacing) - 20e6) < 1e6)
+    #expect(rig.loop.status.commands == 4 && rig.loop.status.commandErrors == 1)
+  }
+
+  @Test func aFloodOfGarbageNeverStallsTheLoop() throws {
+    let rig = try Rig()
+    try rig.loop.start()
+    var random = SeededGenerator(seed: 9)
+    let end = rig.clock.now() + .seconds(5)
+    var received: [UInt8] = []
+    while rig.clock.now() < end {
+      rig.port.inject((0..<400).map { _ in UInt8(truncatingIfNeeded: random.next()) })
+      rig.loop.step()
+      received += rig.port.takeWritten()
+    }
+    rig.received = received
+    let (samples, _, statistics) = rig.decode()
+    #expect(samples.count > 470)
+    #expect(statistics.framesLost == 0)
+    #expect(rig.loop.status.missedSamples == 0)
+  }
+}
+
+@Suite struct SerialFaultTests {
+  @Test func anUnpluggedPortIsReopenedAndNothingIsLostSilently() throws {
+    let start = Timestamp(nanoseconds: 1_000_000_000)
+    let plan = SerialFaultPlan([
+      .unplugged(from: start + .seconds(3), until: start + .milliseconds(5500))
+    ])
+    let rig = try Rig(serialFaults: plan)
+    try rig.run(seconds: 8)
+    let status = rig.loop.status
+    #expect(status.serialDisconnects == 1)
+    #expect(status.serialReopens == 1)
+    #expect(status.framesDroppedDisconnected > 200)
+    let (samples, _, _) = rig.decode()
+    // The host sees a gap in the sequence that equals the frames dropped while unplugged
+    // (plus those lost in the device buffer at the moment of the unplug).
+    let sequences = samples.map { $0.sequence! }
+    let missing = Int(sequences.last!) - sequences.count
+    #expect(missing >= Int(status.framesDroppedDisconnected))
+    #expect(missing <= Int(status.framesDroppedDisconnected) + 70)
+  }
+}
+
+@Suite struct AllocationTests {
+  @Test func theSamplePathAllocatesNothing() throws {
+    let rig = try Rig(motion: TiltScenario())
+    try rig.loop.start()
+    var sink = [UInt8]()
+    sink.reserveCapacity(1 << 20)
+    for _ in 0..<300 {
+      rig.loop.step()
+      rig.port.takeWritten(into: &sink)
+    }
+    sink.removeAll(keepingCapacity: true)
+    let allocations = AllocationCounter.count {
+      for _ in 0..<10_000 {
+        rig.loop.step()
+        rig.port.takeWritten(into: &sink)
+        if sink.count > 500_000 { sink.removeAll(keepingCapacity: true) }
+      }
+    }
+    #expect(rig.loop.status.samples > 9_000)
+    #expect(allocations == 0, "\(allocations) allocations in 10 000 samples")
+  }
+}
