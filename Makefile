@@ -32,8 +32,13 @@ test: build venv
 	.venv/bin/python tools/scripts/check_mavlink.py
 	.venv/bin/python tools/scripts/check_allan.py --plumb-cal .build/debug/plumb-cal
 
-run: build
-	@echo "plumb: (the firmware loop arrives with issue 5)"
+# The simulated board, live text frames on the terminal, for RUN_SECONDS of real time
+# (RUN_SECONDS=0: until Ctrl-C).
+RUN_SECONDS ?= 30
+run: deps
+	@$(SWIFT) build --product plumb 2>&1 | grep -E "error|warning:" || true
+	@if [ "$(RUN_SECONDS)" = "0" ]; then .build/debug/plumb run --board Boards/simulated.json; \
+	else .build/debug/plumb run --board Boards/simulated.json --duration $(RUN_SECONDS); fi
 
 format: check-swift
 	$(SWIFT) format --in-place --recursive Package.swift HAL Sources Tests tools

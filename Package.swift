@@ -77,7 +77,8 @@ targets += [
   .target(name: "Randomness", swiftSettings: swift6),
   .testTarget(name: "RandomnessTests", dependencies: ["Randomness"], swiftSettings: swift6),
   .target(name: "Geometry", swiftSettings: swift6),
-  .target(name: "MotionScenarios", dependencies: ["Geometry"], swiftSettings: swift6),
+  .target(
+    name: "MotionScenarios", dependencies: ["Geometry", "Randomness"], swiftSettings: swift6),
   .testTarget(name: "GeometryTests", dependencies: ["Geometry"], swiftSettings: swift6),
   .target(name: "AttitudeEstimation", dependencies: ["Geometry"], swiftSettings: swift6),
   .testTarget(
@@ -147,6 +148,23 @@ targets += [
 ]
 
 // MARK: - Executables and tools
+
+// The executables' composition root: board and calibration files to firmware settings, the
+// Linux or simulated hardware a board names, signals, real-time scheduling. Used by
+// executables only (it is the one library that sees LinuxHardware and SimulatedHardware).
+targets += [
+  .target(
+    name: "PlumbRuntime",
+    dependencies: [
+      "Firmware", "Boards", "Calibration", "Telemetry", "MPU6050", "MPU6050Simulation",
+      "MotionScenarios", "SimulatedHardware", "LinuxHardware", "HardwareAbstraction",
+      "Geometry", "POSIXSupport",
+    ], swiftSettings: swift6),
+  .executableTarget(
+    name: "plumb",
+    dependencies: ["PlumbRuntime", "Firmware", "Telemetry", "CommandLineSupport"],
+    swiftSettings: swift6),
+]
 
 targets += [
   .target(name: "JSON", swiftSettings: swift6),

@@ -1,0 +1,130 @@
+import Glibc
+import HardwareAbstraction
+import POSIXSupport
+
+/// Frames to a file descriptor that is not a serial device: standard output (a terminal or a
+/// pipe) or a regular file, with host commands optionally read from another descriptor
+/// (standard input), so `plumb run` can print live frames on a terminal and take `tare` typed
+/// at it.
+///
+/// Non-blocking without changing the descriptors' flags (standard output is shared with the
+/// shell): each write first asks `poll(2)` whether the descriptor can take data now and writes
+/// nothing (counted as refused) when it cannot; a frame is at most 140 bytes, below `PIPE_BUF`,
+/// so a writable pipe takes it without blocking. Reads likewise poll first. A closed reader
+/// (`EPIPE`, the shell's `| head`) is a disconnect. Regular files are always writable.
+public final class DescriptorSerialPort: SerialPort {
+  public let name: String
+  private var output: FileDescriptor
+  private var input: FileDescriptor
+  private let path: String?
+  public private(set) var statistics = SerialStatistics()
+
+  /// Writes to standard output, and reads commands from standard input when `readsInput`.
+  /// The descriptors stay open when the port closes (they belong to the process).
+  public static func standardOutput(readsInput: Bool) -> DescriptorSerialPort {
+    DescriptorSerialPort(
+      name: "stdout", output: FileDescriptor(taking: dup(1)),
+      input: readsInput ? FileDescriptor(taking: dup(0)) : .closed,
+      path: nil)
+  }
+
+  /// Creates (or truncates) the regular file at `path` and writes frames to it.
+  public static func file(path: String) throws(SerialError) -> DescriptorSerialPort {
+    do {
+      let descriptor = try FileDescriptor.open(
+        path, flags: O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, permissions: 0o644)
+      return DescriptorSerialPort(
+        name: path, output: descriptor, input: .closed, path: path)
+    } catch {
+      let kind: SerialError.Kind
+      switch error.errno {
+      case .noSuchFileOrDirectory: kind = .deviceMissing
+      case .permissionDenied, .operationNotPermitted: kind = .permissionDenied
+      default: kind = .ioError
+      }
+      throw SerialError(kind, errno: error.errno, device: path)
+    }
+  }
+
+  private init(
+    name: String, output: consuming FileDescriptor, input: consuming FileDescriptor,
+    path: String?
+  ) {
+    self.name = name
+    self.output = output
+    self.input = input
+    self.path = path
+  }
+
+  public var isOpen: Bool { output.isOpen }
+
+  public func write(_ bytes: UnsafeRawBufferPointer) throws(SerialError) -> Int {
+    guard output.isOpen else { throw SerialError(.notOpen, device: name) }
+    guard !bytes.isEmpty else { return 0 }
+    let ready: PollEvents
+    do {
+      ready = try output.poll(for: .output)
+    } catch {
+      throw SerialError(.ioError, errno: error.errno, device: name)
+    }
+    if ready.contains(.error) || ready.contains(.hangUp) || ready.contains(.invalid) {
+      statistics.disconnects += 1
+      output.close()
+      throw SerialError(.disconnected, device: name)
+    }
+    var written = 0
+    if ready.contains(.output) {
+      do {
+        written = try output.write(bytes) ?? 0
+      } catch {
+        if error.errno == Errno(rawValue: EPIPE) || error.errno == .ioError {
+          statistics.disconnects += 1
+          output.close()
+          throw SerialError(.disconnected, errno: error.errno, device: name)
+        }
+        throw SerialError(.ioError, errno: error.errno, device: name)
+      }
+    }
+    statistics.bytesWritten += UInt64(written)
+    if written < bytes.count {
+      statistics.shortWrites += 1
+      statistics.bytesRefused += UInt64(bytes.count - written)
+    }
+    return written
+  }
+
+  public func read(into buffer: UnsafeMutableRawBufferPointer) throws(SerialError) -> Int {
+    guard input.isOpen, !buffer.isEmpty else { return 0 }
+    do {
+      let ready = try input.poll(for: .input)
+      guard ready.contains(.input) else {
+        if ready.contains(.hangUp) || ready.contains(.invalid) { input.close() }
+        return 0
+      }
+      let count = try input.read(into: buffer) ?? 0
+      if count == 0 { input.close() }  // end of input: stop asking
+      statistics.bytesRead += UInt64(count)
+      return count
+    } catch {
+      input.close()
+      return 0
+    }
+  }
+
+  public func close() {
+    output.close()
+    input.close()
+  }
+
+  /// Files reopen for appending (a file's earlier frames are kept); standard output cannot be
+  /// reopened once its reader has gone.
+  public func reopen() throws(SerialError) {
+    guard let path else { throw SerialError(.deviceMissing, device: name) }
+    do {
+      output = try FileDescriptor.open(path, flags: O_WRONLY | O_APPEND | O_CLOEXEC)
+      statistics.reopens += 1
+    } catch {
+      throw SerialError(.deviceMissing, errno: error.errno, device: path)
+    }
+  }
+}

@@ -1,0 +1,74 @@
+import HardwareAbstraction
+import LinuxHardware
+import SimulatedHardware
+
+/// The serial port `plumb run` writes to: a tty through termios, a pseudo-terminal's host end,
+/// standard output, or a file. An enum rather than an existential so the loop stays generic
+/// over a concrete type and its calls are direct.
+public enum SelectedPort: SerialPort {
+  case termios(TermiosSerialPort)
+  case descriptor(DescriptorSerialPort)
+  case memory(MemorySerialPort)
+
+  public mutating func write(_ bytes: UnsafeRawBufferPointer) throws(SerialError) -> Int {
+    switch self {
+    case .termios(let port): try port.write(bytes)
+    case .descriptor(let port): try port.write(bytes)
+    case .memory(let port): try port.write(bytes)
+    }
+  }
+
+  public mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(SerialError) -> Int {
+    switch self {
+    case .termios(let port): try port.read(into: buffer)
+    case .descriptor(let port): try port.read(into: buffer)
+    case .memory(let port): try port.read(into: buffer)
+    }
+  }
+
+  public mutating func close() {
+    switch self {
+    case .termios(let port): port.close()
+    case .descriptor(let port): port.close()
+    case .memory(let port): port.close()
+    }
+  }
+
+  public mutating func reopen() throws(SerialError) {
+    switch self {
+    case .termios(let port): try port.reopen()
+    case .descriptor(let port): try port.reopen()
+    case .memory(let port): try port.reopen()
+    }
+  }
+
+  public var isOpen: Bool {
+    switch self {
+    case .termios(let port): port.isOpen
+    case .descriptor(let port): port.isOpen
+    case .memory(let port): port.isOpen
+    }
+  }
+
+  public var statistics: SerialStatistics {
+    switch self {
+    case .termios(let port): port.statistics
+    case .descriptor(let port): port.statistics
+    case .memory(let port): port.statistics
+    }
+  }
+}
+
+/// The data-ready line of a real board: the GPIO, or none when the INT pin is not wired (the
+/// loop then drains the FIFO on a timer and never waits on the line).
+public enum SelectedLine: DataReadyLine {
+  case gpio(LinuxDataReadyLine)
+  case notWired
+
+  public mutating func waitForEdge(until deadline: Timestamp) throws(DataReadyError) -> EdgeWait {
+    switch self {
+    case .gpio(let line): try line.waitForEdge(until: deadline)
+    case .notWired: .timedOut
+    }
+  }
+}

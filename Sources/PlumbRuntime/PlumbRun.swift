@@ -1,0 +1,238 @@
+import Boards
+import Firmware
+import Glibc
+import HardwareAbstraction
+import LinuxHardware
+import MPU6050
+import MPU6050Simulation
+import MotionScenarios
+import SimulatedHardware
+import Telemetry
+
+/// How `plumb run` was asked to run.
+public struct RunOptions: Sendable {
+  /// Where frames go instead of the board's serial device: a tty or pty (raw mode), or a file.
+  public var serialPath: String?
+  /// Stop after this many seconds of sample time; `nil` runs until SIGINT/SIGTERM.
+  public var durationSeconds: Double?
+  /// Simulated boards only: run on the manual clock as fast as possible instead of in real time.
+  public var fast: Bool
+  /// Called for every sample the loop consumes (recordings).
+  public var onSample: (@Sendable (ConsumedSample) -> Void)?
+  /// Where messages for people go (standard error).
+  public var log: @Sendable (String) -> Void
+
+  public init(
+    serialPath: String? = nil, durationSeconds: Double? = nil, fast: Bool = false,
+    onSample: (@Sendable (ConsumedSample) -> Void)? = nil,
+    log: @escaping @Sendable (String) -> Void
+  ) {
+    self.serialPath = serialPath
+    self.durationSeconds = durationSeconds
+    self.fast = fast
+    self.onSample = onSample
+    self.log = log
+  }
+}
+
+/// Why a run failed, with what to do.
+public enum RunError: Error, CustomStringConvertible, Sendable {
+  case setup(SetupError)
+  case serial(SerialError)
+  case i2c(I2CError)
+  case dataReady(DataReadyError)
+  case start(FirmwareStartError)
+  case simulation(String)
+
+  public var description: String {
+    switch self {
+    case .setup(let error): error.description
+    case .serial(let error): error.description
+    case .i2c(let error): error.description
+    case .dataReady(let error): error.description
+    case .start(let error): error.description
+    case .simulation(let message): message
+    }
+  }
+}
+
+/// The final status of a run, for the summary line and for tests.
+public struct RunSummary: Sendable {
+  public var status: FirmwareStatus
+  public var driver: MPU6050Counters
+  public var sampleSeconds: Double
+}
+
+/// Runs the firmware for a board file's setup: on simulated hardware when the board is the
+/// simulated one, on the Linux devices it names otherwise.
+public func runPlumb(_ setup: PlumbSetup, options: RunOptions) throws(RunError) -> RunSummary {
+  if let simulation = setup.board.simulation {
+    return try runSimulated(setup, simulation: simulation, options: options)
+  }
+  return try runLinux(setup, options: options)
+}
+
+/// Opens the output `plumb run` writes frames to.
+func openOutput(_ setup: PlumbSetup, options: RunOptions) throws(RunError) -> SelectedPort {
+  let target = options.serialPath ?? setup.board.serial.device
+  if target == "stdout" || target == "-" {
+    return .descriptor(.standardOutput(readsInput: isTerminal(0)))
+  }
+  switch pathKind(target) {
+  case .characterDevice:
+    do {
+      return .termios(try TermiosSerialPort(path: target, baudRate: setup.board.serial.baudRate))
+    } catch {
+      throw .serial(error)
+    }
+  case .regularFile, .missing:
+    if options.serialPath == nil, pathKind(target) == .missing {
+      // The board names a device that is not there: say so, rather than creating a file.
+      throw .serial(SerialError(.deviceMissing, errno: .noSuchFileOrDirectory, device: target))
+    }
+    do {
+      return .descriptor(try .file(path: target))
+    } catch {
+      throw .serial(error)
+    }
+  case .other:
+    throw .serial(SerialError(.notATerminal, device: target))
+  }
+}
+
+func runSimulated(
+  _ setup: PlumbSetup, simulation: SimulationSettings, options: RunOptions
+) throws(RunError) -> RunSummary {
+  let clock = ManualClock()
+  let seconds = options.durationSeconds ?? 24 * 3600
+  guard let scenario = ScenarioCatalog.entry(named: simulation.scenario) else {
+    throw .simulation(
+      "board \(setup.boardPath): simulation.scenario \"\(simulation.scenario)\" is not a scenario; choose one of \(ScenarioCatalog.names.joined(separator: ", "))"
+    )
+  }
+  let faultName = simulation.faults ?? "none"
+  guard
+    let plan = SimulatedMPU6050FaultPlan.named(
+      faultName, start: clock.now() + .seconds(5), seed: simulation.seed)
+  else {
+    throw .simulation(
+      "board \(setup.boardPath): simulation.faults \"\(faultName)\" is not a fault plan; choose one of \(SimulatedMPU6050FaultPlan.names.joined(separator: ", "))"
+    )
+  }
+  var unit = SimulatedMPU6050Unit.typical(seed: simulation.seed)
+  unit.oscillatorError = simulation.oscillatorErrorPercent / 100
+  let board = SimulatedMPU6050Board(
+    motion: scenario.make(simulation.seed, seconds), unit: unit, faultPlan: plan, clock: clock)
+  var settings = setup.settings
+  settings.interruptWired = settings.interruptWired && plan.interruptWired
+  if options.serialPath == nil, setup.board.serial.device == "stdout", isTerminal(1),
+    settings.format == .binary
+  {
+    // Binary frames on a terminal are noise: people get text.
+    settings.format = .text
+  }
+  let port = try openOutput(setup, options: options)
+  var loop: FirmwareLoop<SimulatedI2CBus, SimulatedDataReadyLine, SelectedPort, ManualClock>
+  do {
+    loop = try FirmwareLoop(
+      bus: board.bus, line: board.line, port: port, clock: clock, settings: settings)
+    if let onSample = options.onSample { loop.onSample = onSample }
+    let report = try loop.start()
+    options.log(
+      "plumb: simulated board, scenario \(scenario.name), faults \(faultName), seed \(simulation.seed)"
+    )
+    options.log("plumb: " + report.description.split(separator: "\n").joined(separator: "; "))
+  } catch {
+    throw .start(error)
+  }
+  let start = clock.now()
+  let end = start + .nanoseconds(Int64(seconds * 1e9))
+  let realClock = LinuxMonotonicClock()
+  let realStart = realClock.now()
+  var stalls = plan.hostStalls[...]
+  while clock.now() < end && !stopRequested.load(ordering: .relaxed) {
+    if let stall = stalls.first, stall.at <= clock.now() {
+      clock.advance(by: stall.duration)
+      stalls = stalls.dropFirst()
+    }
+    loop.step()
+    if !options.fast {
+      // Real time: the simulated world runs on its own clock; hold it to the wall of
+      // CLOCK_MONOTONIC so frames come out at the chip's rate.
+      realClock.sleep(until: realStart + (clock.now() - start))
+    }
+  }
+  loop.finish()
+  return RunSummary(
+    status: loop.status, driver: loop.driver.counters,
+    sampleSeconds: Double(clock.now().nanoseconds(since: start)) * 1e-9)
+}
+
+func runLinux(_ setup: PlumbSetup, options: RunOptions) throws(RunError) -> RunSummary {
+  let board = setup.board
+  let bus: LinuxI2CBus
+  do {
+    bus = try LinuxI2CBus(path: board.i2c.bus)
+  } catch {
+    throw .i2c(error)
+  }
+  let line: SelectedLine
+  if board.dataReady.isWired {
+    let lineSelector: GPIOLineSelector
+    switch board.dataReady.line {
+    case .offset(let offset): lineSelector = .offset(UInt32(offset))
+    case .name(let name): lineSelector = .name(name)
+    }
+    do {
+      line = .gpio(
+        try LinuxDataReadyLine(chip: GPIOChipSelector(board.dataReady.chip), line: lineSelector))
+    } catch {
+      throw .dataReady(error)
+    }
+  } else {
+    line = .notWired
+  }
+  let port = try openOutput(setup, options: options)
+  let realTime = requestRealTime()
+  options.log("plumb: \(realTime.scheduling); \(realTime.memoryLocked)")
+  let clock = LinuxMonotonicClock()
+  var loop: FirmwareLoop<LinuxI2CBus, SelectedLine, SelectedPort, LinuxMonotonicClock>
+  do {
+    loop = try FirmwareLoop(
+      bus: bus, line: line, port: port, clock: clock, settings: setup.settings)
+    if let onSample = options.onSample { loop.onSample = onSample }
+    let report = try loop.start()
+    options.log("plumb: " + report.description.split(separator: "\n").joined(separator: "; "))
+  } catch {
+    throw .start(error)
+  }
+  let start = clock.now()
+  let end = options.durationSeconds.map { start + .nanoseconds(Int64($0 * 1e9)) }
+  while !stopRequested.load(ordering: .relaxed) {
+    if let end, clock.now() >= end { break }
+    loop.step()
+  }
+  loop.finish()
+  return RunSummary(
+    status: loop.status, driver: loop.driver.counters,
+    sampleSeconds: Double(clock.now().nanoseconds(since: start)) * 1e-9)
+}
+
+extension RunSummary {
+  /// One line for people at the end of a run.
+  public var description: String {
+    let s = status
+    return
+      "plumb: \(String(format3(sampleSeconds))) s, \(s.samples) samples, \(s.framesQueued) frames, "
+      + "\(s.missedSamples) missed, \(s.framesDroppedQueueFull + s.framesDroppedDisconnected) dropped, "
+      + "\(driver.failedReads) failed reads, \(s.fallbackEntries) fallbacks, mode \(s.mode.rawValue)"
+  }
+}
+
+func format3(_ value: Double) -> String {
+  let scaled = (value * 1000).rounded()
+  let whole = Int(scaled / 1000)
+  let fraction = Int(abs(scaled).truncatingRemainder(dividingBy: 1000))
+  let digits = String(fraction)
+  return "\(whole).\(String(repeating: "0", count: 3 - digits.count))\(digits)"
+}

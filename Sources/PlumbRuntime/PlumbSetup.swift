@@ -1,0 +1,112 @@
+import Boards
+import Calibration
+import Firmware
+import Geometry
+import HardwareAbstraction
+import MPU6050
+import Telemetry
+
+/// A board file, its calibration file, and the firmware settings they make: what `plumb run`,
+/// `plumb check-board` and the bench tools start from.
+///
+/// PlumbRuntime is the composition root of the executables (`plumb`, `plumb-probe`, `plumb-hil`):
+/// it is the one library that sees both the Linux and the simulated hardware, and it is used by
+/// executables only; the firmware libraries receive their hardware as parameters.
+public struct PlumbSetup: Sendable {
+  public var boardPath: String
+  public var board: BoardDefinition
+  public var calibration: CalibrationFile?
+  public var settings: FirmwareSettings
+
+  /// Reads and validates `boardPath` and the calibration file it names, and builds the
+  /// firmware settings (with `format` overriding the board's output format).
+  public static func load(boardPath: String, format: TelemetryFormat? = nil) throws(SetupError)
+    -> PlumbSetup
+  {
+    let board: BoardDefinition
+    do {
+      board = try BoardFile.load(path: boardPath)
+    } catch {
+      throw .board(error)
+    }
+    var calibration: CalibrationFile?
+    if let path = board.calibrationPath {
+      do {
+        calibration = try CalibrationFile.load(path: path)
+      } catch {
+        throw .calibration(path: path, error)
+      }
+    }
+    let settings = try firmwareSettings(board: board, calibration: calibration, format: format)
+    return PlumbSetup(
+      boardPath: boardPath, board: board, calibration: calibration, settings: settings)
+  }
+
+  /// The firmware settings a board (and its calibration) describe; problems name the board key.
+  public static func firmwareSettings(
+    board: BoardDefinition, calibration: CalibrationFile?, format: TelemetryFormat? = nil
+  ) throws(SetupError) -> FirmwareSettings {
+    guard
+      let filter = DigitalLowPassFilter.allCases.first(where: {
+        Int($0.accelerometerBandwidthHertz) == board.sensor.dlpfBandwidthHz
+      }),
+      let gyro = GyroFullScale.allCases.first(where: {
+        Int($0.degreesPerSecond) == board.sensor.gyroRangeDegreesPerSecond
+      }),
+      let accel = AccelerometerFullScale.allCases.first(where: {
+        Int($0.standardGravities) == board.sensor.accelRangeG
+      })
+    else {
+      throw .settings(key: "sensor", "unsupported sensor setting")
+    }
+    let sensor = MPU6050Configuration(
+      sampleRateHertz: board.sensor.sampleRateHz, lowPassFilter: filter, gyroFullScale: gyro,
+      accelerometerFullScale: accel, dataReadyInterrupt: board.dataReady.isWired)
+    do {
+      _ = try sensor.validated()
+    } catch {
+      throw .settings(key: "sensor", error.description)
+    }
+    guard let address = I2CAddress(rawValue: board.i2c.address) else {
+      throw .settings(key: "i2c.address", "not a 7-bit address")
+    }
+    var settings = FirmwareSettings(
+      address: address, sensor: sensor, selfTest: true, interruptWired: board.dataReady.isWired,
+      correction: SampleCorrection(mounting: board.mounting), format: format ?? board.output.format,
+      outputRateHz: Int(board.output.rateHz.rounded()), baudRate: board.serial.baudRate,
+      mavlink: MAVLinkIdentity(
+        systemID: UInt8(board.mavlink.systemId), componentID: UInt8(board.mavlink.componentId)))
+    if let calibration {
+      settings.apply(calibration: calibration, mounting: board.mounting)
+    }
+    switch LinkBudget.check(
+      format: settings.format, outputRateHz: settings.outputRateHz,
+      baudRate: board.serial.device == "stdout" ? 921_600 : settings.baudRate,
+      sampleRateHz: Int(board.sensor.sampleRateHz.rounded()))
+    {
+    case .success: break
+    case .failure(let refusal):
+      throw .settings(key: "output", refusal.description)
+    }
+    if let problem = settings.estimator.problem { throw .settings(key: "", problem) }
+    return settings
+  }
+}
+
+/// Why a board could not be set up. Each names the file and the key, and says what to do.
+public enum SetupError: Error, CustomStringConvertible, Sendable {
+  case board(BoardFileError)
+  case calibration(path: String, CalibrationFileError)
+  /// A combination the board file allows key by key but that cannot work (aliasing, a link
+  /// that cannot carry the frames).
+  case settings(key: String, String)
+
+  public var description: String {
+    switch self {
+    case .board(let error): error.description
+    case .calibration(_, let error): error.description
+    case .settings(let key, let message):
+      key.isEmpty ? message : "key \"\(key)\": \(message)"
+    }
+  }
+}

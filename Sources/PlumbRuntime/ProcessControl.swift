@@ -1,0 +1,70 @@
+import Glibc
+import Synchronization
+
+/// Set by SIGINT and SIGTERM: the loop finishes its frame, flushes, closes and exits 0.
+/// An atomic store is async-signal-safe; the loop checks the flag once per iteration (at most
+/// three sample periods apart).
+public let stopRequested = Atomic<Bool>(false)
+
+/// Installs the SIGINT/SIGTERM handlers, and ignores SIGPIPE (a closed pipe on standard output
+/// is reported as a disconnect by the port instead of killing the process).
+public func installStopHandlers() {
+  var action = sigaction()
+  action.__sigaction_handler.sa_handler = { _ in stopRequested.store(true, ordering: .relaxed) }
+  sigemptyset(&action.sa_mask)
+  action.sa_flags = 0
+  sigaction(SIGINT, &action, nil)
+  sigaction(SIGTERM, &action, nil)
+  signal(SIGPIPE, SIG_IGN)
+}
+
+/// What asking for real-time scheduling gave.
+public struct RealTimeOutcome: Sendable {
+  public var scheduling: String
+  public var memoryLocked: String
+}
+
+/// Asks for SCHED_FIFO at `priority` and locks memory (no page faults in the loop), when
+/// permitted; says what happened either way. Needs CAP_SYS_NICE and CAP_IPC_LOCK (or root, or
+/// the systemd unit's AmbientCapabilities); without them Plumb runs with normal scheduling,
+/// which is fine on an idle board (samples are timestamped by the kernel, so wake-up lateness
+/// delays frames but does not corrupt sample times).
+public func requestRealTime(priority: Int32 = 50) -> RealTimeOutcome {
+  var parameters = sched_param()
+  parameters.sched_priority = priority
+  let scheduling: String
+  if sched_setscheduler(0, SCHED_FIFO, &parameters) == 0 {
+    scheduling = "SCHED_FIFO priority \(priority)"
+  } else {
+    let code = errno
+    scheduling =
+      "normal scheduling (SCHED_FIFO refused: \(String(cString: strerror(code))); grant CAP_SYS_NICE or run under the systemd unit)"
+  }
+  let memoryLocked: String
+  if mlockall(Int32(MCL_CURRENT | MCL_FUTURE)) == 0 {
+    memoryLocked = "memory locked"
+  } else {
+    let code = errno
+    memoryLocked =
+      "memory not locked (mlockall refused: \(String(cString: strerror(code))); grant CAP_IPC_LOCK or raise LimitMEMLOCK)"
+  }
+  return RealTimeOutcome(scheduling: scheduling, memoryLocked: memoryLocked)
+}
+
+/// Whether a descriptor is a terminal.
+public func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
+
+/// What kind of file `path` is, for choosing how to write frames to it.
+public enum PathKind: Sendable {
+  case missing, characterDevice, regularFile, other
+}
+
+public func pathKind(_ path: String) -> PathKind {
+  var status = stat()
+  guard stat(path, &status) == 0 else { return .missing }
+  switch status.st_mode & S_IFMT {
+  case S_IFCHR: return .characterDevice
+  case S_IFREG: return .regularFile
+  default: return .other
+  }
+}

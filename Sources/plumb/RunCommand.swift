@@ -1,0 +1,61 @@
+import CommandLineSupport
+import Firmware
+import PlumbRuntime
+import Telemetry
+
+let runSpec = CommandSpec(
+  name: "plumb run",
+  abstract: "run the firmware: read the IMU, estimate attitude, stream frames",
+  discussion: """
+    With Boards/simulated.json the real driver and loop run on a simulated MPU-6050 moving
+    through a scripted motion: in real time by default, as fast as possible with --fast.
+    Frames go to the board's serial device, or to --serial PATH (a tty or pty in raw mode, or a
+    file). On a terminal, binary frames are shown as text. SIGINT/SIGTERM finish the frame,
+    flush, close and exit 0. Host commands (tare, format, rate, status, version) are read from
+    the serial line (from standard input when writing to a terminal).
+    """,
+  options: [
+    .option("board", value: "FILE", help: "the board file (see Boards/README.md)", required: true),
+    .option("serial", value: "PATH", help: "write frames here instead of the board's device"),
+    .option("format", value: "FORMAT", help: "binary, text or mavlink (default: the board's)"),
+    .option("duration", value: "SECONDS", help: "stop after this much sample time"),
+    .flag("fast", help: "simulated board: run on the manual clock as fast as possible"),
+  ],
+  examples: [
+    "plumb run --board Boards/simulated.json",
+    "plumb run --board Boards/simulated.json --fast --duration 60 --format binary --serial out.bin",
+    "plumb run --board /etc/plumb/board.json",
+  ])
+
+func runCommand(_ arguments: ParsedArguments) throws {
+  let format = try arguments.choice("format", from: TelemetryFormat.allCases.map(\.rawValue))
+    .flatMap(TelemetryFormat.init(rawValue:))
+  let duration = try arguments.double("duration", in: 0.01...31_536_000)
+  let setup: PlumbSetup
+  do {
+    setup = try PlumbSetup.load(boardPath: arguments.value("board")!, format: format)
+  } catch {
+    throw CommandFailure(.configuration, error.description)
+  }
+  if arguments.flag("fast") && !setup.board.isSimulated {
+    throw UsageError(
+      "--fast runs the simulated board on its manual clock; \(setup.board.name) is a real board",
+      spec: runSpec)
+  }
+  installStopHandlers()
+  let options = RunOptions(
+    serialPath: arguments.value("serial"), durationSeconds: duration,
+    fast: arguments.flag("fast"), log: { printError($0) })
+  do {
+    let summary = try runPlumb(setup, options: options)
+    printError(summary.description)
+  } catch {
+    let code: ExitCode
+    switch error {
+    case .setup, .simulation: code = .configuration
+    case .start(.invalidSettings): code = .configuration
+    default: code = .unavailable
+    }
+    throw CommandFailure(code, error.description)
+  }
+}
