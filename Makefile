@@ -36,7 +36,7 @@ test: build venv
 # (RUN_SECONDS=0: until Ctrl-C).
 RUN_SECONDS ?= 30
 run: deps
-	@$(SWIFT) build --product plumb 2>&1 | grep -E "error|warning:" || true
+	@set -o pipefail; $(SWIFT) build --product plumb -j $(JOBS) 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]'
 	@if [ "$(RUN_SECONDS)" = "0" ]; then .build/debug/plumb run --board Boards/simulated.json; \
 	else .build/debug/plumb run --board Boards/simulated.json --duration $(RUN_SECONDS); fi
 
