@@ -164,6 +164,12 @@ targets += [
     name: "plumb",
     dependencies: ["PlumbRuntime", "Firmware", "Telemetry", "CommandLineSupport"],
     swiftSettings: swift6),
+  .testTarget(
+    name: "PlumbRuntimeTests",
+    dependencies: [
+      "PlumbRuntime", "plumb", "Telemetry", "SimulatedHardware", "LinuxHardware",
+      "HardwareAbstraction",
+    ], swiftSettings: swift6),
 ]
 
 targets += [

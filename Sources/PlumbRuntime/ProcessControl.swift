@@ -7,7 +7,10 @@ import Synchronization
 public let stopRequested = Atomic<Bool>(false)
 
 /// Installs the SIGINT/SIGTERM handlers, and ignores SIGPIPE (a closed pipe on standard output
-/// is reported as a disconnect by the port instead of killing the process).
+/// is reported as a disconnect by the port instead of killing the process). Also unblocks
+/// SIGINT and SIGTERM: a process inherits its parent's signal mask, and some launchers (test
+/// runners, thread pools that spawn) start children with them blocked, which would leave
+/// `kill -TERM` pending for ever.
 public func installStopHandlers() {
   var action = sigaction()
   action.__sigaction_handler.sa_handler = { _ in stopRequested.store(true, ordering: .relaxed) }
@@ -16,6 +19,11 @@ public func installStopHandlers() {
   sigaction(SIGINT, &action, nil)
   sigaction(SIGTERM, &action, nil)
   signal(SIGPIPE, SIG_IGN)
+  var unblock = sigset_t()
+  sigemptyset(&unblock)
+  sigaddset(&unblock, SIGINT)
+  sigaddset(&unblock, SIGTERM)
+  sigprocmask(SIG_UNBLOCK, &unblock, nil)
 }
 
 /// What asking for real-time scheduling gave.

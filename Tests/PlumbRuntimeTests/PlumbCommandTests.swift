@@ -1,0 +1,164 @@
+import Foundation
+import HardwareAbstraction
+import LinuxHardware
+import PlumbRuntime
+import SimulatedHardware
+import Telemetry
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+@Suite struct PlumbSetupTests {
+  @Test(arguments: [
+    "raspberry-pi-4", "raspberry-pi-5", "raspberry-pi-zero-2-w", "beaglebone-black", "simulated",
+  ])
+  func everyShippedBoardMakesValidSettings(name: String) throws {
+    let setup = try PlumbSetup.load(boardPath: "\(repositoryRoot)/Boards/\(name).json")
+    #expect(setup.settings.problem == nil)
+    #expect(setup.settings.outputRateHz == 100)
+  }
+
+  func board(_ replacing: String, with replacement: String) throws -> String {
+    let directory = try temporaryDirectory()
+    var text = try String(
+      contentsOfFile: "\(repositoryRoot)/Boards/raspberry-pi-4.json", encoding: .utf8)
+    #expect(text.contains(replacing))
+    text = text.replacingOccurrences(of: replacing, with: replacement)
+    let path = directory.appendingPathComponent("board.json").path
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+  }
+
+  @Test func aDLPFAboveNyquistIsRefusedWithTheFoldedFrequency() throws {
+    let path = try board(#""dlpfHz": 44"#, with: #""dlpfHz": 94"#)
+    #expect {
+      _ = try PlumbSetup.load(boardPath: path)
+    } throws: { error in
+      let text = "\(error)"
+      return text.contains("key \"sensor\"") && text.contains("|98 − 1 × 100| = 2 Hz")
+    }
+  }
+
+  @Test func aFormatTheLinkCannotCarryIsRefusedWithTheNumbers() throws {
+    let path = try board(#""baud": 115200"#, with: #""baud": 9600"#)
+    #expect {
+      _ = try PlumbSetup.load(boardPath: path)
+    } throws: { error in
+      let text = "\(error)"
+      return text.contains("key \"output\"") && text.contains("9600 baud")
+    }
+  }
+}
+
+@Suite(.serialized) struct PlumbCommandTests {
+  @Test func fastSimulatedRunWritesEveryFrameToAFile() throws {
+    let directory = try temporaryDirectory()
+    let output = directory.appendingPathComponent("frames.bin").path
+    let result = try runPlumb([
+      "run", "--board", "Boards/simulated.json", "--fast", "--duration", "5", "--format",
+      "binary", "--serial", output,
+    ])
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(result.standardError.contains("plumb: 5.0"))
+    let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: output)))
+    var decoder = StreamDecoder(format: .binary)
+    var sequences: [UInt32] = []
+    decoder.decode(bytes) { message in
+      if let sequence = message.attitudeSample?.sequence { sequences.append(sequence) }
+    }
+    #expect(decoder.statistics.crcErrors == 0)
+    #expect(sequences.count > 480)
+    #expect(sequences == Array(1...UInt32(sequences.count)))
+  }
+
+  @Test func sameBoardSameSeedSameBytes() throws {
+    let directory = try temporaryDirectory()
+    var outputs: [Data] = []
+    for run in 0..<2 {
+      let output = directory.appendingPathComponent("run\(run).bin").path
+      let result = try runPlumb([
+        "run", "--board", "Boards/simulated.json", "--fast", "--duration", "3", "--format",
+        "mavlink", "--serial", output,
+      ])
+      #expect(result.status == 0)
+      outputs.append(try Data(contentsOf: URL(fileURLWithPath: output)))
+    }
+    #expect(outputs[0].count > 10_000)
+    #expect(outputs[0] == outputs[1])
+  }
+
+  @Test func aRealTimeRunOverAPseudoTerminalDeliversEveryFrameAt100Hz() throws {
+    let host = try PseudoTerminalSerialPort()
+    var received: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    let result = try runPlumb([
+      "run", "--board", "Boards/simulated.json", "--duration", "10", "--format", "binary",
+      "--serial", host.terminalPath,
+    ]) { process in
+      while process.isRunning {
+        let count = try buffer.withUnsafeMutableBytes { try host.read(into: $0) }
+        received += buffer[0..<count]
+        usleep(2_000)
+      }
+    }
+    while true {
+      let count = (try? buffer.withUnsafeMutableBytes { try host.read(into: $0) }) ?? 0
+      if count == 0 { break }
+      received += buffer[0..<count]
+    }
+    #expect(result.status == 0, "\(result.standardError)")
+    var decoder = StreamDecoder(format: .binary)
+    var times: [Int64] = []
+    var sequences: [UInt32] = []
+    decoder.decode(received) { message in
+      if let sample = message.attitudeSample {
+        times.append(sample.sampleTimeNanoseconds)
+        sequences.append(sample.sequence!)
+      }
+    }
+    #expect(decoder.statistics.crcErrors == 0 && decoder.statistics.framesLost == 0)
+    #expect(sequences == Array(1...UInt32(max(1, sequences.count))))
+    // Ten seconds at the chip's rate (within its oscillator's error), none missing.
+    #expect(sequences.count > 960 && sequences.count < 1020)
+    let span = Double(times.last! - times.first!) * 1e-9
+    #expect(abs(Double(times.count - 1) / span - 100) < 2)
+  }
+
+  @Test func sigtermFinishesTheFrameFlushesAndExitsZero() throws {
+    let directory = try temporaryDirectory()
+    let output = directory.appendingPathComponent("frames.txt").path
+    let result = try runPlumb([
+      "run", "--board", "Boards/simulated.json", "--format", "text", "--serial", output,
+    ]) { process in
+      usleep(1_500_000)
+      kill(process.processIdentifier, SIGTERM)
+    }
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(result.standardError.contains("samples"))
+    let text = try String(contentsOfFile: output, encoding: .utf8)
+    // Every line is whole: the last frame was finished and flushed, not cut.
+    #expect(text.hasSuffix("\r\n"))
+    let lines = text.split(separator: "\r\n")
+    #expect(lines.count > 20)
+    #expect(lines.allSatisfy { $0.hasPrefix("$PLMB,") && $0.contains("*") })
+  }
+
+  @Test func usageAndConfigurationErrorsHaveTheirExitCodes() throws {
+    let usage = try runPlumb(["run", "--bord", "x"])
+    #expect(usage.status == 64)
+    #expect(usage.standardError.contains("did you mean '--board'?"))
+    let missing = try runPlumb(["run", "--board", "/nonexistent.json"])
+    #expect(missing.status == 78)
+    #expect(missing.standardError.contains("no such file"))
+    let check = try runPlumb(["check-board", "Boards/raspberry-pi-5.json"])
+    #expect(check.status == 0)
+    #expect(String(decoding: check.standardOutput, as: UTF8.self).contains("pinctrl-rp1"))
+    // A real board's devices do not exist here: a clear message naming the bus.
+    let noBus = try runPlumb(["run", "--board", "Boards/raspberry-pi-4.json", "--duration", "1"])
+    #expect(noBus.status == 69)
+    #expect(noBus.standardError.contains("/dev/i2c-1"))
+    #expect(noBus.standardError.contains("raspi-config"))
+  }
+}

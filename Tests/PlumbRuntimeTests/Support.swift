@@ -1,0 +1,54 @@
+import Foundation
+
+/// The repository's root, from this file's path.
+let repositoryRoot: String = {
+  var url = URL(fileURLWithPath: #filePath)
+  for _ in 0..<3 { url.deleteLastPathComponent() }
+  return url.path
+}()
+
+/// The `plumb` executable built beside the test bundle.
+let plumbExecutable: String = {
+  let testBundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+  var directory = testBundle.deletingLastPathComponent()
+  if directory.lastPathComponent.hasSuffix(".xctest") { directory.deleteLastPathComponent() }
+  return directory.appendingPathComponent("plumb").path
+}()
+
+/// A finished (or signalled) `plumb` process: its exit status and what it printed.
+struct ProcessResult {
+  var status: Int32
+  var standardOutput: Data
+  var standardError: String
+}
+
+/// Runs `plumb` with `arguments`; `whileRunning` gets the process (e.g. to signal it).
+func runPlumb(
+  _ arguments: [String], whileRunning: ((Process) throws -> Void)? = nil
+) throws -> ProcessResult {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: plumbExecutable)
+  process.arguments = arguments
+  process.currentDirectoryURL = URL(fileURLWithPath: repositoryRoot)
+  let output = Pipe()
+  let error = Pipe()
+  process.standardOutput = output
+  process.standardError = error
+  process.standardInput = FileHandle.nullDevice
+  try process.run()
+  try whileRunning?(process)
+  let outputData = output.fileHandleForReading.readDataToEndOfFile()
+  let errorData = error.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  return ProcessResult(
+    status: process.terminationStatus, standardOutput: outputData,
+    standardError: String(decoding: errorData, as: UTF8.self))
+}
+
+/// A fresh temporary directory.
+func temporaryDirectory() throws -> URL {
+  let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+    "plumb-runtime-tests-\(UUID().uuidString)")
+  try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+  return url
+}
