@@ -151,6 +151,17 @@ targets += [
 ]
 products += [.executable(name: "plumb-cal", targets: ["plumb-cal"])]
 
+// sd_notify over NOTIFY_SOCKET for running under systemd (issue 5, item 7).
+targets += [
+  .target(
+    name: "SystemdNotify", dependencies: ["POSIXSupport", "HardwareAbstraction"],
+    swiftSettings: swift6),
+  .testTarget(
+    name: "SystemdNotifyTests",
+    dependencies: ["SystemdNotify", "POSIXSupport", "HardwareAbstraction", "TestSupport"],
+    swiftSettings: swift6),
+]
+
 let package = Package(
   name: "Plumb",
   platforms: [.macOS(.v15)],
