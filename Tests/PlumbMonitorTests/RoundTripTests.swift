@@ -133,6 +133,42 @@ func expectCounts(
   }
 }
 
+/// A pipe (a FIFO here; standard input from `plumb run | plumb-monitor -` is the same kind): read
+/// as it comes, and ended when the writer closes it.
+@Suite struct PipeTests {
+  @Test func aPipeIsReadUntilItsWriterCloses() throws {
+    let directory = TemporaryDirectory()
+    let path = directory.path + "/frames.fifo"
+    #expect(mkfifo(path, 0o600) == 0)
+    // A writer first (O_RDWR does not wait for a reader), so that opening the reader does not
+    // block.
+    let writer = open(path, O_RDWR | O_CLOEXEC)
+    #expect(writer >= 0)
+    let input = try openInput(path)
+    #expect(input.kind == .pipe)
+    #expect(input.isLive)
+    var encoder = TelemetryEncoder(format: .text)
+    let bytes = (0..<100).flatMap { encoder.encode(boardFrame($0)) }
+    var sent = 0
+    var closed = false
+    let clock = PausingClock { _ in
+      // The board writes in bursts, then goes away.
+      if sent < bytes.count {
+        let end = min(bytes.count, sent + 700)
+        sent += bytes.withUnsafeBytes { write(writer, $0.baseAddress! + sent, end - sent) }
+      } else if !closed {
+        close(writer)
+        closed = true
+      }
+    }
+    let result = runBounded(input, options: MonitorOptions(), clock: clock) { _ in }
+    #expect(result.ending == .endOfInput)
+    #expect(result.statistics.telemetryFrames == 100)
+    #expect(result.statistics.format == .text)
+    #expect(closed)
+  }
+}
+
 /// The same corrupted stream through a real pseudo-terminal: the simulated board writes into
 /// the controller side, the monitor reads the terminal side through `TermiosSerialPort`, as it
 /// would a UART.
