@@ -151,3 +151,17 @@ private func decodeLine(_ line: String) -> Result<TextFormat.Message, TextFormat
     #expect(bytes.withUnsafeBytes { TextFormat.decode(line: $0) } == .success(.reply(.ok("ok"))))
   }
 }
+
+@Suite struct DecodedMessageTests {
+  /// A text line's time is milliseconds; the widest one the format allows (−9223372036.855 s)
+  /// does not fit in nanoseconds. Decoding it must saturate, not trap (found by the monitor).
+  @Test func theWidestTextTimeSaturatesInsteadOfTrapping() {
+    var decoder = StreamDecoder(format: .text)
+    var samples: [AttitudeSample] = []
+    decoder.decode(Array(encodeText(Golden.extreme).utf8)) { message in
+      if let sample = message.attitudeSample { samples.append(sample) }
+    }
+    #expect(samples.count == 1)
+    #expect(samples.first?.sampleTimeNanoseconds == Int64.min)
+  }
+}
