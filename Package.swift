@@ -158,7 +158,7 @@ targets += [
     dependencies: [
       "Firmware", "Boards", "Calibration", "Telemetry", "MPU6050", "MPU6050Simulation",
       "MotionScenarios", "SimulatedHardware", "LinuxHardware", "HardwareAbstraction",
-      "Geometry", "POSIXSupport",
+      "Geometry", "POSIXSupport", "SystemdNotify",
     ], swiftSettings: swift6),
   .executableTarget(
     name: "plumb",
@@ -168,7 +168,7 @@ targets += [
     name: "PlumbRuntimeTests",
     dependencies: [
       "PlumbRuntime", "plumb", "Telemetry", "SimulatedHardware", "LinuxHardware",
-      "HardwareAbstraction",
+      "HardwareAbstraction", "Calibration", "Geometry",
     ], swiftSettings: swift6),
 ]
 

@@ -149,6 +149,8 @@ func runSimulated(
   let end = start + .nanoseconds(Int64(seconds * 1e9))
   let realClock = LinuxMonotonicClock()
   let realStart = realClock.now()
+  var supervision = Supervision(log: options.log)
+  supervision.ready("running: simulated board, scenario \(scenario.name)")
   var stalls = plan.hostStalls[...]
   while clock.now() < end && !stopRequested.load(ordering: .relaxed) {
     if let stall = stalls.first, stall.at <= clock.now() {
@@ -156,6 +158,7 @@ func runSimulated(
       stalls = stalls.dropFirst()
     }
     loop.step()
+    supervision.tick(at: realClock.now()) { statusLine(loop.status) }
     if !options.fast {
       // Real time: the simulated world runs on its own clock; hold it to the wall of
       // CLOCK_MONOTONIC so frames come out at the chip's rate.
@@ -206,16 +209,30 @@ func runLinux(_ setup: PlumbSetup, options: RunOptions) throws(RunError) -> RunS
   } catch {
     throw .start(error)
   }
+  var supervision = Supervision(log: options.log)
+  supervision.ready("running: \(setup.board.name), \(setup.settings.format.rawValue) frames")
   let start = clock.now()
   let end = options.durationSeconds.map { start + .nanoseconds(Int64($0 * 1e9)) }
   while !stopRequested.load(ordering: .relaxed) {
-    if let end, clock.now() >= end { break }
+    let now = clock.now()
+    if let end, now >= end { break }
     loop.step()
+    supervision.tick(at: now) { statusLine(loop.status) }
   }
+  supervision.stopping()
   loop.finish()
+  writeLiveBias(
+    setup: setup, estimateBody: loop.lastEstimate?.gyroBiasRadiansPerSecond,
+    uncertaintyBody: loop.lastEstimate?.gyroBiasUncertaintyRadiansPerSecond,
+    temperatureCelsius: loop.lastFrame.temperatureCelsius, log: options.log)
   return RunSummary(
     status: loop.status, driver: loop.driver.counters,
     sampleSeconds: Double(clock.now().nanoseconds(since: start)) * 1e-9)
+}
+
+/// The `STATUS=` line systemd shows in `systemctl status plumb`.
+func statusLine(_ status: FirmwareStatus) -> String {
+  "\(status.samples) samples, \(status.missedSamples) missed, \(status.framesDroppedQueueFull + status.framesDroppedDisconnected) frames dropped, mode \(status.mode.rawValue)"
 }
 
 extension RunSummary {

@@ -24,9 +24,13 @@ struct ProcessResult {
 
 /// Runs `plumb` with `arguments`; `whileRunning` gets the process (e.g. to signal it).
 func runPlumb(
-  _ arguments: [String], whileRunning: ((Process) throws -> Void)? = nil
+  _ arguments: [String], environment: [String: String] = [:],
+  whileRunning: ((Process) throws -> Void)? = nil
 ) throws -> ProcessResult {
   let process = Process()
+  if !environment.isEmpty {
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+  }
   process.executableURL = URL(fileURLWithPath: plumbExecutable)
   process.arguments = arguments
   process.currentDirectoryURL = URL(fileURLWithPath: repositoryRoot)
