@@ -119,7 +119,7 @@ public struct FrameMonitor: Sendable {
         MonitorFrame(
           format: .binary, sequence: frame.sequence,
           sampleTimeNanoseconds: frame.sampleTimeNanoseconds, attitude: frame.attitude,
-          angles: EulerAngles(plumbAttitude: frame.attitude), flags: frame.flags,
+          angles: NEDEulerAngles(plumbAttitude: frame.attitude), flags: frame.flags,
           temperatureCelsius: frame.temperatureCelsius, missedSamples: frame.missedSamples,
           latencyMicroseconds: frame.latencyMicroseconds, calibrationID: frame.calibrationID),
         body)
@@ -143,7 +143,7 @@ public struct FrameMonitor: Sendable {
             format: .mavlink, sequence: UInt32(packet.sequence),
             sampleTimeNanoseconds: Int64(m.timeBootMilliseconds) * 1_000_000,
             attitude: MAVLinkFrames.plumbAttitude(fromNED: ned),
-            angles: EulerAngles(nedAttitude: ned)),
+            angles: NEDEulerAngles(nedAttitude: ned)),
           body)
       case .heartbeat(let m):
         tally.heartbeats += 1

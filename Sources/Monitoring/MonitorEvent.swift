@@ -14,7 +14,7 @@ public struct MonitorFrame: Hashable, Sendable {
   public var attitude: Quaternion
   /// Roll, pitch and yaw for display (FORMATS.md §1: aerospace ZYX in NED/FRD); for text
   /// frames, the line's own angles.
-  public var angles: EulerAngles
+  public var angles: NEDEulerAngles
   /// Not carried by MAVLink's ATTITUDE_QUATERNION.
   public var flags: TelemetryFlags?
   /// °C; not carried by MAVLink's ATTITUDE_QUATERNION.
@@ -26,7 +26,7 @@ public struct MonitorFrame: Hashable, Sendable {
 
   public init(
     format: TelemetryFormat, sequence: UInt32, sampleTimeNanoseconds: Int64,
-    attitude: Quaternion, angles: EulerAngles, flags: TelemetryFlags? = nil,
+    attitude: Quaternion, angles: NEDEulerAngles, flags: TelemetryFlags? = nil,
     temperatureCelsius: Double? = nil, missedSamples: UInt32? = nil,
     latencyMicroseconds: UInt32? = nil, calibrationID: UInt32? = nil
   ) {

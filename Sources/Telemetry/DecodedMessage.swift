@@ -23,7 +23,8 @@ public enum DecodedMessage: Hashable, Sendable {
         latencyMicroseconds: frame.latencyMicroseconds)
     case .text(let line):
       return AttitudeSample(
-        sequence: line.sequence, sampleTimeNanoseconds: saturatingNanoseconds(milliseconds: line.sampleTimeMilliseconds),
+        sequence: line.sequence,
+        sampleTimeNanoseconds: saturatingNanoseconds(milliseconds: line.sampleTimeMilliseconds),
         attitude: line.attitude, flags: line.flags, missedSamples: line.missedSamples,
         latencyMicroseconds: line.latencyMicroseconds)
     case .mavlink(let packet):

@@ -74,7 +74,7 @@ private func decodeLine(_ line: String) -> Result<TextFormat.Message, TextFormat
 
   @Test func gimbalLockIsFlaggedFromTheLinesOwnPitch() {
     for (pitchDegrees, flagged) in [(84.0, false), (86.0, true), (-86.0, true), (0.0, false)] {
-      let attitude = EulerAngles(
+      let attitude = NEDEulerAngles(
         rollRadians: 0.2, pitchRadians: pitchDegrees * radiansPerDegree, yawRadians: 1
       ).plumbAttitude
       let line = encodeText(TelemetryFrame(attitude: attitude))
@@ -96,7 +96,7 @@ private func decodeLine(_ line: String) -> Result<TextFormat.Message, TextFormat
         Issue.record("line did not decode: \(line)")
         return
       }
-      let euler = EulerAngles(plumbAttitude: frame.attitude)
+      let euler = NEDEulerAngles(plumbAttitude: frame.attitude)
       #expect(back.sequence == frame.sequence)
       var milliseconds = frame.sampleTimeNanoseconds / 1_000_000
       if frame.sampleTimeNanoseconds % 1_000_000 < 0 { milliseconds -= 1 }
