@@ -168,7 +168,7 @@ targets += [
     name: "PlumbRuntimeTests",
     dependencies: [
       "PlumbRuntime", "plumb", "Telemetry", "SimulatedHardware", "LinuxHardware",
-      "HardwareAbstraction", "Calibration", "Geometry",
+      "HardwareAbstraction", "Calibration", "Geometry", "MPU6050Simulation",
     ], swiftSettings: swift6),
 ]
 

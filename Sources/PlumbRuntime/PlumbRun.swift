@@ -165,7 +165,12 @@ func runSimulated(
       realClock.sleep(until: realStart + (clock.now() - start))
     }
   }
+  supervision.stopping()
   loop.finish()
+  writeLiveBias(
+    setup: setup, estimateBody: loop.lastEstimate?.gyroBiasRadiansPerSecond,
+    uncertaintyBody: loop.lastEstimate?.gyroBiasUncertaintyRadiansPerSecond,
+    temperatureCelsius: loop.lastFrame.temperatureCelsius, log: options.log)
   return RunSummary(
     status: loop.status, driver: loop.driver.counters,
     sampleSeconds: Double(clock.now().nanoseconds(since: start)) * 1e-9)
