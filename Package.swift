@@ -88,7 +88,9 @@ targets += [
   .target(name: "MPU6050", dependencies: ["HardwareAbstraction"], swiftSettings: swift6),
   .target(
     name: "MPU6050Simulation",
-    dependencies: ["HardwareAbstraction", "SimulatedHardware", "Geometry", "MotionScenarios"],
+    dependencies: [
+      "HardwareAbstraction", "SimulatedHardware", "Geometry", "MotionScenarios", "Recording",
+    ],
     swiftSettings: swift6),
   .testTarget(
     name: "MPU6050Tests",
@@ -118,6 +120,21 @@ targets += [
   .testTarget(
     name: "TelemetryTests", dependencies: ["Telemetry", "Geometry", "JSON", "TestSupport"],
     exclude: ["Vectors"],
+    swiftSettings: swift6),
+]
+
+// Recordings (issue 6): the `.plumbraw` raw-capture format (writer, reader, bus-transcript
+// recorder, CSV export). HardwareAbstraction and the driver's types only: no Foundation.
+targets += [
+  .target(
+    name: "Recording", dependencies: ["HardwareAbstraction", "MPU6050"],
+    exclude: ["PLUMBRAW.md"], swiftSettings: swift6),
+  .testTarget(
+    name: "RecordingTests",
+    dependencies: [
+      "Recording", "MPU6050", "MPU6050Simulation", "HardwareAbstraction", "SimulatedHardware",
+      "MotionScenarios", "Geometry", "Calibration", "TestSupport",
+    ],
     swiftSettings: swift6),
 ]
 
