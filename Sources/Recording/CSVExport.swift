@@ -29,6 +29,12 @@ public struct PlumbRawSampleSelection: Hashable, Sendable {
   public var skippedRepeats = 0
   /// Sample records whose time was not after the previous selected one.
   public var skippedOutOfOrder = 0
+
+  public init(selected: Int = 0, skippedRepeats: Int = 0, skippedOutOfOrder: Int = 0) {
+    self.selected = selected
+    self.skippedRepeats = skippedRepeats
+    self.skippedOutOfOrder = skippedOutOfOrder
+  }
 }
 
 extension PlumbRawReader {

@@ -444,6 +444,12 @@ extension PlumbRawHeader {
   ) {
     let magic = PlumbRawFormat.magic
     guard bytes.count >= magic.count, zip(bytes, magic).allSatisfy({ $0 == $1 }) else {
+      if !bytes.isEmpty, bytes.count < magic.count, zip(bytes, magic).allSatisfy({ $0 == $1 }) {
+        throw PlumbRawError(
+          .headerMalformed, path: path, offset: bytes.count,
+          "the file ends inside the header (\(bytes.count) bytes): the recording was cut "
+            + "before its first record and holds no samples")
+      }
       throw PlumbRawError(.notPlumbRaw, path: path, offset: 0, notPlumbRawMessage(bytes))
     }
     var input = RawDecoder(bytes, offset: magic.count)

@@ -18,6 +18,12 @@ public struct PlumbRawSkippedRegion: Hashable, Sendable {
   public var length: Int
   /// The index the next valid record has (records before the damage: `recordIndex`).
   public var recordIndex: Int
+
+  public init(offset: Int, length: Int, recordIndex: Int) {
+    self.offset = offset
+    self.length = length
+    self.recordIndex = recordIndex
+  }
 }
 
 /// Reads a `.plumbraw` file: checks the header, then every record's frame and CRC, once, when

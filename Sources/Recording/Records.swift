@@ -643,12 +643,17 @@ extension PlumbRawRecord {
   static func decode(kind code: UInt8, payload: UnsafeRawBufferPointer) -> DecodedRecord {
     guard let kind = PlumbRawRecordKind(rawValue: code) else { return .unknownKind }
     var input = RawDecoder(payload)
-    func length(_ expected: Int...) -> Bool { expected.contains(payload.count) }
-    let wrongLength = DecodedRecord.malformed(
-      "a \(kind) record has a \(payload.count)-byte payload, which no writer produces")
+    // No variadic list and no message unless it is needed: this runs for every record a
+    // replay reads.
+    func length(_ expected: Int, or other: Int = -1) -> Bool {
+      payload.count == expected || payload.count == other
+    }
+    var wrongLength: DecodedRecord {
+      .malformed("a \(kind) record has a \(payload.count)-byte payload, which no writer produces")
+    }
     switch kind {
     case .sample:
-      guard length(27, 31) else { return wrongLength }
+      guard length(27, or: 31) else { return wrongLength }
       let time = input.i64()!
       let bytes = PlumbRawBurstBytes(input.slice(14)!)
       let flagsByte = input.u8()!

@@ -127,6 +127,13 @@ public final class PlumbRawWriter {
         .writeFailed, path: path, errno: error.errno,
         "cannot create the recording: \(POSIXFile.message(error.errno))\(hint)")
     }
+    var status = stat()
+    guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+      _ = Glibc.close(fd)
+      throw PlumbRawError(
+        .writeFailed, path: path,
+        "not a regular file: a recording must be a file it can be read back from")
+    }
     do throws(POSIXFile.Failure) {
       var failure: POSIXFile.Failure?
       bytes.withUnsafeBytes { raw in
