@@ -46,7 +46,8 @@ enum Tick: Hashable {
 func runInterruptLoop<Bus: I2CBus>(
   driver: inout MPU6050Driver<Bus>, line: SimulatedDataReadyLine, clock: ManualClock,
   until end: Timestamp, recorder: PlumbRawRecorder? = nil,
-  stalls: [SimulatedMPU6050FaultPlan.HostStall] = []
+  stalls: [SimulatedMPU6050FaultPlan.HostStall] = [],
+  onReading: (MPU6050Reading, Timestamp, PlumbRawSampleSource) -> Void = { _, _, _ in }
 ) throws -> [Tick] {
   var ticks: [Tick] = []
   var stallsDone = 0
@@ -61,6 +62,7 @@ func runInterruptLoop<Bus: I2CBus>(
     case .edge(let time):
       let reading = driver.readSample(at: time)
       recorder?.recordReading(reading, at: time, source: .interrupt)
+      onReading(reading, time, .interrupt)
       ticks.append(tick(reading, at: time, clock: clock))
     case .timedOut:
       guard clock.now() < end else { return ticks }
@@ -68,6 +70,7 @@ func runInterruptLoop<Bus: I2CBus>(
       ticks.append(.timeout(now, driver.diagnoseMissingEdges(at: now)))
       let reading = driver.pollDataReady(at: now)
       recorder?.recordReading(reading, at: now, source: .poll)
+      onReading(reading, now, .poll)
       ticks.append(tick(reading, at: now, clock: clock))
     }
   }
