@@ -60,6 +60,38 @@ func exportRecording() -> (PlumbRawHeader, [PlumbRawRecord]) {
   return (plainHeader(), records)
 }
 
+/// The export recording's selected samples, converted with the driver's own conversion
+/// (`MPU6050Conversion.convert` with an `MPU6050Scale`), not the recording's: rows of t_s, gyro
+/// xyz, accel xyz, temperature.
+func independentlyConverted() -> [[Double]] {
+  var expected: [[Double]] = []
+  var scale = MPU6050Scale(
+    gyroFullScale: .degreesPerSecond500, accelerometerFullScale: .standardGravities4)
+  var first: Int64?
+  var previous: Int64 = .min
+  for record in exportRecording().1 {
+    if case .configurationChange(let change) = record {
+      scale = MPU6050Scale(
+        gyroFullScale: change.configuration.gyroFullScale,
+        accelerometerFullScale: change.configuration.accelerometerFullScale)
+    }
+    guard case .sample(let s) = record, !s.flags.contains(.repeatedRead),
+      s.timestamp.nanoseconds > previous
+    else { continue }
+    previous = s.timestamp.nanoseconds
+    let origin = first ?? s.timestamp.nanoseconds
+    first = origin
+    let converted = s.bytes.withUnsafeBytes { MPU6050Conversion.convert(burst: $0, scale: scale)! }
+    let rate = converted.angularRateRadiansPerSecond
+    let force = converted.specificForceMetersPerSecondSquared
+    expected.append([
+      Double(s.timestamp.nanoseconds - origin) / 1e9, rate.x, rate.y, rate.z, force.x, force.y,
+      force.z, converted.temperatureCelsius,
+    ])
+  }
+  return expected
+}
+
 @Suite("CSV export and plumb-cal input")
 struct ExportTests {
   func recordingFile() throws -> String {
@@ -92,34 +124,7 @@ struct ExportTests {
     try exportCSV(reader: reader, to: output)
     let lines = String(decoding: readBytes(output), as: UTF8.self).split(separator: "\n")
     #expect(lines.first == "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,temp_c")
-    // The selected samples, converted independently with the driver's conversion.
-    var expected: [[Double]] = []
-    var scale = MPU6050Scale(
-      gyroFullScale: .degreesPerSecond500, accelerometerFullScale: .standardGravities4)
-    var first: Int64?
-    var previous: Int64 = .min
-    for record in exportRecording().1 {
-      if case .configurationChange(let change) = record {
-        scale = MPU6050Scale(
-          gyroFullScale: change.configuration.gyroFullScale,
-          accelerometerFullScale: change.configuration.accelerometerFullScale)
-      }
-      guard case .sample(let s) = record, !s.flags.contains(.repeatedRead),
-        s.timestamp.nanoseconds > previous
-      else { continue }
-      previous = s.timestamp.nanoseconds
-      let origin = first ?? s.timestamp.nanoseconds
-      first = origin
-      let converted = s.bytes.withUnsafeBytes {
-        MPU6050Conversion.convert(burst: $0, scale: scale)!
-      }
-      let rate = converted.angularRateRadiansPerSecond
-      let force = converted.specificForceMetersPerSecondSquared
-      expected.append([
-        Double(s.timestamp.nanoseconds - origin) / 1e9, rate.x, rate.y, rate.z, force.x, force.y,
-        force.z, converted.temperatureCelsius,
-      ])
-    }
+    let expected = independentlyConverted()
     let parsed = lines.dropFirst().map { $0.split(separator: ",").map { Double(String($0))! } }
     #expect(parsed == expected)
     // t_s is exact: nine decimals of the integer nanoseconds.
@@ -146,6 +151,12 @@ struct ExportTests {
     try exportCSV(reader: try PlumbRawReader(contentsOf: path), to: csvPath)
     let fromCSV = try RecordingLoader.standard.load(path: csvPath)
     #expect(recording.count == 5)
+    let expected = independentlyConverted()
+    #expect(recording.timeSeconds == expected.map { $0[0] })
+    for axis in InertialAxis.allCases {
+      #expect(recording.samples(axis) == expected.map { $0[1 + axis.rawValue] })
+    }
+    #expect(recording.temperatureCelsius == expected.map { $0[7] })
     #expect(recording.timeSeconds == fromCSV.timeSeconds)
     #expect(recording.channels == fromCSV.channels)
     #expect(recording.temperatureCelsius == fromCSV.temperatureCelsius)
