@@ -36,8 +36,12 @@ import SimulatedHardware
 /// live driver did not make at that point, a burst after the recorded ones, a configuration
 /// write that differs from the recorded one — the chip answers as a healthy part would and
 /// counts it in `statistics.divergences` (the first one described in
-/// `statistics.firstDivergence`). A replay with zero divergences gave the driver exactly what
-/// the live run gave it.
+/// `statistics.firstDivergence`). Data bursts always get the recorded bursts in order, so even a
+/// replay whose housekeeping transfers stopped lining up with the recording's (a board whose
+/// start-up ended a few microseconds later than the replay's can move the first read-back to
+/// the next edge) delivers the recorded samples at the recorded times; recorded failures that
+/// no longer line up are not reproduced. A replay with zero divergences gave the driver exactly
+/// what the live run gave it.
 ///
 /// A class, like the simulated chip: the bus, the line and the test share it. Not `Sendable`.
 /// Steady-state transfers and edge queries allocate nothing.
@@ -242,29 +246,26 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
     let index = transfersSeen
     transfersSeen += 1
     if replaysTranscript {
-      if let entry = transcriptEntry(at: index) {
-        switch entry {
-        case .transferFailure(let failure):
-          if failure.direction != .write || failure.register != register {
-            diverge(
-              "transfer \(index): the driver wrote \(hex(register)); the recording failed a \(failure.direction) of \(hex(failure.register))"
-            )
-          }
-          try replayFailure(failure, operation: .writeRegister)
-        case .transfer(let transfer):
-          if transfer.direction != .write || transfer.register != register
-            || transfer.data[0] != value
-          {
-            diverge(
-              "transfer \(index): the driver wrote \(hex(value)) to \(hex(register)); the recording has a \(transfer.direction) of \(hex(transfer.register))"
-            )
-          }
-          statistics.transfersReplayed += 1
-          clock.advance(to: transfer.completedAt)
-        default:
-          break
+      switch transcriptEntry(at: index) {
+      case .transferFailure(let failure)?
+      where failure.direction == .write && failure.register == register:
+        consumeTranscript()
+        try replayFailure(failure, operation: .writeRegister)
+      case .transfer(let transfer)?
+      where transfer.direction == .write && transfer.register == register:
+        consumeTranscript()
+        if transfer.data[0] != value {
+          diverge(
+            "transfer \(index): the driver wrote \(hex(value)) to \(hex(register)); the recording wrote \(hex(transfer.data[0]))"
+          )
         }
-      } else {
+        statistics.transfersReplayed += 1
+        clock.advance(to: transfer.completedAt)
+      case let entry?:
+        diverge(
+          "transfer \(index): the driver wrote \(hex(value)) to \(hex(register)); the recording has \(describe(entry)) there"
+        )
+      case nil:
         diverge(
           "transfer \(index): the driver wrote \(hex(value)) to \(hex(register)), a transfer the recording does not have"
         )
@@ -286,41 +287,39 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
     transfersSeen += 1
     let isBurst = register == Register.accelXHigh && buffer.count == 14
     if replaysTranscript {
-      if let entry = transcriptEntry(at: index) {
-        switch entry {
-        case .transferFailure(let failure):
-          if failure.direction != .read || failure.register != register {
-            diverge(
-              "transfer \(index): the driver read \(hex(register)); the recording failed a \(failure.direction) of \(hex(failure.register))"
-            )
-          }
-          try replayFailure(failure, operation: .readRegisters)
-        case .transfer(let transfer) where transfer.direction == .read:
-          if transfer.register != register || transfer.data.count != buffer.count {
-            diverge(
-              "transfer \(index): the driver read \(buffer.count) bytes from \(hex(register)); the recording read \(transfer.data.count) from \(hex(transfer.register))"
-            )
-            emulateRead(register, into: buffer)
-          } else {
-            transfer.data.withUnsafeBytes { source in
-              for offset in 0..<buffer.count { buffer[offset] = source[offset] }
-            }
-          }
-          statistics.transfersReplayed += 1
-          clock.advance(to: transfer.completedAt)
-          return
-        default:
-          diverge("transfer \(index): the driver read \(hex(register)); the recording wrote there")
-          emulateRead(register, into: buffer)
-          return
+      switch transcriptEntry(at: index) {
+      case .transferFailure(let failure)?
+      where failure.direction == .read && failure.register == register
+        && Int(failure.length) == buffer.count:
+        consumeTranscript()
+        try replayFailure(failure, operation: .readRegisters)
+      case .transfer(let transfer)?
+      where transfer.direction == .read && transfer.register == register
+        && transfer.data.count == buffer.count:
+        consumeTranscript()
+        transfer.data.withUnsafeBytes { source in
+          for offset in 0..<buffer.count { buffer[offset] = source[offset] }
+        }
+        statistics.transfersReplayed += 1
+        clock.advance(to: transfer.completedAt)
+        return
+      case let entry?:
+        // The replay's transfers no longer line up with the recording's (a read-back one edge
+        // earlier, say): the entry stays for its own transfer or is dropped as stale, and a
+        // data burst still gets the next recorded burst, so the samples stay right.
+        diverge(
+          "transfer \(index): the driver read \(buffer.count) bytes from \(hex(register)); the recording has \(describe(entry)) there"
+        )
+      case nil:
+        if !isBurst {
+          diverge(
+            "transfer \(index): the driver read \(buffer.count) bytes from \(hex(register)), a transfer the recording does not have"
+          )
         }
       }
       if isBurst {
         try replayBurst(into: buffer)
       } else {
-        diverge(
-          "transfer \(index): the driver read \(buffer.count) bytes from \(hex(register)), a transfer the recording does not have"
-        )
         emulateRead(register, into: buffer)
       }
       return
@@ -338,26 +337,43 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
 
   // MARK: - Replaying
 
-  /// The transcript entry for transfer `index`, if the recording has one; stale entries (the
-  /// replay made fewer transfers than the recording there) are dropped as a divergence.
+  /// The transcript entry for transfer `index`, if the recording has one (not consumed: call
+  /// `consumeTranscript` when it answers the transfer); stale entries, which no transfer of the
+  /// replay claimed, are dropped as a divergence.
   private func transcriptEntry(at index: UInt64) -> PlumbRawRecord? {
     while let entry = upcomingTranscript {
-      let entryIndex: UInt64
-      switch entry {
-      case .transfer(let transfer): entryIndex = transfer.index
-      case .transferFailure(let failure): entryIndex = failure.index
-      default: entryIndex = .max
-      }
+      let entryIndex = Self.index(of: entry)
       if entryIndex < index {
-        diverge("the recording's transfer \(entryIndex) was never asked for")
+        diverge("the recording's transfer \(entryIndex) (\(describe(entry))) was never asked for")
         upcomingTranscript = transcriptRecords.next()
         continue
       }
-      guard entryIndex == index else { return nil }
-      upcomingTranscript = transcriptRecords.next()
-      return entry
+      return entryIndex == index ? entry : nil
     }
     return nil
+  }
+
+  private func consumeTranscript() {
+    upcomingTranscript = transcriptRecords.next()
+  }
+
+  private static func index(of entry: PlumbRawRecord) -> UInt64 {
+    switch entry {
+    case .transfer(let transfer): transfer.index
+    case .transferFailure(let failure): failure.index
+    default: .max
+    }
+  }
+
+  /// `a read of 4 bytes from 0x19`, `a failed write to 0x6B`, for divergence messages.
+  private func describe(_ entry: PlumbRawRecord) -> String {
+    switch entry {
+    case .transfer(let t) where t.direction == .read:
+      "a read of \(t.data.count) bytes from \(hex(t.register))"
+    case .transfer(let t): "a write to \(hex(t.register))"
+    case .transferFailure(let f): "a failed \(f.direction) of \(hex(f.register))"
+    default: "another record"
+    }
   }
 
   private func replayFailure(_ failure: PlumbRawTransferFailure, operation: I2CError.Operation)

@@ -156,4 +156,33 @@ struct ReplayTests {
     #expect(differing.count == 1)
     if case .sample(let time, _, _, _)? = differing.first?.0 { #expect(time == changed) }
   }
+
+  @Test("when the replay's transfers stop lining up, the samples still come in order")
+  func misalignedTranscriptKeepsTheSamples() throws {
+    // Recorded with the driver's read-back once a second; replayed with it every 0.7 s, so the
+    // replay's housekeeping reads fall on other edges than the recording's.
+    let run = try RecordedRun.record(plan: "none", seconds: 3, selfTest: false)
+    let reader = try PlumbRawReader(contentsOf: run.path)
+    let board = ReplayedMPU6050Board(recording: reader)
+    var policy = reader.header.policy
+    policy.configurationCheckIntervalNanoseconds = 700_000_000
+    var driver = try MPU6050Driver(
+      bus: board.bus, address: board.address, configuration: reader.header.configuration,
+      policy: policy)
+    var clock = board.clock
+    _ = try driver.start(clock: &clock, selfTest: false)
+    _ = try flushEdges(board.line)
+    let ticks = try runInterruptLoop(
+      driver: &driver, line: board.line, clock: board.clock, until: run.end)
+    #expect(board.chip.statistics.divergences > 0)
+    #expect(samples(ticks).count == samples(run.liveTicks).count)
+    let bytes = { (ticks: [Tick]) in
+      ticks.compactMap { tick -> PlumbRawBurstBytes? in
+        if case .sample(_, let bytes, _, _) = tick { return bytes }
+        return nil
+      }
+    }
+    #expect(bytes(ticks) == bytes(run.liveTicks))
+    #expect(samples(ticks).map(\.0) == samples(run.liveTicks).map(\.0))
+  }
 }
