@@ -97,7 +97,9 @@ targets += [
   .target(name: "MPU6050", dependencies: ["HardwareAbstraction"], swiftSettings: swift6),
   .target(
     name: "MPU6050Simulation",
-    dependencies: ["HardwareAbstraction", "SimulatedHardware", "Geometry", "MotionScenarios"],
+    dependencies: [
+      "HardwareAbstraction", "SimulatedHardware", "Geometry", "MotionScenarios", "Recording",
+    ],
     swiftSettings: swift6),
   .testTarget(
     name: "MPU6050Tests",
@@ -128,6 +130,21 @@ targets += [
     name: "TelemetryTests", dependencies: ["Telemetry", "Geometry", "JSON", "TestSupport"],
     exclude: ["Vectors"],
     swiftSettings: swift6),
+]
+
+// Recordings (issue 6): the `.plumbraw` raw-capture format (writer, reader, bus-transcript
+// recorder, CSV export). HardwareAbstraction and the driver's types only: no Foundation.
+targets += [
+  .target(
+    name: "Recording", dependencies: ["HardwareAbstraction", "MPU6050"],
+    exclude: ["PLUMBRAW.md"], swiftSettings: swift6),
+  .testTarget(
+    name: "RecordingTests",
+    dependencies: [
+      "Recording", "MPU6050", "MPU6050Simulation", "HardwareAbstraction", "SimulatedHardware",
+      "MotionScenarios", "Geometry", "Calibration", "TestSupport",
+    ],
+    exclude: ["Golden"], swiftSettings: swift6),
 ]
 
 // The firmware: the loop that wires driver, estimation and telemetry together over the HAL
@@ -185,7 +202,8 @@ targets += [
   .target(name: "Plotting", swiftSettings: swift6),
   .testTarget(name: "PlottingTests", dependencies: ["Plotting"], swiftSettings: swift6),
   .target(
-    name: "Calibration", dependencies: ["Geometry", "JSON", "Randomness"], swiftSettings: swift6),
+    name: "Calibration", dependencies: ["Geometry", "JSON", "Randomness", "Recording"],
+    swiftSettings: swift6),
   .testTarget(
     name: "CalibrationTests",
     dependencies: [

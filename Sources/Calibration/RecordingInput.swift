@@ -64,13 +64,9 @@ public struct RecordingLoader: Sendable {
     self.pendingFormats = pendingFormats
   }
 
-  /// The replay-layout CSV today; `.plumbraw` is announced.
+  /// The replay-layout CSV and `.plumbraw` recordings.
   public static let standard = RecordingLoader(
-    decoders: [CSVRecordingDecoder()],
-    pendingFormats: [
-      "plumbraw":
-        ".plumbraw support arrives with `plumb record`; until then give a replay-layout CSV (t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z[,temp_c])"
-    ])
+    decoders: [CSVRecordingDecoder(), PlumbRawDecoder()])
 
   /// Reads and decodes the recording at `path`.
   public func load(path: String) throws(RecordingError) -> InertialRecording {

@@ -46,7 +46,7 @@ import Testing
     #expect(group.run(["allan"]) == 64)
     #expect(group.run(["allan", "x.csv", "--axes", "gyros"]) == 64)
     #expect(group.run(["allan", "/nonexistent/still.csv"]) == 66)
-    #expect(group.run(["allan", "/nonexistent/still.plumbraw"]) == 65)
+    #expect(group.run(["allan", "/nonexistent/still.plumbraw"]) == 66)
     #expect(group.run(["check", "/nonexistent/unit.json"]) == 66)
   }
 

@@ -126,8 +126,7 @@ import Testing
       _ = try RecordingLoader.standard.load(path: "/nonexistent/still.plumbraw")
     } throws: { error in
       guard let e = error as? RecordingError else { return false }
-      return e.kind == .unsupportedFormat
-        && e.message.contains(".plumbraw support arrives with `plumb record`")
+      return e.kind == .unreadable && e.description.contains("no such file")
     }
     #expect {
       _ = try RecordingLoader.standard.load(path: "/tmp/still.txt")

@@ -1,0 +1,156 @@
+/// Little-endian writing into a preallocated buffer: how records are encoded on the hot path.
+///
+/// The caller sizes the buffer for the largest record (`PlumbRawFormat.maximumRecordLength`);
+/// writing past the end traps, which would be a bug in the encoder, never a data error.
+struct RawEncoder {
+  let buffer: UnsafeMutableRawBufferPointer
+  private(set) var count = 0
+
+  init(_ buffer: UnsafeMutableRawBufferPointer) {
+    self.buffer = buffer
+  }
+
+  mutating func u8(_ value: UInt8) {
+    buffer[count] = value
+    count += 1
+  }
+
+  mutating func u16(_ value: UInt16) {
+    u8(UInt8(truncatingIfNeeded: value))
+    u8(UInt8(truncatingIfNeeded: value >> 8))
+  }
+
+  mutating func u32(_ value: UInt32) {
+    u16(UInt16(truncatingIfNeeded: value))
+    u16(UInt16(truncatingIfNeeded: value >> 16))
+  }
+
+  mutating func u64(_ value: UInt64) {
+    u32(UInt32(truncatingIfNeeded: value))
+    u32(UInt32(truncatingIfNeeded: value >> 32))
+  }
+
+  mutating func i32(_ value: Int32) { u32(UInt32(bitPattern: value)) }
+  mutating func i64(_ value: Int64) { u64(UInt64(bitPattern: value)) }
+  mutating func f64(_ value: Double) { u64(value.bitPattern) }
+
+  mutating func bytes(_ source: UnsafeRawBufferPointer) {
+    for byte in source { u8(byte) }
+  }
+
+  /// Overwrites one byte already written (the record's length, once the payload is known).
+  mutating func patch(_ value: UInt8, at offset: Int) {
+    buffer[offset] = value
+  }
+
+  /// The bytes written so far.
+  var written: UnsafeRawBufferPointer {
+    UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+  }
+}
+
+/// Little-endian writing into a growing array: how the header is encoded (once per file).
+struct ArrayEncoder {
+  private(set) var bytes: [UInt8] = []
+
+  mutating func u8(_ value: UInt8) { bytes.append(value) }
+  mutating func u16(_ value: UInt16) {
+    u8(UInt8(truncatingIfNeeded: value))
+    u8(UInt8(truncatingIfNeeded: value >> 8))
+  }
+  mutating func u32(_ value: UInt32) {
+    u16(UInt16(truncatingIfNeeded: value))
+    u16(UInt16(truncatingIfNeeded: value >> 16))
+  }
+  mutating func u64(_ value: UInt64) {
+    u32(UInt32(truncatingIfNeeded: value))
+    u32(UInt32(truncatingIfNeeded: value >> 32))
+  }
+  mutating func i64(_ value: Int64) { u64(UInt64(bitPattern: value)) }
+  mutating func f64(_ value: Double) { u64(value.bitPattern) }
+  mutating func bytes(_ values: [UInt8]) { bytes.append(contentsOf: values) }
+
+  /// A UTF-8 string with a 16-bit length in front.
+  mutating func string(_ value: String) {
+    let utf8 = Array(value.utf8)
+    u16(UInt16(utf8.count))
+    bytes(utf8)
+  }
+
+  /// A UTF-8 string with a 32-bit length in front.
+  mutating func longString(_ value: String) {
+    let utf8 = Array(value.utf8)
+    u32(UInt32(utf8.count))
+    bytes(utf8)
+  }
+
+  mutating func patchU32(_ value: UInt32, at offset: Int) {
+    for index in 0..<4 { bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * index)) }
+  }
+}
+
+/// Little-endian reading with bounds checks: every read past the end returns `nil` instead of
+/// trapping, because the bytes come from a file that may be cut short or damaged.
+struct RawDecoder {
+  let bytes: UnsafeRawBufferPointer
+  private(set) var offset: Int
+
+  init(_ bytes: UnsafeRawBufferPointer, offset: Int = 0) {
+    self.bytes = bytes
+    self.offset = offset
+  }
+
+  var remaining: Int { bytes.count - offset }
+
+  mutating func u8() -> UInt8? {
+    guard offset < bytes.count else { return nil }
+    defer { offset += 1 }
+    return bytes[offset]
+  }
+
+  mutating func u16() -> UInt16? {
+    guard remaining >= 2 else { return nil }
+    defer { offset += 2 }
+    return UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8
+  }
+
+  mutating func u32() -> UInt32? {
+    guard remaining >= 4 else { return nil }
+    var value: UInt32 = 0
+    for index in 0..<4 { value |= UInt32(bytes[offset + index]) << (8 * index) }
+    offset += 4
+    return value
+  }
+
+  mutating func u64() -> UInt64? {
+    guard remaining >= 8 else { return nil }
+    var value: UInt64 = 0
+    for index in 0..<8 { value |= UInt64(bytes[offset + index]) << (8 * index) }
+    offset += 8
+    return value
+  }
+
+  mutating func i32() -> Int32? { u32().map { Int32(bitPattern: $0) } }
+  mutating func i64() -> Int64? { u64().map { Int64(bitPattern: $0) } }
+  mutating func f64() -> Double? { u64().map { Double(bitPattern: $0) } }
+
+  /// `count` bytes as a new array (header fields only; allocates).
+  mutating func array(_ count: Int) -> [UInt8]? {
+    guard count >= 0, remaining >= count else { return nil }
+    defer { offset += count }
+    return Array(bytes[offset..<(offset + count)])
+  }
+
+  /// A view of the next `count` bytes, without copying.
+  mutating func slice(_ count: Int) -> UnsafeRawBufferPointer? {
+    guard count >= 0, remaining >= count else { return nil }
+    defer { offset += count }
+    return UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)])
+  }
+
+  mutating func skip(_ count: Int) -> Bool {
+    guard count >= 0, remaining >= count else { return false }
+    offset += count
+    return true
+  }
+}
