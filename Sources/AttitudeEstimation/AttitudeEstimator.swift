@@ -118,6 +118,11 @@ public struct AttitudeEstimator: Sendable {
 
   var coefficientPeriod: Double = 0
   var lowPass = LowPassCoefficients(b0: 1, b1: 0, b2: 0, a1: 0, a2: 0)
+  /// The second-order inclination filter's step (this sample's interval, s) and cutoff
+  /// (ω_c = √2/τ, rad/s).
+  var filterStep: Double = 0.01
+
+  var filterRate: Double = 0.47
   var blockLowPass = LowPassCoefficients(b0: 1, b1: 0, b2: 0, a1: 0, a2: 0)
   var gyroSampleVariance: Double = 0
   var initialLimit: Int = 1
@@ -228,7 +233,7 @@ public struct AttitudeEstimator: Sendable {
     // Propagation (none at rest: the heading is held).
     if atRest {
       restRotation = restRotation * restRotationRetention + omega * dt
-      if settings.bias.restEstimationEnabled && settings.restSampleUpdates {
+      if settings.bias.restEstimationEnabled {
         biasEstimator.observeAtRest(
           meanRate: gyro - temperatureTerm, sampleVariance: gyroSampleVariance)
       }
@@ -264,6 +269,7 @@ public struct AttitudeEstimator: Sendable {
       weight = 0
     }
     slowMean += (x - slowMean) * (slowMeanGain * weight)
+    filterStep = dt
     correct(toward: x, weight: weight)
 
     // Motion-bias measurement, every block.
@@ -321,6 +327,15 @@ public struct AttitudeEstimator: Sendable {
       initialSum += x
       initialCount += 1
       y = initialSum / Double(initialCount)
+    } else if settings.inclination.order == .second {
+      // Second-order low-pass in state-space form: y is the filtered vector, s2 its rate of
+      // change. ω_c = √2/τ and damping 1/√2 (Butterworth); rejection slows its clock.
+      let h = min(filterStep * weight, 0.5 / filterRate)
+      let a = filterRate * filterRate * h
+      let b = 2.0.squareRoot() * filterRate * h
+      s2 = s2 + (x - s1) * a - s2 * b
+      s1 = s1 + s2 * h
+      y = s1
     } else {
       let c = lowPass
       y = x * c.b0 + s1
@@ -386,8 +401,13 @@ public struct AttitudeEstimator: Sendable {
     q = (undo * q).normalized
     recentCorrectionX = 0
     recentCorrectionY = 0
-    (s1, s2) = lowPass.steadyStates(Vector3(0, 0, slowMean.length))
+    (s1, s2) = steadyFilterStates(Vector3(0, 0, slowMean.length))
     slowMean = undo.rotate(slowMean)
+  }
+
+  /// Filter memory that passes a constant `x` unchanged.
+  func steadyFilterStates(_ x: Vector3) -> (Vector3, Vector3) {
+    settings.inclination.order == .second ? (x, .zero) : lowPass.steadyStates(x)
   }
 
   func rotateSmall(_ v: Vector3, _ dx: Double, _ dy: Double) -> Vector3 {
@@ -409,7 +429,7 @@ public struct AttitudeEstimator: Sendable {
   mutating func finishInitialisation(at y: Vector3) {
     isInitialising = false
     let up = Vector3(0, 0, y.length)
-    (s1, s2) = lowPass.steadyStates(up)
+    (s1, s2) = steadyFilterStates(up)
     slowMean = up
   }
 
@@ -494,7 +514,7 @@ public struct AttitudeEstimator: Sendable {
     if settings.holdsAttitudeAtRest {
       // The window was still: the rotation integrated over it was bias, so undo it; keep the
       // heading that leaves, and take the tilt from the window's mean acceleration.
-      let undone = settings.undoesWindowRotation ? q * Quaternion(rotationVector: -windowRotation) : q
+      let undone = q * Quaternion(rotationVector: -windowRotation)
       let twistNorm = (undone.w * undone.w + undone.z * undone.z).squareRoot()
       var twist =
         twistNorm > 1e-9
@@ -508,11 +528,9 @@ public struct AttitudeEstimator: Sendable {
         twist = Quaternion(axis: .unitZ, angle: heading) * twist
       }
       let meanAcceleration = restDetector.stretchAccelerationSum / n
-      if settings.takesTiltFromRest {
       q = (twist * Quaternion(from: meanAcceleration, to: .unitZ)).normalized
-      } else { q = undone.normalized }
       let up = Vector3(0, 0, meanAcceleration.length)
-      (s1, s2) = lowPass.steadyStates(up)
+      (s1, s2) = steadyFilterStates(up)
       slowMean = up
       hasMeasuredRest = settings.bias.restEstimationEnabled
       if isInitialising {
@@ -597,6 +615,8 @@ public struct AttitudeEstimator: Sendable {
       timeConstantSeconds: settings.accelerationRejection.detectorTimeConstantSeconds,
       periodSeconds: period)
     slowMeanGain = period / settings.accelerationRejection.referenceTimeConstantSeconds
+    filterStep = period
+    filterRate = 2.0.squareRoot() / inclination.timeConstantSeconds
     recentRetention = 1 - period / (2 * settings.accelerationRejection.detectorTimeConstantSeconds)
     recoveryLimit = max(
       1, Int((settings.accelerationRejection.recoverySeconds / period).rounded()))

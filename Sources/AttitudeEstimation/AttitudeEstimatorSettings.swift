@@ -96,9 +96,6 @@ extension AttitudeEstimator {
     /// 000) and re-anchor it when a rest begins (tilt from the rest's mean acceleration,
     /// heading put back to where the rest began). Default on.
     public var holdsAttitudeAtRest: Bool
-    public var undoesWindowRotation: Bool = true
-    public var takesTiltFromRest: Bool = true
-    public var restSampleUpdates: Bool = true
     /// The magnitude of gravity, m/s². Default standard gravity (9.80665 m/s²).
     public var gravityMetersPerSecondSquared: Double
 

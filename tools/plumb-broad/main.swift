@@ -59,9 +59,6 @@ struct Override: Sendable {
     Override(name: "rest-tau") { $0.rest.meanTimeConstantSeconds = $1 },
     Override(name: "rest-sigmas") { $0.rest.biasConsistencySigmas = $1 },
     Override(name: "hold") { $0.holdsAttitudeAtRest = $1 != 0 },
-    Override(name: "undo") { $0.undoesWindowRotation = $1 != 0 },
-    Override(name: "snap") { $0.takesTiltFromRest = $1 != 0 },
-    Override(name: "rest-samples") { $0.restSampleUpdates = $1 != 0 },
     Override(name: "rest-bias") { $0.bias.restEstimationEnabled = $1 != 0 },
     Override(name: "motion-bias") { $0.bias.motionEstimationEnabled = $1 != 0 },
     Override(name: "bias-sigma-init") {
