@@ -46,6 +46,9 @@ targets += [
     name: "AttitudeEstimationTests",
     dependencies: ["AttitudeEstimation", "Geometry", "MotionScenarios"], swiftSettings: swift6),
   .executableTarget(
+    name: "plumb", dependencies: ["AttitudeEstimation", "Geometry"], path: "Sources/plumb",
+    swiftSettings: swift6),
+  .executableTarget(
     name: "plumb-broad", dependencies: ["AttitudeEstimation", "Geometry"],
     path: "tools/plumb-broad", swiftSettings: swift6),
 ]

@@ -143,17 +143,21 @@ public struct RestDetector: Hashable, Sendable {
   }
 
   /// What one sample did to the detector.
-  public enum Transition: Hashable, Sendable {
+  public enum Transition: UInt8, Hashable, Sendable {
     /// Nothing changed.
     case none
-    /// Rest was declared on this sample, after `samples` quiet samples (this one included).
-    case started(samples: Int)
+    /// Rest was declared on this sample, after `quietSamples` quiet samples (this one
+    /// included); the window's sums are in `stretchGyroSum` and `stretchAccelerationSum`.
+    case started
     /// Rest ended on this sample.
     case ended
     /// A whole dwell was quiet and stationary but its mean rate disagreed with the bias about
     /// the vertical; `excessVariance` (rad/s)² would have made it consistent.
-    case inconsistent(excessVariance: Double)
+    case inconsistent
   }
+
+  /// With `.inconsistent`: the variance, (rad/s)², that would have made the dwell consistent.
+  public private(set) var excessVariance: Double = 0
 
   public let settings: Settings
 
@@ -190,6 +194,7 @@ public struct RestDetector: Hashable, Sendable {
   private var consistencySquared: Double
   private var floorSquared: Double
   private var windowLimit: Int = 1
+  private var windowGain: Double = 1
 
   public init(settings: Settings = .default, samplePeriodSeconds: Double = 0.01) {
     self.settings = settings
@@ -226,6 +231,7 @@ public struct RestDetector: Hashable, Sendable {
     gyro: Vector3, acceleration: Vector3, bias: Vector3, biasVariance: Vector3,
     gyroSampleVariance: Double, up: Vector3, usable: Bool = true
   ) -> Transition {
+    guard settings.isEnabled else { return .none }
     let dg = gyro - gyroMean
     let da = acceleration - accelerationMean
     // Successive differences measure the noise without the trend a slow turn would add.
@@ -233,13 +239,14 @@ public struct RestDetector: Hashable, Sendable {
     previousGyro = gyro
     sampleVariance = gyroSampleVariance
     let quiet =
-      usable && settings.isEnabled && dg.squaredLength < gyroThresholdSquared
+      usable && dg.squaredLength < gyroThresholdSquared
       && da.squaredLength < accelThresholdSquared
     guard quiet else {
       // Restart the window from this sample.
       gyroMean = gyro
       accelerationMean = acceleration
       windowSamples = 1
+      windowGain = 1
       quietSamples = 0
       if isAtRest {
         isAtRest = false
@@ -247,8 +254,11 @@ public struct RestDetector: Hashable, Sendable {
       }
       return .none
     }
-    if windowSamples < windowLimit { windowSamples += 1 }
-    let w = 1 / Double(windowSamples)
+    if windowSamples < windowLimit {
+      windowSamples += 1
+      windowGain = 1 / Double(windowSamples)
+    }
+    let w = windowGain
     gyroMean += dg * w
     accelerationMean += da * w
     // Is the window mean a plausible bias? Its variance: the bias uncertainty plus the mean's
@@ -301,10 +311,11 @@ public struct RestDetector: Hashable, Sendable {
         quietSamples = 0
         let jump = settings.maximumBiasJumpRadiansPerSecond
         guard vertical * vertical <= jump * jump else { return .none }
-        return .inconsistent(excessVariance: vertical * vertical / consistencySquared)
+        excessVariance = vertical * vertical / consistencySquared
+        return .inconsistent
       }
       isAtRest = true
-      return .started(samples: quietSamples)
+      return .started
     }
     return .none
   }
