@@ -49,6 +49,9 @@ targets += [
     name: "AttitudeEstimation", dependencies: ["Geometry"],
     swiftSettings: swift6 + [.unsafeFlags(["-O"])]),
   .testTarget(
+    name: "MotionScenariosTests", dependencies: ["MotionScenarios", "Geometry"],
+    swiftSettings: swift6),
+  .testTarget(
     name: "AttitudeEstimationTests",
     dependencies: ["AttitudeEstimation", "Geometry", "MotionScenarios"], swiftSettings: swift6),
   // The 200-seed, ten-minute accuracy scenario runs optimised so `make test` stays fast.
@@ -58,6 +61,9 @@ targets += [
     swiftSettings: swift6 + [.unsafeFlags(["-O"])]),
   .executableTarget(
     name: "plumb", dependencies: ["AttitudeEstimation", "Geometry"], path: "Sources/plumb",
+    swiftSettings: swift6),
+  .testTarget(
+    name: "PlumbReplayTests", dependencies: ["plumb", "MotionScenarios", "Geometry"],
     swiftSettings: swift6),
   .executableTarget(
     name: "plumb-broad", dependencies: ["AttitudeEstimation", "Geometry"],

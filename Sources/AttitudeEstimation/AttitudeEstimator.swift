@@ -1,3 +1,5 @@
+import Geometry
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -5,8 +7,6 @@
 #elseif canImport(Darwin)
   import Darwin
 #endif
-
-import Geometry
 
 /// Attitude from a gyroscope and an accelerometer: sample clock → rest detector → gyro-bias
 /// estimator → complementary filter with adaptive gain → outputs.
@@ -159,8 +159,10 @@ public struct AttitudeEstimator: Sendable {
     gravity = settings.gravityMetersPerSecondSquared
     inverseGravity = 1 / settings.gravityMetersPerSecondSquared
     let r = settings.accelerationRejection
-    rejectLowSquared = r.lowerThresholdMetersPerSecondSquared * r.lowerThresholdMetersPerSecondSquared
-    rejectHighSquared = r.upperThresholdMetersPerSecondSquared * r.upperThresholdMetersPerSecondSquared
+    rejectLowSquared =
+      r.lowerThresholdMetersPerSecondSquared * r.lowerThresholdMetersPerSecondSquared
+    rejectHighSquared =
+      r.upperThresholdMetersPerSecondSquared * r.upperThresholdMetersPerSecondSquared
     rejectSlope = r.isEnabled ? 1 / max(rejectHighSquared - rejectLowSquared, 1e-12) : 0
     isSecondOrder = settings.inclination.order == .second
     holdsAtRest = settings.holdsAttitudeAtRest
@@ -290,7 +292,8 @@ public struct AttitudeEstimator: Sendable {
     if blockSamples >= blockLimit { blockUpdate(atRest: atRest) }
 
     // Outputs.
-    let g = Vector3(2 * (q.w * q.y - q.x * q.z), -2 * (q.y * q.z + q.w * q.x),
+    let g = Vector3(
+      2 * (q.w * q.y - q.x * q.z), -2 * (q.y * q.z + q.w * q.x),
       -1 + 2 * (q.x * q.x + q.y * q.y))
     up = -g
     if sample.isClipped { flags.insert(.clippedInput) }
@@ -394,7 +397,6 @@ public struct AttitudeEstimator: Sendable {
     slowMean = d.rotate(slowMean)
   }
 
-
   mutating func finishInitialisation(at y: Vector3) {
     isInitialising = false
     let up = Vector3(0, 0, y.length)
@@ -444,7 +446,8 @@ public struct AttitudeEstimator: Sendable {
     let gyro = sample.angularRateRadiansPerSecond
     return AttitudeEstimate(
       timestampNanoseconds: sample.timestampNanoseconds, attitude: q, gravityInBody: g,
-      linearAccelerationMetersPerSecondSquared: accel.isFinite ? accel + g * gravity : Vector3(0, 0, 0),
+      linearAccelerationMetersPerSecondSquared: accel.isFinite
+        ? accel + g * gravity : Vector3(0, 0, 0),
       angularRateRadiansPerSecond: gyro.isFinite ? gyro - bias : Vector3(0, 0, 0),
       gyroBiasRadiansPerSecond: bias, gyroBiasVariance: biasEstimator.variance,
       flags: lastFlags.intersection([.initialising, .atRest]).union(flag), missedSamples: 0,
@@ -460,7 +463,8 @@ public struct AttitudeEstimator: Sendable {
     let sine = a.cross(up).length / n
     let v = biasEstimator.variance
     let sigma = max(v.x, v.y, v.z).squareRoot()
-    let allowed = settings.rest.maximumTiltDisagreementRadians
+    let allowed =
+      settings.rest.maximumTiltDisagreementRadians
       + 3 * sigma * settings.inclination.timeConstantSeconds
     return allowed >= .pi / 2 || (sine <= sin(allowed) && a.dot(up) > 0)
   }

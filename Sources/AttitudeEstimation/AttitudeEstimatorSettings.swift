@@ -28,7 +28,8 @@ extension AttitudeEstimator {
     public var initialisationSeconds: Double
 
     public init(
-      timeConstantSeconds: Double = 3, order: Order = .second, initialisationSeconds: Double = 1) {
+      timeConstantSeconds: Double = 3, order: Order = .second, initialisationSeconds: Double = 1
+    ) {
       self.timeConstantSeconds = timeConstantSeconds
       self.order = order
       self.initialisationSeconds = initialisationSeconds

@@ -179,10 +179,12 @@ public struct SampleClock: Hashable, Sendable {
     if !hasStarted {
       hasStarted = true
       lastTimestamp = timestamp
-      return Step(intervalSeconds: 0, missedSamples: 0, isGap: false, isRejected: false, isFirst: true)
+      return Step(
+        intervalSeconds: 0, missedSamples: 0, isGap: false, isRejected: false, isFirst: true)
     }
     rejectedCount += 1
-    return Step(intervalSeconds: 0, missedSamples: 0, isGap: false, isRejected: true, isFirst: false)
+    return Step(
+      intervalSeconds: 0, missedSamples: 0, isGap: false, isRejected: true, isFirst: false)
   }
 
   private mutating func countAccepted() {
@@ -215,7 +217,9 @@ public struct SampleClock: Hashable, Sendable {
 
   /// Out-of-window intervals that agree with each other for long enough replace the estimate.
   private mutating func trackStreak(_ iv: Double) {
-    if streakCount > 0, abs(iv - streakMeanNanoseconds) > settings.jitterTolerance * streakMeanNanoseconds {
+    if streakCount > 0,
+      abs(iv - streakMeanNanoseconds) > settings.jitterTolerance * streakMeanNanoseconds
+    {
       streakCount = 0
     }
     streakCount += 1

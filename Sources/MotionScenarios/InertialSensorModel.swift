@@ -97,7 +97,8 @@ public struct InertialSensorModel: Sendable {
       + an * settings.accelerometerNoiseMetersPerSecondSquared
     return InertialReading(
       angularRateRadiansPerSecond: gyro, specificForceMetersPerSecondSquared: accel,
-      temperatureCelsius: truth.temperatureCelsius, gyroBiasRadiansPerSecond: gyroBiasRadiansPerSecond)
+      temperatureCelsius: truth.temperatureCelsius,
+      gyroBiasRadiansPerSecond: gyroBiasRadiansPerSecond)
   }
 }
 

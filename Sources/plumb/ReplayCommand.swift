@@ -114,7 +114,9 @@ struct ReplayCommand {
     guard FileManager.default.createFile(atPath: temporary.path, contents: nil),
       let handle = try? FileHandle(forWritingTo: temporary)
     else {
-      throw .output("cannot create \(temporary.path) (beside \(outputPath)): check the folder exists and is writable")
+      throw .output(
+        "cannot create \(temporary.path) (beside \(outputPath)): check the folder exists and is writable"
+      )
     }
     var succeeded = false
     defer {
@@ -138,7 +140,9 @@ struct ReplayCommand {
         if let p = previous, nanoseconds <= p {
           throw ReplayFormat.InputError(
             line: lineNumber,
-            message: "t_s \(timeText) does not increase (the previous sample was at \(Double(p) * 1e-9) s)")
+            message:
+              "t_s \(timeText) does not increase (the previous sample was at \(Double(p) * 1e-9) s)"
+          )
         }
         previous = nanoseconds
         let estimate = estimator.update(sample)

@@ -66,7 +66,8 @@ enum ReplayFormat {
           line: number, message: "\(inputColumns[field]) is not a number: \"\(text.prefix(40))\"")
       }
       guard value.isFinite else {
-        throw InputError(line: number, message: "\(inputColumns[field]) is \(text), not a finite number")
+        throw InputError(
+          line: number, message: "\(inputColumns[field]) is \(text), not a finite number")
       }
       if field == 0 { timeText = text }
       values[field] = value

@@ -92,7 +92,9 @@ private func degrees(_ radians: Double) -> Double { radians * 180 / .pi }
     }
     let rms = (squares / 200).squareRoot()
     let scheduleRMS = (scheduleSquares / 200).squareRoot()
-    print("seed 000 session, 200 seeds: Plumb \(rms)° RMS; perfect-schedule strategy \(scheduleRMS)° RMS; missed rests \(missed), false rests \(falseRests)")
+    print(
+      "seed 000 session, 200 seeds: Plumb \(rms)° RMS; perfect-schedule strategy \(scheduleRMS)° RMS; missed rests \(missed), false rests \(falseRests)"
+    )
     #expect(rms <= 9.0)
     #expect(rms < scheduleRMS)
     #expect(falseRests == 0)

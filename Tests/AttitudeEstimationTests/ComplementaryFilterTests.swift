@@ -26,7 +26,8 @@ import Testing
     let worst = samples.map(\.gravityErrorDegrees).max()!
     #expect(worst <= 3.0, "max gravity-direction error \(worst)°")
     #expect(samples.contains { $0.estimate.flags.contains(.accelerationRejected) })
-    let plain = run(PushScenario(), sensor: sensor, seed: 4, settings: .plain(timeConstantSeconds: 0.5))
+    let plain = run(
+      PushScenario(), sensor: sensor, seed: 4, settings: .plain(timeConstantSeconds: 0.5))
     #expect(abs(plain.map(\.gravityErrorDegrees).max()! - 16.7) < 0.2)
   }
 
@@ -54,8 +55,11 @@ import Testing
     let pushError = pushed.map(\.gravityErrorDegrees).max()!
     #expect(abs(pushError - push) <= 0.25, "τ \(tau): push error \(pushError)°, seed \(push)°")
 
-    let biased = InertialSensorModel.Settings(gyroBiasRadiansPerSecond: Vector3(0.002, 0.001, 0.003))
-    let still = run(PushScenario(startSeconds: 1000, endSeconds: 1000, totalSeconds: 120), sensor: biased, settings: settings)
+    let biased = InertialSensorModel.Settings(
+      gyroBiasRadiansPerSecond: Vector3(0.002, 0.001, 0.003))
+    let still = run(
+      PushScenario(startSeconds: 1000, endSeconds: 1000, totalSeconds: 120), sensor: biased,
+      settings: settings)
     let biasError = still.suffix(1000).map(\.gravityErrorDegrees).max()!
     #expect(abs(biasError - bias) <= 0.25, "τ \(tau): bias error \(biasError)°, seed \(bias)°")
     // And the formula behind it: θ ≈ b⊥ τ.

@@ -4,7 +4,10 @@ import MotionScenarios
 import Testing
 
 @Suite struct EstimatorContractTests {
-  func sample(_ t: Int64, gyro: Vector3 = .zero, accel: Vector3 = Vector3(0, 0, 9.80665), clipped: Bool = false)
+  func sample(
+    _ t: Int64, gyro: Vector3 = .zero, accel: Vector3 = Vector3(0, 0, 9.80665),
+    clipped: Bool = false
+  )
     -> InertialSample
   {
     InertialSample(
@@ -50,7 +53,8 @@ import Testing
     _ = estimator.update(sample(0))
     var last: AttitudeEstimate? = nil
     for i in 1..<200 {
-      last = estimator.update(sample(Int64(i) * 10_000_000, accel: Vector3(20, 0, 9.8), clipped: true))
+      last = estimator.update(
+        sample(Int64(i) * 10_000_000, accel: Vector3(20, 0, 9.8), clipped: true))
     }
     #expect(last!.flags.contains(.clippedInput))
     #expect(!last!.isAtRest)
@@ -66,7 +70,9 @@ import Testing
       // At rest after the tilt the linear acceleration is only noise.
       #expect(e.linearAccelerationMetersPerSecondSquared.length < 0.3)
       // The rate is the raw rate minus the bias.
-      #expect((e.angularRateRadiansPerSecond + e.gyroBiasRadiansPerSecond - s.reading.angularRateRadiansPerSecond).length < 1e-12)
+      #expect(
+        (e.angularRateRadiansPerSecond + e.gyroBiasRadiansPerSecond
+          - s.reading.angularRateRadiansPerSecond).length < 1e-12)
     }
   }
 

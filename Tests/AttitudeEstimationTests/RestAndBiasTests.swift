@@ -94,7 +94,8 @@ func headingError(_ s: RunSample) -> Double {
 
   /// A sustained push is quiet too, but not rest: the tilt it implies disagrees.
   @Test func sustainedPushIsNotRest() {
-    let samples = run(PushScenario(startSeconds: 2, endSeconds: 9, totalSeconds: 9), sensor: .seed001)
+    let samples = run(
+      PushScenario(startSeconds: 2, endSeconds: 9, totalSeconds: 9), sensor: .seed001)
     #expect(!samples[250...].contains { $0.estimate.isAtRest })
   }
 
@@ -104,11 +105,13 @@ func headingError(_ s: RunSample) -> Double {
     let a = RestDetector.Settings(noise: quiet, samplePeriodSeconds: 0.01)
     let b = RestDetector.Settings(noise: noisy, samplePeriodSeconds: 0.01)
     #expect(a.gyroDeviationThresholdRadiansPerSecond < b.gyroDeviationThresholdRadiansPerSecond)
-    #expect(a.accelerationDeviationThresholdMetersPerSecondSquared
-      < b.accelerationDeviationThresholdMetersPerSecondSquared)
+    #expect(
+      a.accelerationDeviationThresholdMetersPerSecondSquared
+        < b.accelerationDeviationThresholdMetersPerSecondSquared)
     // Never below a quarter of the defaults.
-    #expect(a.gyroDeviationThresholdRadiansPerSecond
-      >= 0.25 * RestDetector.Settings.default.gyroDeviationThresholdRadiansPerSecond)
+    #expect(
+      a.gyroDeviationThresholdRadiansPerSecond
+        >= 0.25 * RestDetector.Settings.default.gyroDeviationThresholdRadiansPerSecond)
     // 8σ of the three-axis norm of one sample's noise.
     let sigma = 0.05 * .pi / 180 / 0.01.squareRoot()
     #expect(abs(b.gyroDeviationThresholdRadiansPerSecond - 8 * 3.0.squareRoot() * sigma) < 1e-12)
@@ -126,9 +129,12 @@ func headingError(_ s: RunSample) -> Double {
   @Test func calibrationSeedsTheEstimate() {
     let calibrated = Vector3(0.01, -0.02, 0.03)
     var settings = AttitudeEstimator.Settings.default
-    settings.bias = .calibrated(biasRadiansPerSecond: calibrated, uncertaintyRadiansPerSecond: 0.001)
+    settings.bias = .calibrated(
+      biasRadiansPerSecond: calibrated, uncertaintyRadiansPerSecond: 0.001)
     settings.rest.isEnabled = false
-    let samples = run(YawSegments(segments: [(2, radians(20))]), sensor: mpuLike(offset: calibrated), settings: settings)
+    let samples = run(
+      YawSegments(segments: [(2, radians(20))]), sensor: mpuLike(offset: calibrated),
+      settings: settings)
     #expect(samples[1].estimate.gyroBiasRadiansPerSecond == calibrated)
     #expect(abs(samples[1].estimate.gyroBiasUncertaintyRadiansPerSecond.z - 0.001) < 1e-5)
     #expect(abs(headingError(samples.last!)) < 0.1)
@@ -155,7 +161,9 @@ func headingError(_ s: RunSample) -> Double {
     settings.rest.isEnabled = false
     settings.bias.initialUncertaintyRadiansPerSecond = radians(1)
     let offset = Vector3(radians(0.3), radians(-0.2), radians(0.1))
-    let samples = run(YawSegments(segments: [(180, radians(5))]), sensor: mpuLike(offset: offset), seed: 26, settings: settings)
+    let samples = run(
+      YawSegments(segments: [(180, radians(5))]), sensor: mpuLike(offset: offset), seed: 26,
+      settings: settings)
     let b = samples.last!.estimate.gyroBiasRadiansPerSecond
     #expect(abs(degrees(b.x - offset.x)) < 0.05)
     #expect(abs(degrees(b.y - offset.y)) < 0.05)

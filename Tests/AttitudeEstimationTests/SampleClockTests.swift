@@ -5,7 +5,9 @@ import Testing
 
 @Suite struct SampleClockTests {
   /// Feeds `times` (ns) and returns the steps.
-  func steps(_ times: [Int64], settings: SampleClock.Settings = .default) -> (SampleClock, [SampleClock.Step]) {
+  func steps(_ times: [Int64], settings: SampleClock.Settings = .default) -> (
+    SampleClock, [SampleClock.Step]
+  ) {
     var clock = SampleClock(settings: settings)
     let result = times.map { clock.advance(toNanoseconds: $0) }
     return (clock, result)
@@ -13,7 +15,8 @@ import Testing
 
   @Test func estimatesTheTruePeriodThroughJitter() {
     // The chip's oscillator runs 3 % slow (10.3 ms) and every edge carries 1 ms of jitter.
-    let schedule = SampleSchedule(nominalPeriodSeconds: 0.0103, count: 2000, jitterSeconds: 0.001, seed: 5)
+    let schedule = SampleSchedule(
+      nominalPeriodSeconds: 0.0103, count: 2000, jitterSeconds: 0.001, seed: 5)
     let (clock, result) = steps(schedule.timestampsNanoseconds)
     #expect(abs(clock.periodSeconds - 0.0103) < 0.0103 * 0.003)
     #expect(result.first?.isFirst == true)
@@ -79,7 +82,8 @@ import Testing
 @Suite struct TimestampScenarioTests {
   @Test func realIntervalsLoseLessThanFiveHundredthsOfADegree() {
     let schedule = SampleSchedule(
-      nominalPeriodSeconds: 0.01, count: 200, jitterSeconds: 0.001, dropped: [37, 38, 121], seed: 11)
+      nominalPeriodSeconds: 0.01, count: 200, jitterSeconds: 0.001, dropped: [37, 38, 121], seed: 11
+    )
     let turn = ConstantTurnScenario()
     let samples = run(turn, timestamps: schedule.timestampsNanoseconds)
     let first = samples.first!

@@ -84,8 +84,6 @@ var settings = AttitudeEstimator.Settings.default
 // A recording's rate comes from its timestamps (285.7 Hz here), not from the firmware's 100 Hz.
 settings.sampleClock.nominalPeriodSeconds = nil
 var runSensitivity = false
-var dumpTrial: String? = nil
-var dumpFile = ""
 var arguments = Array(CommandLine.arguments.dropFirst())
 while !arguments.isEmpty {
   let argument = arguments.removeFirst()
@@ -107,11 +105,6 @@ while !arguments.isEmpty {
         status: 64)
     }
     override.apply(&settings, value)
-  case "--dump":
-    // Development aid: writes one trial's estimates (t, q, flags, bias) to a CSV.
-    guard arguments.count >= 2 else { fail("--dump needs TRIAL-PREFIX FILE", status: 64) }
-    dumpTrial = arguments.removeFirst()
-    dumpFile = arguments.removeFirst()
   case "--sensitivity":
     runSensitivity = true
   default:
@@ -156,23 +149,6 @@ func means(_ results: [(TrialScore, Double)]) -> (Double, Double) {
     results.map(\.0.inclinationRMSEDegrees).reduce(0, +) / n,
     results.map(\.0.headingDriftRMSEDegrees).reduce(0, +) / n
   )
-}
-
-if let prefix = dumpTrial, let trial = trials.first(where: { $0.name.hasPrefix(prefix) }) {
-  var estimator = AttitudeEstimator(settings: settings)
-  var text = "t,qw,qx,qy,qz,flags,bx,by,bz\n"
-  for i in 0..<trial.count {
-    let e = estimator.update(
-      InertialSample(
-        timestampNanoseconds: trial.timestampNanoseconds[i],
-        angularRateRadiansPerSecond: trial.gyro[i],
-        specificForceMetersPerSecondSquared: trial.acceleration[i]))
-    let q = e.attitude
-    let b = e.gyroBiasRadiansPerSecond
-    text += "\(Double(trial.timestampNanoseconds[i]) * 1e-9),\(q.w),\(q.x),\(q.y),\(q.z),"
-    text += "\(e.flags.rawValue),\(b.x),\(b.y),\(b.z)\n"
-  }
-  try? text.write(toFile: dumpFile, atomically: true, encoding: .utf8)
 }
 
 let results = evaluate(settings)
