@@ -46,7 +46,7 @@ targets += [
   // Optimised even in debug builds: the estimator is the hot path of every accuracy test
   // (and of the firmware); `-O` keeps the ten-minute scenarios in `make test` to seconds.
   .target(
-    name: "AttitudeEstimation", dependencies: ["Geometry"],
+    name: "AttitudeEstimation", dependencies: ["Geometry"], exclude: ["README.md"],
     swiftSettings: swift6 + [.unsafeFlags(["-O"])]),
   .testTarget(
     name: "MotionScenariosTests", dependencies: ["MotionScenarios", "Geometry"],

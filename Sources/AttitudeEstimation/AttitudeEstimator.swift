@@ -28,16 +28,23 @@ import Geometry
 ///    (third-order series of the exponential map, no trigonometry). At rest it does not turn:
 ///    the heading is held (seed 000's zero-velocity update).
 /// 5. **Inclination correction**: the specific force is mapped into the reference frame,
-///    blended toward the expected gravity when it disagrees too much (acceleration rejection,
-///    with recovery after prolonged rejection), low-pass filtered there (second-order
-///    Butterworth, τ = 3 s), and the attitude is turned about a horizontal axis so that the
-///    filtered vector points straight up. Because the filter runs in the (almost inertial)
-///    reference frame, the body's rotation does not smear it, and a hand's back-and-forth
-///    accelerations average out, as in VQF (Laidig & Seel 2023). The filter's memory is
-///    rotated with every correction, so it stays consistent with the corrected frame.
-/// 6. **Rest start** re-anchors: the bias takes the mean rate of the whole quiet window, the
-///    heading drift integrated during the window is undone, and the tilt is taken from the
-///    window's mean acceleration.
+///    low-pass filtered there (second-order Butterworth, τ = 3 s), and the attitude is turned
+///    about a horizontal axis so that the filtered vector points straight up. Because the
+///    filter runs in the (almost inertial) reference frame, the body's rotation does not smear
+///    it, and a hand's back-and-forth accelerations average out, as in VQF (Laidig & Seel
+///    2023). The filter's memory is rotated with every correction, so it stays consistent with
+///    the corrected frame.
+/// 6. **Acceleration rejection** (adaptive gain): a *sustained* horizontal acceleration (the
+///    specific force against its slow mean, filtered over a second) slows the inclination
+///    filter's clock down to a stop, after turning back the corrections its onset caused;
+///    rejecting for more than 10 s switches to recovery (the accelerometer is trusted again).
+/// 7. **Rest start** re-anchors: the bias takes the mean rate of the whole quiet window, the
+///    heading drift integrated during the window is undone, the heading drift implied by the
+///    bias change since the last rest is taken back, and the tilt is taken from the window's
+///    mean acceleration.
+///
+/// The full description, with every setting's default and the reason for it, is in this
+/// target's README.md.
 ///
 /// ## Frames and what yaw means
 ///
@@ -50,8 +57,9 @@ import Geometry
 /// ## Cost
 ///
 /// All state is stored inline (a value type: no heap, no exclusivity checks). Filter
-/// coefficients are recomputed only when the period estimate moves by more than 0.5 %. The
-/// motion-bias measurement runs every 50 ms, not every sample.
+/// coefficients are recomputed only when the period estimate moves by more than 0.5 %.
+/// Housekeeping — bias prediction, the motion-bias measurement, the sustained-acceleration
+/// detector — runs once per 0.1 s block, not every sample.
 public struct AttitudeEstimator: Sendable {
   public let settings: Settings
 
