@@ -25,8 +25,12 @@ build: deps
 	@if grep -E '(^|: )warning: ' .build-log.txt | grep -v 'dlopen' ; then echo "plumb: the build has warnings (see above); the project keeps zero" >&2; exit 1; fi
 	@rm -f .build-log.txt
 
-test: build
+# The Swift tests, then the checks that use reference implementations in Python: pymavlink
+# decodes Plumb's MAVLink stream, allantools recomputes `plumb-cal allan`.
+test: build venv
 	$(SWIFT) test --skip-build --parallel -j $(JOBS)
+	.venv/bin/python tools/scripts/check_mavlink.py
+	.venv/bin/python tools/scripts/check_allan.py --plumb-cal .build/debug/plumb-cal
 
 run: build
 	@echo "plumb: (the firmware loop arrives with issue 5)"
@@ -36,6 +40,25 @@ format: check-swift
 
 lint: check-swift
 	$(SWIFT) format lint --strict --recursive Package.swift HAL Sources Tests tools
+
+# Python test clients (pymavlink, allantools; pinned in tools/scripts/requirements*.txt) in a
+# local .venv; reinstalled when the requirements change.
+.PHONY: venv check-mavlink check-allan
+venv: .venv/.requirements-installed
+
+.venv/.requirements-installed: tools/scripts/requirements.txt tools/scripts/requirements-cal.txt
+	@command -v python3 >/dev/null 2>&1 || { echo "plumb: python3 is missing: sudo apt-get install python3 python3-venv" >&2; exit 1; }
+	@test -x .venv/bin/python || python3 -m venv .venv || { rm -rf .venv; echo "plumb: could not create .venv: sudo apt-get install python3-venv" >&2; exit 1; }
+	.venv/bin/pip install --quiet --disable-pip-version-check -r tools/scripts/requirements.txt -r tools/scripts/requirements-cal.txt
+	@touch $@
+
+# pymavlink (not Plumb's code) decodes the committed MAVLink golden stream and its sidecar.
+check-mavlink: venv
+	.venv/bin/python tools/scripts/check_mavlink.py
+
+# allantools (not Plumb's code) recomputes the Allan deviation `plumb-cal allan` reports.
+check-allan: build venv
+	.venv/bin/python tools/scripts/check_allan.py --plumb-cal .build/debug/plumb-cal
 
 clean:
 	rm -rf .build .venv

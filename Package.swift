@@ -16,6 +16,15 @@ var products: [Product] = []
 
 // MARK: - HAL: protocols and value types (no dependencies)
 
+// Test-only support: an allocation-counting malloc interposer and a way to test permission
+// errors as root. Linked into the (single) test executable by every test target that needs it.
+targets += [
+  .target(name: "TestSupportC", path: "Tests/TestSupportC"),
+  .target(
+    name: "TestSupport", dependencies: ["TestSupportC"], path: "Tests/TestSupport",
+    swiftSettings: swift6),
+]
+
 targets += [
   .target(name: "HardwareAbstraction", path: "HAL/HardwareAbstraction", swiftSettings: swift6),
   .testTarget(
@@ -25,19 +34,48 @@ targets += [
 
 // MARK: - HAL: Linux (libi2c, libgpiod v1, termios, CLOCK_MONOTONIC)
 
-// (filled in by the Linux HAL work)
+targets += [
+  // libi2c has no pkg-config file on Debian: the module map links "i2c" by name.
+  .systemLibrary(name: "CLibI2C", path: "HAL/CLibI2C", providers: [.apt(["libi2c-dev"])]),
+  // libgpiod v1 only: the shim header stops the build with an explanation on the v2 API.
+  .systemLibrary(
+    name: "CLibGPIOD", path: "HAL/CLibGPIOD", pkgConfig: "libgpiod",
+    providers: [.apt(["libgpiod-dev"])]),
+  // The thin syscall seam shared by LinuxHardware and SimulatedHardware.
+  .target(
+    name: "POSIXSupport", dependencies: ["HardwareAbstraction"], path: "HAL/POSIXSupport",
+    swiftSettings: swift6),
+  .target(
+    name: "LinuxHardware",
+    dependencies: ["HardwareAbstraction", "POSIXSupport", "CLibI2C", "CLibGPIOD"],
+    path: "HAL/LinuxHardware", swiftSettings: swift6),
+  .testTarget(
+    name: "POSIXSupportTests", dependencies: ["POSIXSupport", "HardwareAbstraction"],
+    swiftSettings: swift6),
+  .testTarget(
+    name: "LinuxHardwareTests",
+    dependencies: [
+      "LinuxHardware", "POSIXSupport", "HardwareAbstraction", "SimulatedHardware", "TestSupport",
+    ],
+    swiftSettings: swift6),
+]
 
 // MARK: - HAL: simulated hardware
 
 targets += [
   .target(
-    name: "SimulatedHardware", dependencies: ["HardwareAbstraction"], path: "HAL/SimulatedHardware",
-    swiftSettings: swift6)
+    name: "SimulatedHardware", dependencies: ["HardwareAbstraction", "POSIXSupport", "Randomness"],
+    path: "HAL/SimulatedHardware", swiftSettings: swift6),
+  .testTarget(
+    name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware", "HardwareAbstraction"],
+    swiftSettings: swift6),
 ]
 
 // MARK: - Geometry, motion truth and attitude estimation
 
 targets += [
+  .target(name: "Randomness", swiftSettings: swift6),
+  .testTarget(name: "RandomnessTests", dependencies: ["Randomness"], swiftSettings: swift6),
   .target(name: "Geometry", swiftSettings: swift6),
   .target(
     name: "MotionScenarios", dependencies: ["Geometry"],
@@ -72,15 +110,74 @@ targets += [
 
 // MARK: - MPU-6050 driver and simulation
 
-// (filled in by the driver work)
+// The driver sees only the HAL protocols. The simulated chip restates the register map on its
+// own (it does not import the driver), so a wrong address cannot hide in both at once.
+targets += [
+  .target(name: "MPU6050", dependencies: ["HardwareAbstraction"], swiftSettings: swift6),
+  .target(
+    name: "MPU6050Simulation",
+    dependencies: ["HardwareAbstraction", "SimulatedHardware", "Geometry", "MotionScenarios"],
+    swiftSettings: swift6),
+  .testTarget(
+    name: "MPU6050Tests",
+    dependencies: ["MPU6050", "HardwareAbstraction", "SimulatedHardware"],
+    swiftSettings: swift6),
+  .testTarget(
+    name: "MPU6050SimulationTests",
+    dependencies: [
+      "MPU6050Simulation", "MPU6050", "HardwareAbstraction", "SimulatedHardware", "Geometry",
+      "MotionScenarios", "TestSupport",
+    ],
+    swiftSettings: swift6),
+]
 
 // MARK: - Firmware, telemetry, boards, calibration
 
-// (filled in by later issues)
+targets += [
+  .target(name: "Boards", dependencies: ["Geometry", "JSON", "Telemetry"], swiftSettings: swift6),
+  .testTarget(name: "BoardsTests", dependencies: ["Boards", "Geometry"], swiftSettings: swift6),
+]
+
+// Telemetry: frame encodings (binary, text, MAVLink v2), their decoders, the link budget and the
+// host-command parser. Geometry only: no Foundation, no HAL.
+targets += [
+  .target(
+    name: "Telemetry", dependencies: ["Geometry"], exclude: ["FORMATS.md"], swiftSettings: swift6),
+  .testTarget(
+    name: "TelemetryTests", dependencies: ["Telemetry", "Geometry", "JSON", "TestSupport"],
+    exclude: ["Vectors"],
+    swiftSettings: swift6),
+]
 
 // MARK: - Executables and tools
 
-// (filled in by later issues)
+targets += [
+  .target(name: "JSON", swiftSettings: swift6),
+  .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: swift6),
+  .target(name: "CommandLineSupport", swiftSettings: swift6),
+  .testTarget(
+    name: "CommandLineSupportTests", dependencies: ["CommandLineSupport"], swiftSettings: swift6),
+]
+
+// Bench calibration (issue 6): the calibration maths and file, a small SVG plotter, `plumb-cal`.
+targets += [
+  .target(name: "Plotting", swiftSettings: swift6),
+  .testTarget(name: "PlottingTests", dependencies: ["Plotting"], swiftSettings: swift6),
+  .target(
+    name: "Calibration", dependencies: ["Geometry", "JSON", "Randomness"], swiftSettings: swift6),
+  .testTarget(
+    name: "CalibrationTests",
+    dependencies: [
+      "Calibration", "Geometry", "JSON", "Plotting", "CommandLineSupport", "plumb-cal",
+      "Randomness",
+    ],
+    swiftSettings: swift6),
+  .executableTarget(
+    name: "plumb-cal",
+    dependencies: ["Calibration", "Plotting", "CommandLineSupport", "Geometry", "JSON"],
+    path: "tools/plumb-cal", exclude: ["CALIBRATION-FILE.md"], swiftSettings: swift6),
+]
+products += [.executable(name: "plumb-cal", targets: ["plumb-cal"])]
 
 let package = Package(
   name: "Plumb",

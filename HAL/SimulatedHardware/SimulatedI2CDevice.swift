@@ -20,6 +20,16 @@ public protocol SimulatedI2CDevice: AnyObject {
 /// The line asks for the next edge after the current time, then moves the `ManualClock` there
 /// (or to the caller's deadline, when that comes first). Everything runs on one thread, so the
 /// source's configuration cannot change while the line waits.
+///
+/// **History.** `SimulatedDataReadyLine` asks for the edge after the *last edge it took*,
+/// which lies in the past when the loop was late (edges that happened while nobody waited
+/// are queued, as the kernel queues them). A source should therefore answer for past instants
+/// with what happened then, and must never invent an edge the pin did not raise: remember when
+/// the pin was last (re)armed (wake-up, reset, new sample rate, interrupt enabled) and answer
+/// no edge before that instant. Edges the old configuration raised between the line's last
+/// wait and a reconfiguration may be forgotten (they are then never produced, not lost).
+/// Answers must be strictly after `instant`; the line counts any other answer as a source bug
+/// (`EdgeStatistics.rejectedSourceEdges`) and treats it as "no edge".
 public protocol EdgeSource: AnyObject {
   /// The first rising edge strictly after `instant`, or `nil` when the pin will not rise (the
   /// interrupt is disabled, the chip is asleep).

@@ -5,10 +5,11 @@
 #   tools/scripts/install-deps.sh [extra-package ...]
 #
 # Always: libi2c-dev (libi2c, i2c/smbus.h), libgpiod-dev (libgpiod v1.6, gpiod.h), pkg-config,
-# and the C toolchain pieces SwiftPM links with. Runs apt-get as root, or through sudo.
+# the C toolchain pieces SwiftPM links with, and python3 with venv for the test-side reference
+# clients (pymavlink, allantools). Runs apt-get as root, or through sudo.
 set -euo pipefail
 
-packages=(libi2c-dev libgpiod-dev pkg-config gcc libc6-dev libstdc++-12-dev "$@")
+packages=(libi2c-dev libgpiod-dev pkg-config gcc libc6-dev libstdc++-12-dev python3 python3-venv "$@")
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,60 @@
+/// A first-in, first-out queue over storage allocated once.
+///
+/// The simulated line keeps its edge queues in these so that the per-edge path does not
+/// allocate: elements are written into preallocated slots and the slots are reused. A
+/// growable ring doubles its storage when full (rare, amortised, never in a steady state);
+/// a bounded one refuses the element instead and the caller counts the overflow.
+struct RingBuffer<Element> {
+  private var storage: ContiguousArray<Element?>
+  private var head = 0
+  private(set) var count = 0
+  let isGrowable: Bool
+
+  init(capacity: Int, growable: Bool) {
+    storage = ContiguousArray(repeating: nil, count: max(1, capacity))
+    isGrowable = growable
+  }
+
+  var capacity: Int { storage.count }
+  var isEmpty: Bool { count == 0 }
+  var isFull: Bool { count == storage.count }
+
+  var first: Element? {
+    count == 0 ? nil : storage[head]
+  }
+
+  /// Appends `element`; returns `false` (and drops it) when a bounded ring is full.
+  @discardableResult
+  mutating func append(_ element: Element) -> Bool {
+    if isFull {
+      guard isGrowable else { return false }
+      grow()
+    }
+    storage[(head + count) % storage.count] = element
+    count += 1
+    return true
+  }
+
+  mutating func popFirst() -> Element? {
+    guard count > 0 else { return nil }
+    let element = storage[head]
+    storage[head] = nil
+    head = (head + 1) % storage.count
+    count -= 1
+    return element
+  }
+
+  mutating func removeAll() {
+    while popFirst() != nil {}
+    head = 0
+  }
+
+  private mutating func grow() {
+    var larger = ContiguousArray<Element?>(repeating: nil, count: storage.count * 2)
+    for index in 0..<count {
+      larger[index] = storage[(head + index) % storage.count]
+    }
+    storage = larger
+    head = 0
+  }
+}

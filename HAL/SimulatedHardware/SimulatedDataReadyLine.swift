@@ -1,0 +1,200 @@
+import HardwareAbstraction
+
+/// What a simulated data-ready line has done, for exact reconciliation in tests.
+///
+/// Every edge the source raised is accounted for:
+/// `produced + duplicated == delivered + dropped + overflowed + pending`
+/// (`isReconciled`). A HIL run that ends with this identity true and the driver's missed-sample
+/// count matching `dropped + overflowed` has no silent losses.
+public struct EdgeStatistics: Hashable, Sendable {
+  /// Edges the source raised since the line was made (its chip's data-ready pulses).
+  public var produced: UInt64 = 0
+  /// Edges `waitForEdge` returned (duplicates included).
+  public var delivered: UInt64 = 0
+  /// Edges the fault plan removed (`missing` and `stuck`).
+  public var dropped: UInt64 = 0
+  /// Extra copies the fault plan added.
+  public var duplicated: UInt64 = 0
+  /// Edges lost because the queue was full when they arrived (the kernel's "event FIFO is
+  /// full - event dropped").
+  public var overflowed: UInt64 = 0
+  /// Edges raised but not yet returned: queued, or still in flight (late).
+  public var pending: UInt64 = 0
+  /// Waits that ended with `.timedOut`.
+  public var timeouts: UInt64 = 0
+  /// Times the source answered with an edge that was not after the instant asked (a bug in the
+  /// source; the line treats such an answer as "no edge").
+  public var rejectedSourceEdges: UInt64 = 0
+
+  public init() {}
+
+  /// Whether every produced edge is delivered, dropped, overflowed or pending.
+  public var isReconciled: Bool {
+    produced + duplicated == delivered + dropped + overflowed + pending
+  }
+}
+
+/// A data-ready line on simulated hardware: the rising edges of an `EdgeSource` (the simulated
+/// chip's INT pin), delivered on the shared `ManualClock` through an `EdgeFaultPlan`.
+///
+/// **Time.** `waitForEdge(until:)` moves the clock: to the delivery time of the edge it returns
+/// (the edge's own time, or later when the plan delays it), or to the deadline when no edge is
+/// delivered first. The returned timestamp is the edge's time plus the plan's jitter, so it may
+/// differ from the clock's reading after the call. A deadline in the past polls (a queued edge
+/// or `.timedOut` at once; the clock never goes backwards).
+///
+/// **Queueing.** Like the kernel (gpiolib's per-line event FIFO), the line keeps edges that
+/// happened while nobody waited and returns them, in order, each with its own timestamp, to
+/// later calls. It remembers the last edge it took from the source and asks only for edges
+/// after it, so a late loop loses and repeats nothing. The queue holds `queueCapacity` edges
+/// (16, as the GPIO character device's v1 event FIFO, `DECLARE_KFIFO(events, …, 16)` in
+/// `gpiolib-cdev.c`); when it is full an arriving edge is discarded and counted in
+/// `overflowed`, as the kernel's v1 interface discards the newest event.
+///
+/// Edges raised before the line was made are not seen (the kernel queues events only after the
+/// line is requested). The source is consulted only while `waitForEdge` runs or `statistics`
+/// is read; a source must therefore answer for past instants as history (see `EdgeSource`).
+///
+/// A class because the loop and the test share it. Not `Sendable`: a simulated world belongs to
+/// one thread. The per-edge path allocates nothing in a steady state (queues are rings made
+/// once; the in-flight ring for late edges grows only if more edges are in flight than ever
+/// before).
+public final class SimulatedDataReadyLine: DataReadyLine {
+  /// The clock the line reads and moves.
+  public let clock: ManualClock
+  /// Where the edges come from.
+  public let source: any EdgeSource
+  /// The faults applied to each edge as the source raises it. Replace it at any time; edges
+  /// already raised keep their fate.
+  public var faultPlan: EdgeFaultPlan
+  /// The most edges the queue holds (at least 1).
+  public let queueCapacity: Int
+
+  /// The time of the last edge taken from the source (or the clock's reading when the line was
+  /// made): the next edge asked for is strictly after it.
+  public private(set) var lastSourceEdge: Timestamp
+
+  private struct PendingEdge {
+    /// The timestamp `waitForEdge` returns.
+    var reported: Timestamp
+    /// When it reaches the queue (its time plus any lateness; never before `reported`).
+    var delivery: Timestamp
+  }
+
+  /// Edges that have reached the queue: what a `read()` of the line would return now.
+  private var queue: RingBuffer<Timestamp>
+  /// Edges raised but not yet in the queue (late ones), in delivery order.
+  private var inFlight = RingBuffer<PendingEdge>(capacity: 64, growable: true)
+  private var lastDelivery: Timestamp?
+  private var counters = EdgeStatistics()
+
+  /// A line delivering `source`'s edges on `clock` through `faultPlan`, queueing up to
+  /// `queueCapacity` edges (values below 1 count as 1).
+  public init(
+    clock: ManualClock, source: any EdgeSource, faultPlan: EdgeFaultPlan = .none,
+    queueCapacity: Int = 16
+  ) {
+    self.clock = clock
+    self.source = source
+    self.faultPlan = faultPlan
+    self.queueCapacity = max(1, queueCapacity)
+    queue = RingBuffer(capacity: self.queueCapacity, growable: false)
+    lastSourceEdge = clock.now()
+  }
+
+  /// The counters, brought up to the clock's current time first (edges raised since the last
+  /// wait are taken from the source and queued, as the kernel would have done meanwhile).
+  public var statistics: EdgeStatistics {
+    catchUp(through: clock.now())
+    var snapshot = counters
+    snapshot.pending = UInt64(queue.count + inFlight.count)
+    return snapshot
+  }
+
+  /// Edges ready to be returned at once (after catching up with the clock).
+  public var queuedEdgeCount: Int {
+    catchUp(through: clock.now())
+    return queue.count
+  }
+
+  public func waitForEdge(until deadline: Timestamp) throws(DataReadyError) -> EdgeWait {
+    let now = clock.now()
+    catchUp(through: now)
+    if let reported = queue.popFirst() {
+      counters.delivered += 1
+      return .edge(reported)
+    }
+    // Nothing queued: let simulated time run until the first delivery or the deadline.
+    while true {
+      let nextEdge = nextSourceEdge()
+      if let delivery = inFlight.first?.delivery, delivery <= deadline,
+        nextEdge.map({ delivery <= $0 }) ?? true
+      {
+        clock.advance(to: delivery)
+        arrive(through: delivery)
+        if let reported = queue.popFirst() {
+          counters.delivered += 1
+          return .edge(reported)
+        }
+        continue
+      }
+      guard let edge = nextEdge, edge <= deadline else { break }
+      take(edge)
+    }
+    clock.advance(to: deadline)
+    counters.timeouts += 1
+    return .timedOut
+  }
+
+  /// Takes every edge the source raised up to `horizon` and moves those due into the queue.
+  private func catchUp(through horizon: Timestamp) {
+    while let edge = nextSourceEdge(), edge <= horizon {
+      take(edge)
+    }
+    arrive(through: horizon)
+  }
+
+  /// The source's next edge after the last one taken, or `nil`.
+  private func nextSourceEdge() -> Timestamp? {
+    guard let edge = source.nextRisingEdge(after: lastSourceEdge) else { return nil }
+    guard edge > lastSourceEdge else {
+      counters.rejectedSourceEdges += 1
+      return nil
+    }
+    return edge
+  }
+
+  /// Takes the source's edge at `edge` and applies the fault plan.
+  private func take(_ edge: Timestamp) {
+    lastSourceEdge = edge
+    let index = counters.produced
+    counters.produced += 1
+    let fate = faultPlan.fate(ofEdge: index, at: edge)
+    if fate.isDropped {
+      counters.dropped += 1
+      return
+    }
+    let reported = edge.advanced(byNanoseconds: fate.jitterNanoseconds)
+    var delivery = edge.advanced(byNanoseconds: fate.latenessNanoseconds)
+    // The kernel cannot hand out an event before stamping it, nor out of order.
+    if reported > delivery { delivery = reported }
+    if let lastDelivery, lastDelivery > delivery { delivery = lastDelivery }
+    lastDelivery = delivery
+    let pending = PendingEdge(reported: reported, delivery: delivery)
+    inFlight.append(pending)
+    if fate.isDuplicated {
+      counters.duplicated += 1
+      inFlight.append(pending)
+    }
+  }
+
+  /// Moves the in-flight edges delivered by `horizon` into the queue, counting overflows.
+  private func arrive(through horizon: Timestamp) {
+    while let next = inFlight.first, next.delivery <= horizon {
+      _ = inFlight.popFirst()
+      if !queue.append(next.reported) {
+        counters.overflowed += 1
+      }
+    }
+  }
+}

@@ -1,0 +1,186 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The three noise figures read off one Allan deviation curve (IEEE Std 952-1997 annex C).
+///
+/// Units follow the channel: for a gyroscope N is the angle random walk (rad/√s), B the bias
+/// instability (rad/s), K the rate random walk (rad/s/√s); for an accelerometer N is the velocity
+/// random walk (m/s/√s), B in m/s², K in m/s²/√s.
+public struct NoiseReadOffs: Sendable, Hashable {
+  /// N, from the −½ slope line at τ = 1 s; `nil` when the curve does not reach 1 s.
+  public var randomWalk: Double?
+  /// The free log-log slope of the curve over the points the N fit used: about −0.5 when white
+  /// noise dominates there. Far from it (outside −0.6 … −0.4) N is only an upper bound.
+  public var randomWalkFitSlope: Double?
+  /// The smallest σ on the curve and where it is.
+  public var minimumDeviation: Double
+  public var minimumTauSeconds: Double
+  /// Whether the minimum lies before the last τ: when the curve is still falling at the end,
+  /// the true floor is lower and longer recordings are needed.
+  public var minimumReached: Bool
+  /// B = σ_min / 0.664. For flicker (1/f) bias noise the Allan deviation flattens at
+  /// σ = √(2 ln 2 / π) · B ≈ 0.664 B (IEEE Std 952 table C.1), so the floor divided by 0.664
+  /// is the conventional bias-instability figure.
+  public var biasInstability: Double { minimumDeviation / NoiseReadOffs.flickerFloorFactor }
+  /// K from the +½ slope, σ(τ) = K·√(τ/3); `nil` when the record is too short to reach it.
+  public var rateRandomWalk: Double?
+  /// The τ range K was fitted over.
+  public var rateRandomWalkTauRange: ClosedRange<Double>?
+
+  /// √(2 ln 2 / π) = 0.6643…: the Allan deviation floor of flicker noise per unit B.
+  public static let flickerFloorFactor = (2 * log(2.0) / Double.pi).squareRoot()
+
+  /// Reads the figures off `curve`.
+  ///
+  /// - N: a least-squares line of fixed slope −½ through the points with 0.1 s ≤ τ ≤ 1 s,
+  ///   weighted by their independent cluster counts, read at τ = 1 s. Not the single curve value
+  ///   at 1 s: that point carries about 0.7 % scatter from a 2-hour record (10 800 degrees of
+  ///   freedom), more than the 1 % budget allows to spend on one point, while the decade below
+  ///   it is white-noise dominated on any MEMS gyro and measured up to ten times more often. The
+  ///   window stops at 1 s so that a rate random walk (which lifts σ by K²τ/3) hardly touches it,
+  ///   and starts at 0.1 s so that the DLPF's correlation of neighbouring samples (milliseconds
+  ///   at the settings Plumb uses) does not.
+  /// - Bias instability: the curve's minimum divided by 0.664.
+  /// - K: the points from twice the minimum's τ to the end, after subtracting the white-noise
+  ///   part N²/τ (which would otherwise bias K high by a factor √(1 + (τ*/τ)²) near the
+  ///   minimum τ*), fitted with a fixed +½ slope. Reported only when those points span at least
+  ///   a factor 3 in τ (four or more points) and their free slope is between +0.25 and +0.8
+  ///   ("near +½"); otherwise `nil`: not reached.
+  ///
+  /// `nil` for a curve without points.
+  public init?(curve: AllanCurve) {
+    let tau = curve.tauSeconds
+    let sigma = curve.deviation
+    let weights = curve.weights
+    guard !tau.isEmpty, sigma.allSatisfy({ $0 > 0 && $0.isFinite }) else { return nil }
+
+    // N: −½ line through 0.1 … 1 s.
+    let window = tau.indices.filter { tau[$0] >= 0.1 * (1 - 1e-9) && tau[$0] <= 1 + 1e-9 }
+    if let last = window.last, tau[last] >= 0.95 {
+      var sum = 0.0
+      var total = 0.0
+      for i in window {
+        sum += weights[i] * (log(sigma[i]) + 0.5 * log(tau[i]))
+        total += weights[i]
+      }
+      randomWalk = exp(sum / total)
+      randomWalkFitSlope = window.count >= 2 ? fittedSlope(tau, sigma, weights, window) : nil
+    } else {
+      randomWalk = nil
+      randomWalkFitSlope = nil
+    }
+
+    var minimumIndex = 0
+    for i in sigma.indices where sigma[i] < sigma[minimumIndex] { minimumIndex = i }
+    minimumDeviation = sigma[minimumIndex]
+    minimumTauSeconds = tau[minimumIndex]
+    minimumReached = minimumIndex < sigma.count - 1
+
+    // K: +½ line beyond twice the minimum's τ, white-noise part removed.
+    rateRandomWalk = nil
+    rateRandomWalkTauRange = nil
+    let region = tau.indices.filter { $0 > minimumIndex && tau[$0] >= 2 * tau[minimumIndex] }
+    if minimumReached, region.count >= 4, let first = region.first, let last = region.last,
+      tau[last] >= 3 * tau[first]
+    {
+      let slope = fittedSlope(tau, sigma, weights, region)
+      if slope >= 0.25 && slope <= 0.8 {
+        let n2 = (randomWalk ?? 0) * (randomWalk ?? 0)
+        var sum = 0.0
+        var total = 0.0
+        for i in region {
+          let remainder = sigma[i] * sigma[i] - n2 / tau[i]
+          guard remainder > 0 else { continue }
+          // ln σ_K = ln K + ½ ln(τ/3)
+          sum += weights[i] * (0.5 * log(remainder) - 0.5 * log(tau[i] / 3))
+          total += weights[i]
+        }
+        if total > 0 {
+          rateRandomWalk = exp(sum / total)
+          rateRandomWalkTauRange = tau[first]...tau[last]
+        }
+      }
+    }
+  }
+}
+
+/// The weighted least-squares slope of ln σ against ln τ over `indices`.
+func fittedSlope(_ tau: [Double], _ sigma: [Double], _ weights: [Double], _ indices: [Int])
+  -> Double
+{
+  var sw = 0.0
+  var sx = 0.0
+  var sy = 0.0
+  for i in indices {
+    sw += weights[i]
+    sx += weights[i] * log(tau[i])
+    sy += weights[i] * log(sigma[i])
+  }
+  let mx = sx / sw
+  let my = sy / sw
+  var sxx = 0.0
+  var sxy = 0.0
+  for i in indices {
+    let dx = log(tau[i]) - mx
+    sxx += weights[i] * dx * dx
+    sxy += weights[i] * dx * (log(sigma[i]) - my)
+  }
+  return sxx > 0 ? sxy / sxx : 0
+}
+
+/// The Allan analysis of a still recording: a curve and read-offs per analysed axis.
+public struct AllanAnalysis: Sendable {
+  public var timing: SampleTiming
+  /// The τ grid shared by every axis.
+  public var clusterSizes: [Int]
+  public var curves: [InertialAxis: AllanCurve]
+  public var readOffs: [InertialAxis: NoiseReadOffs]
+
+  /// The shortest record the analysis accepts, seconds: the grid stops at a tenth of the
+  /// record and N is read at τ = 1 s.
+  public static let minimumDurationSeconds = 10.0
+
+  /// Analyses `axes` of `recording` (all six by default). Throws when the timestamps are not
+  /// uniform or the record is shorter than `minimumDurationSeconds`.
+  ///
+  /// Cost: one pass per τ over each axis, about 50 τ × 720 000 samples × 6 axes for 2 h at
+  /// 100 Hz; see `plumb-cal allan --timing` and the `allan_2h_ms` benchmark.
+  public static func analyze(
+    _ recording: InertialRecording, axes: [InertialAxis] = InertialAxis.allCases
+  ) throws(RecordingError) -> AllanAnalysis {
+    let timing = try SampleTiming.measure(recording)
+    guard timing.durationSeconds >= minimumDurationSeconds * (1 - 1e-6) else {
+      throw RecordingError(
+        .tooShort, path: recording.source,
+        "the recording is \(formatSeconds(timing.durationSeconds)) long; the Allan analysis needs at least \(Int(minimumDurationSeconds)) s (τ reaches a tenth of the record and N is read at τ = 1 s). Record a still unit for an hour or two to see its bias instability and rate random walk"
+      )
+    }
+    return analyze(recording, timing: timing, axes: axes)
+  }
+
+  /// The same with timing already measured.
+  public static func analyze(
+    _ recording: InertialRecording, timing: SampleTiming, axes: [InertialAxis]
+  ) -> AllanAnalysis {
+    let sizes = AllanDeviation.clusterSizes(
+      sampleCount: recording.count, samplePeriodSeconds: timing.samplePeriodSeconds)
+    var curves: [InertialAxis: AllanCurve] = [:]
+    var readOffs: [InertialAxis: NoiseReadOffs] = [:]
+    for axis in axes {
+      let curve = AllanDeviation.overlapping(
+        recording.samples(axis), samplePeriodSeconds: timing.samplePeriodSeconds,
+        clusterSizes: sizes)
+      curves[axis] = curve
+      readOffs[axis] = NoiseReadOffs(curve: curve)
+    }
+    return AllanAnalysis(timing: timing, clusterSizes: sizes, curves: curves, readOffs: readOffs)
+  }
+
+  /// The τ values of the grid, seconds.
+  public var tauSeconds: [Double] { clusterSizes.map { Double($0) * timing.samplePeriodSeconds } }
+}

@@ -1,0 +1,695 @@
+import Geometry
+import JSON
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Which chip was calibrated.
+public struct SensorIdentity: Sendable, Hashable {
+  /// The WHO_AM_I register (0x75, RM §4.32): 0x68 on a genuine MPU-6050, other values on
+  /// relabelled and clone parts.
+  public var whoAmI: UInt8
+  /// The part, e.g. "MPU-6050".
+  public var name: String
+  /// The user's label for this unit ("bench unit 3", a serial number).
+  public var label: String
+
+  public init(whoAmI: UInt8, name: String, label: String) {
+    self.whoAmI = whoAmI
+    self.name = name
+    self.label = label
+  }
+}
+
+/// Gyroscope bias and its temperature dependence:
+/// bias(T) = bias + c₁·(T − T_ref) + c₂·(T − T_ref)², rad/s.
+public struct GyroCalibration: Sendable, Hashable {
+  /// Bias at the reference temperature, rad/s.
+  public var biasRadiansPerSecond: Vector3
+  /// Its standard error, rad/s (Allan-derived, see `GyroBias.estimate`).
+  public var biasUncertaintyRadiansPerSecond: Vector3
+  /// T_ref, °C.
+  public var referenceTemperatureCelsius: Double
+  /// c₁, rad/s per °C (zero when no temperature fit was made).
+  public var biasPerDegreeCelsius: Vector3
+  /// c₂, rad/s per °C² (zero for a linear model).
+  public var biasPerDegreeCelsiusSquared: Vector3
+  /// The temperatures the coefficients were fitted over, °C; `nil` without a fit.
+  public var temperatureRangeCelsius: ClosedRange<Double>?
+
+  public init(
+    biasRadiansPerSecond: Vector3, biasUncertaintyRadiansPerSecond: Vector3,
+    referenceTemperatureCelsius: Double, biasPerDegreeCelsius: Vector3 = .zero,
+    biasPerDegreeCelsiusSquared: Vector3 = .zero,
+    temperatureRangeCelsius: ClosedRange<Double>? = nil
+  ) {
+    self.biasRadiansPerSecond = biasRadiansPerSecond
+    self.biasUncertaintyRadiansPerSecond = biasUncertaintyRadiansPerSecond
+    self.referenceTemperatureCelsius = referenceTemperatureCelsius
+    self.biasPerDegreeCelsius = biasPerDegreeCelsius
+    self.biasPerDegreeCelsiusSquared = biasPerDegreeCelsiusSquared
+    self.temperatureRangeCelsius = temperatureRangeCelsius
+  }
+
+  /// The gyroscope section from the bench analyses: the static bias of a still recording and,
+  /// when a warm-up was fitted, its temperature model. With a fit, the bias is the chosen fit's
+  /// value at its reference temperature (the mean window temperature) and the coefficients are
+  /// the chosen model's (c₂ = 0 on linear axes); without one, the bias is the still mean at
+  /// `stillTemperatureCelsius` (25 °C when the recording had none) and the coefficients are 0.
+  /// The uncertainty is the still recording's Allan-derived standard error either way.
+  public init(
+    staticBias: [AxisBias], stillTemperatureCelsius: Double?, temperatureFit: BiasTemperatureFit?
+  ) {
+    precondition(staticBias.count == 3, "one static bias per gyro axis")
+    let uncertainty = Vector3(
+      staticBias[0].standardError, staticBias[1].standardError, staticBias[2].standardError)
+    if let fit = temperatureFit {
+      let fits = fit.chosenFits
+      self.init(
+        biasRadiansPerSecond: Vector3(
+          fits[0].coefficients[0], fits[1].coefficients[0], fits[2].coefficients[0]),
+        biasUncertaintyRadiansPerSecond: uncertainty,
+        referenceTemperatureCelsius: fit.referenceTemperatureCelsius,
+        biasPerDegreeCelsius: Vector3(
+          fits[0].coefficients[1], fits[1].coefficients[1], fits[2].coefficients[1]),
+        biasPerDegreeCelsiusSquared: Vector3(
+          fits[0].coefficients[2], fits[1].coefficients[2], fits[2].coefficients[2]),
+        temperatureRangeCelsius: fit.temperatureRange)
+    } else {
+      self.init(
+        biasRadiansPerSecond: Vector3(staticBias[0].bias, staticBias[1].bias, staticBias[2].bias),
+        biasUncertaintyRadiansPerSecond: uncertainty,
+        referenceTemperatureCelsius: stillTemperatureCelsius ?? 25)
+    }
+  }
+
+  /// The bias at `temperature` °C, rad/s. Outside `temperatureRangeCelsius` this extrapolates;
+  /// callers decide whether to clamp.
+  public func bias(atTemperature temperature: Double) -> Vector3 {
+    let dT = temperature - referenceTemperatureCelsius
+    return biasRadiansPerSecond + biasPerDegreeCelsius * dT + biasPerDegreeCelsiusSquared
+      * (dT * dT)
+  }
+}
+
+/// Allan read-offs of one sensor, per axis (x, y, z). `nil` where the record was too short.
+public struct SensorNoiseFigures: Sendable, Hashable {
+  /// N: rad/√s (gyro, angle random walk) or m/s/√s (accel, velocity random walk).
+  public var randomWalk: [Double?]
+  /// B = σ_min/0.664: rad/s or m/s².
+  public var biasInstability: [Double]
+  /// K: rad/s/√s or m/s²/√s.
+  public var rateRandomWalk: [Double?]
+
+  public init(randomWalk: [Double?], biasInstability: [Double], rateRandomWalk: [Double?]) {
+    precondition(randomWalk.count == 3 && biasInstability.count == 3 && rateRandomWalk.count == 3)
+    self.randomWalk = randomWalk
+    self.biasInstability = biasInstability
+    self.rateRandomWalk = rateRandomWalk
+  }
+}
+
+/// Noise figures from the Allan analysis.
+public struct NoiseFigures: Sendable, Hashable {
+  /// The sample period of the analysed recording, seconds.
+  public var samplePeriodSeconds: Double
+  public var gyroscope: SensorNoiseFigures?
+  public var accelerometer: SensorNoiseFigures?
+
+  public init(
+    samplePeriodSeconds: Double, gyroscope: SensorNoiseFigures?,
+    accelerometer: SensorNoiseFigures?
+  ) {
+    self.samplePeriodSeconds = samplePeriodSeconds
+    self.gyroscope = gyroscope
+    self.accelerometer = accelerometer
+  }
+
+  /// The figures of every sensor `analysis` covers fully.
+  public init(_ analysis: AllanAnalysis) {
+    samplePeriodSeconds = analysis.timing.samplePeriodSeconds
+    func figures(_ sensor: InertialSensor) -> SensorNoiseFigures? {
+      let readOffs = sensor.axes.compactMap { analysis.readOffs[$0] }
+      guard readOffs.count == 3 else { return nil }
+      return SensorNoiseFigures(
+        randomWalk: readOffs.map(\.randomWalk), biasInstability: readOffs.map(\.biasInstability),
+        rateRandomWalk: readOffs.map(\.rateRandomWalk))
+    }
+    gyroscope = figures(.gyroscope)
+    accelerometer = figures(.accelerometer)
+  }
+}
+
+/// The firmware's own bias estimate, written back on a clean shutdown. Kept apart from the bench
+/// values and outside the content hash: it never replaces them, and writing it does not change
+/// the calibration id.
+public struct LiveBiasEstimate: Sendable, Hashable {
+  /// The estimator's gyro bias at shutdown, rad/s.
+  public var gyroBiasRadiansPerSecond: Vector3
+  /// The die temperature then, °C.
+  public var temperatureCelsius: Double
+  /// When, ISO 8601 UTC (`2026-12-02T10:15:00Z`), given by the caller.
+  public var written: String
+
+  public init(gyroBiasRadiansPerSecond: Vector3, temperatureCelsius: Double, written: String) {
+    self.gyroBiasRadiansPerSecond = gyroBiasRadiansPerSecond
+    self.temperatureCelsius = temperatureCelsius
+    self.written = written
+  }
+}
+
+/// Why a calibration file could not be used.
+public enum CalibrationFileError: Error, Hashable, Sendable, CustomStringConvertible {
+  case unreadable(path: String, errno: Int32)
+  case syntax(path: String, JSONSyntaxError)
+  case content(path: String, JSONContentError)
+  /// The bench values do not match the content hash: the file was edited by hand.
+  case hashMismatch(path: String, JSONContentError)
+  case unwritable(path: String, errno: Int32)
+
+  public var description: String {
+    switch self {
+    case .unreadable(let path, let code):
+      "calibration file \(path): \(fileErrorMessage(code))"
+    case .syntax(let path, let error):
+      "calibration file \(path): \(error.position): not valid JSON: \(error.message)"
+    case .content(let path, let error), .hashMismatch(let path, let error):
+      "calibration file \(path): \(error)"
+    case .unwritable(let path, let code):
+      "calibration file \(path): cannot write: \(fileErrorMessage(code))"
+    }
+  }
+}
+
+/// A calibration file: bench results for one unit, signed by a content hash, plus a `live`
+/// section the firmware may rewrite.
+///
+/// Layout (schema 1), keys in this order:
+///
+///     { "schema": 1, "calibrationId": "0x…", "contentHash": "sha256:…",
+///       "sensor": {"whoAmI": "0x68", "name": …, "label": …}, "created": "…Z",
+///       "gyroscope": {…}, "accelerometer": {…}, "noise": {…}, "restDetector": {…},
+///       "live": {…} }
+///
+/// `gyroscope`, `accelerometer`, `noise`, `restDetector` and `live` are each optional.
+///
+/// **Content hash**: SHA-256 of the canonical JSON of the document without `calibrationId`,
+/// `contentHash` and `live`: keys sorted by their UTF-8 bytes, no whitespace, numbers in Swift's
+/// shortest round-trip form (so `1.50` and `1.5` hash alike), strings JSON-escaped. The
+/// calibration id (frames carry it) is the hash's first four bytes, big-endian. Writing is
+/// deterministic: the same values give the same bytes, and so the same id.
+public struct CalibrationFile: Sendable, Hashable {
+  public static let schemaVersion = 1
+  public static let topLevelKeys = [
+    "schema", "calibrationId", "contentHash", "sensor", "created", "gyroscope", "accelerometer",
+    "noise", "restDetector", "live",
+  ]
+
+  public var sensor: SensorIdentity
+  /// ISO 8601 UTC, given by the caller (the library reads no clock).
+  public var created: String
+  public var gyroscope: GyroCalibration?
+  public var accelerometer: AccelerometerCorrection?
+  public var noise: NoiseFigures?
+  public var restDetector: RestDetectorThresholds?
+  public var live: LiveBiasEstimate?
+
+  public init(
+    sensor: SensorIdentity, created: String, gyroscope: GyroCalibration? = nil,
+    accelerometer: AccelerometerCorrection? = nil, noise: NoiseFigures? = nil,
+    restDetector: RestDetectorThresholds? = nil, live: LiveBiasEstimate? = nil
+  ) {
+    self.sensor = sensor
+    self.created = created
+    self.gyroscope = gyroscope
+    self.accelerometer = accelerometer
+    self.noise = noise
+    self.restDetector = restDetector
+    self.live = live
+  }
+
+  // MARK: Hash and id
+
+  /// SHA-256 of the canonical bench content.
+  public var contentHash: [UInt8] { SHA256.hash(Array(canonicalJSON(benchValue).utf8)) }
+
+  /// `sha256:` and the hash in hex, as written in the file.
+  public var contentHashText: String { "sha256:" + SHA256.hex(contentHash) }
+
+  /// The calibration id: the content hash's first four bytes, big-endian.
+  public var calibrationId: UInt32 {
+    let h = contentHash
+    return UInt32(h[0]) << 24 | UInt32(h[1]) << 16 | UInt32(h[2]) << 8 | UInt32(h[3])
+  }
+
+  /// `0x` and eight hex digits.
+  public var calibrationIdText: String {
+    let hex = String(calibrationId, radix: 16)
+    return "0x" + String(repeating: "0", count: 8 - hex.count) + hex
+  }
+
+  // MARK: Writing
+
+  /// The document as JSON text (deterministic, two-space indentation, newline at the end).
+  public func formatted() -> String {
+    guard case .object(var members) = benchValue else { return "" }
+    members.insert(("calibrationId", .string(calibrationIdText)), at: 1)
+    members.insert(("contentHash", .string(contentHashText)), at: 2)
+    if let live {
+      members.append(
+        (
+          "live",
+          .object([
+            ("gyroBiasRadiansPerSecond", vector(live.gyroBiasRadiansPerSecond)),
+            ("temperatureCelsius", .number(live.temperatureCelsius)),
+            ("written", .string(live.written)),
+          ])
+        ))
+    }
+    return JSONValue.object(members).formatted()
+  }
+
+  /// Writes the file atomically (temporary file, fsync, rename).
+  public func write(toPath path: String) throws(CalibrationFileError) {
+    do {
+      try writeFileAtomically(Array(formatted().utf8), to: path)
+    } catch {
+      throw .unwritable(path: path, errno: error.code)
+    }
+  }
+
+  /// Replaces only the `live` section of the file at `path`: the bench values are loaded,
+  /// verified against their hash and written back unchanged (same bytes, same id). This is what
+  /// the firmware calls on a clean shutdown.
+  public static func writeLive(_ live: LiveBiasEstimate, toPath path: String)
+    throws(CalibrationFileError)
+  {
+    var file = try load(path: path)
+    file.live = live
+    try file.write(toPath: path)
+  }
+
+  /// The hashed part of the document, in writing order.
+  var benchValue: JSONValue {
+    var members: [(key: String, value: JSONValue)] = [
+      ("schema", .integer(CalibrationFile.schemaVersion)),
+      (
+        "sensor",
+        .object([
+          ("whoAmI", .string(hexByte(sensor.whoAmI))), ("name", .string(sensor.name)),
+          ("label", .string(sensor.label)),
+        ])
+      ),
+      ("created", .string(created)),
+    ]
+    if let g = gyroscope {
+      var gyro: [(key: String, value: JSONValue)] = [
+        ("biasRadiansPerSecond", vector(g.biasRadiansPerSecond)),
+        ("biasUncertaintyRadiansPerSecond", vector(g.biasUncertaintyRadiansPerSecond)),
+        ("referenceTemperatureCelsius", .number(g.referenceTemperatureCelsius)),
+        ("biasPerDegreeCelsius", vector(g.biasPerDegreeCelsius)),
+        ("biasPerDegreeCelsiusSquared", vector(g.biasPerDegreeCelsiusSquared)),
+      ]
+      if let range = g.temperatureRangeCelsius {
+        gyro.append(
+          (
+            "temperatureRangeCelsius",
+            .array([.number(range.lowerBound), .number(range.upperBound)])
+          ))
+      }
+      members.append(("gyroscope", .object(gyro)))
+    }
+    if let a = accelerometer {
+      var accel: [(key: String, value: JSONValue)] = [
+        ("offsetMetersPerSecondSquared", vector(a.offset))
+      ]
+      switch a.form {
+      case .perAxis: accel.append(("scale", vector(a.scale)))
+      case .fullMatrix:
+        accel.append(
+          ("matrix", .array([vector(a.matrix.row0), vector(a.matrix.row1), vector(a.matrix.row2)])))
+      }
+      members.append(("accelerometer", .object(accel)))
+    }
+    if let n = noise {
+      var noise: [(key: String, value: JSONValue)] = [
+        ("samplePeriodSeconds", .number(n.samplePeriodSeconds))
+      ]
+      if let g = n.gyroscope {
+        noise.append(
+          (
+            "gyroscope",
+            .object([
+              ("angleRandomWalkRadiansPerRootSecond", optionalNumbers(g.randomWalk)),
+              ("biasInstabilityRadiansPerSecond", .array(g.biasInstability.map { .number($0) })),
+              ("rateRandomWalkRadiansPerSecondPerRootSecond", optionalNumbers(g.rateRandomWalk)),
+            ])
+          ))
+      }
+      if let a = n.accelerometer {
+        noise.append(
+          (
+            "accelerometer",
+            .object([
+              ("velocityRandomWalkMetersPerSecondPerRootSecond", optionalNumbers(a.randomWalk)),
+              (
+                "biasInstabilityMetersPerSecondSquared",
+                .array(a.biasInstability.map { .number($0) })
+              ),
+              (
+                "rateRandomWalkMetersPerSecondSquaredPerRootSecond",
+                optionalNumbers(a.rateRandomWalk)
+              ),
+            ])
+          ))
+      }
+      members.append(("noise", .object(noise)))
+    }
+    if let r = restDetector {
+      members.append(
+        (
+          "restDetector",
+          .object([
+            ("gyroDeviationRadiansPerSecond", .number(r.gyroDeviationRadiansPerSecond)),
+            (
+              "accelDeviationMetersPerSecondSquared",
+              .number(r.accelDeviationMetersPerSecondSquared)
+            ),
+            ("windowSeconds", .number(r.windowSeconds)),
+            ("dwellSeconds", .number(r.dwellSeconds)),
+            ("noiseMultiple", .number(r.noiseMultiple)),
+          ])
+        ))
+    }
+    return .object(members)
+  }
+
+  // MARK: Reading
+
+  /// Reads and validates the file at `path`, including its content hash.
+  public static func load(path: String, verifyingHash: Bool = true) throws(CalibrationFileError)
+    -> CalibrationFile
+  {
+    let bytes: [UInt8]
+    do {
+      bytes = try readFile(path)
+    } catch {
+      throw .unreadable(path: path, errno: error.code)
+    }
+    return try parse(bytes, path: path, verifyingHash: verifyingHash)
+  }
+
+  /// Validates calibration-file bytes; `path` is for messages. With `verifyingHash: false` a
+  /// file whose bench values were edited is accepted (for re-signing it deliberately).
+  public static func parse(_ bytes: [UInt8], path: String, verifyingHash: Bool = true)
+    throws(CalibrationFileError) -> CalibrationFile
+  {
+    let document: JSONDocument
+    do {
+      document = try JSONDocument(parsing: bytes)
+    } catch {
+      throw .syntax(path: path, error)
+    }
+    let root = JSONReader(document)
+    let file: CalibrationFile
+    do {
+      file = try content(root)
+    } catch {
+      throw .content(path: path, error)
+    }
+    guard verifyingHash else { return file }
+    do throws(JSONContentError) {
+      let hashReader = try root.required("contentHash")
+      let stored = try hashReader.string()
+      guard stored == file.contentHashText else {
+        throw hashReader.error(
+          "the bench values do not match the content hash (stored \(stored), computed \(file.contentHashText)): the file was edited after it was written. Regenerate it from the bench recordings, or, if the edit is deliberate, re-sign it with `plumb-cal sign \(path)` (which gives the file a new calibration id)"
+        )
+      }
+      let idReader = try root.required("calibrationId")
+      let id = try idReader.string()
+      guard id.lowercased() == file.calibrationIdText else {
+        throw idReader.error(
+          "\(id) is not the id derived from the content hash (\(file.calibrationIdText)); re-sign the file with `plumb-cal sign \(path)`"
+        )
+      }
+    } catch {
+      throw .hashMismatch(path: path, error)
+    }
+    return file
+  }
+
+  static func content(_ root: JSONReader) throws(JSONContentError) -> CalibrationFile {
+    try root.rejectUnknownKeys(topLevelKeys)
+    let schemaReader = try root.required("schema")
+    let schema = try schemaReader.integer()
+    guard schema == schemaVersion else {
+      throw schemaReader.error(
+        "this Plumb reads calibration files of schema \(schemaVersion), not \(schema)")
+    }
+    _ = try root.required("calibrationId").string()
+    _ = try root.required("contentHash").string()
+
+    let sensorReader = try root.required("sensor")
+    try sensorReader.rejectUnknownKeys(["whoAmI", "name", "label"])
+    let whoAmI = try sensorReader.required("whoAmI").integerOrHex(in: 0...255)
+    let sensor = SensorIdentity(
+      whoAmI: UInt8(whoAmI), name: try sensorReader.required("name").string(),
+      label: try sensorReader.required("label").string())
+
+    let createdReader = try root.required("created")
+    let created = try createdReader.string()
+    guard isISO8601UTC(created) else {
+      throw createdReader.error(
+        "\"\(created)\" is not an ISO 8601 UTC time like \"2026-12-02T10:15:00Z\"")
+    }
+
+    var gyroscope: GyroCalibration?
+    if let g = try root.optional("gyroscope") {
+      try g.rejectUnknownKeys([
+        "biasRadiansPerSecond", "biasUncertaintyRadiansPerSecond", "referenceTemperatureCelsius",
+        "biasPerDegreeCelsius", "biasPerDegreeCelsiusSquared", "temperatureRangeCelsius",
+      ])
+      var range: ClosedRange<Double>?
+      if let r = try g.optional("temperatureRangeCelsius") {
+        let values = try r.numbers(count: 2)
+        guard values[0] <= values[1] else {
+          throw r.error("expected [lowest, highest], found the highest first")
+        }
+        range = values[0]...values[1]
+      }
+      let uncertaintyReader = try g.required("biasUncertaintyRadiansPerSecond")
+      let uncertainty = try readVector(uncertaintyReader)
+      guard uncertainty.x >= 0, uncertainty.y >= 0, uncertainty.z >= 0 else {
+        throw uncertaintyReader.error("uncertainties cannot be negative")
+      }
+      gyroscope = GyroCalibration(
+        biasRadiansPerSecond: try readVector(try g.required("biasRadiansPerSecond")),
+        biasUncertaintyRadiansPerSecond: uncertainty,
+        referenceTemperatureCelsius: try g.required("referenceTemperatureCelsius").double(
+          in: -60...150, unit: "°C"),
+        biasPerDegreeCelsius: try readVector(try g.required("biasPerDegreeCelsius")),
+        biasPerDegreeCelsiusSquared: try readVector(try g.required("biasPerDegreeCelsiusSquared")),
+        temperatureRangeCelsius: range)
+    }
+
+    var accelerometer: AccelerometerCorrection?
+    if let a = try root.optional("accelerometer") {
+      try a.rejectUnknownKeys(["offsetMetersPerSecondSquared", "scale", "matrix"])
+      let offset = try readVector(try a.required("offsetMetersPerSecondSquared"))
+      let scaleReader = try a.optional("scale")
+      let matrixReader = try a.optional("matrix")
+      if let scaleReader, matrixReader == nil {
+        let scale = try readVector(scaleReader)
+        for s in [scale.x, scale.y, scale.z] where !(s > 0.5 && s < 2) {
+          throw scaleReader.error(
+            "a scale factor of \(formatJSONNumber(s)) is not a working axis (expected 0.5 … 2, near 1)"
+          )
+        }
+        accelerometer = AccelerometerCorrection(offset: offset, scale: scale)
+      } else if let matrixReader, scaleReader == nil {
+        let rows = try matrixReader.array()
+        guard rows.count == 3 else {
+          throw matrixReader.error("expected 3 rows of 3 numbers, found \(rows.count) rows")
+        }
+        let matrix = Matrix3(
+          rows: try readVector(rows[0]), try readVector(rows[1]), try readVector(rows[2]))
+        guard matrix.inverse != nil else { throw matrixReader.error("the matrix is singular") }
+        accelerometer = AccelerometerCorrection(offset: offset, matrix: matrix)
+      } else {
+        throw a.error("give either \"scale\" (per axis) or \"matrix\" (3×3), not both or neither")
+      }
+    }
+
+    var noise: NoiseFigures?
+    if let n = try root.optional("noise") {
+      try n.rejectUnknownKeys(["samplePeriodSeconds", "gyroscope", "accelerometer"])
+      let period = try n.required("samplePeriodSeconds").double(in: 1e-5...1, unit: "s")
+      var gyro: SensorNoiseFigures?
+      if let g = try n.optional("gyroscope") {
+        try g.rejectUnknownKeys([
+          "angleRandomWalkRadiansPerRootSecond", "biasInstabilityRadiansPerSecond",
+          "rateRandomWalkRadiansPerSecondPerRootSecond",
+        ])
+        gyro = SensorNoiseFigures(
+          randomWalk: try readOptionalNumbers(
+            try g.required("angleRandomWalkRadiansPerRootSecond")),
+          biasInstability: try readPositiveNumbers(
+            try g.required("biasInstabilityRadiansPerSecond")),
+          rateRandomWalk: try readOptionalNumbers(
+            try g.required("rateRandomWalkRadiansPerSecondPerRootSecond")))
+      }
+      var accel: SensorNoiseFigures?
+      if let a = try n.optional("accelerometer") {
+        try a.rejectUnknownKeys([
+          "velocityRandomWalkMetersPerSecondPerRootSecond",
+          "biasInstabilityMetersPerSecondSquared",
+          "rateRandomWalkMetersPerSecondSquaredPerRootSecond",
+        ])
+        accel = SensorNoiseFigures(
+          randomWalk: try readOptionalNumbers(
+            try a.required("velocityRandomWalkMetersPerSecondPerRootSecond")),
+          biasInstability: try readPositiveNumbers(
+            try a.required("biasInstabilityMetersPerSecondSquared")),
+          rateRandomWalk: try readOptionalNumbers(
+            try a.required("rateRandomWalkMetersPerSecondSquaredPerRootSecond")))
+      }
+      noise = NoiseFigures(samplePeriodSeconds: period, gyroscope: gyro, accelerometer: accel)
+    }
+
+    var restDetector: RestDetectorThresholds?
+    if let r = try root.optional("restDetector") {
+      try r.rejectUnknownKeys([
+        "gyroDeviationRadiansPerSecond", "accelDeviationMetersPerSecondSquared", "windowSeconds",
+        "dwellSeconds", "noiseMultiple",
+      ])
+      restDetector = RestDetectorThresholds(
+        gyroDeviationRadiansPerSecond: try r.required("gyroDeviationRadiansPerSecond").double(
+          in: 1e-9...10, unit: "rad/s"),
+        accelDeviationMetersPerSecondSquared: try r.required(
+          "accelDeviationMetersPerSecondSquared"
+        ).double(in: 1e-9...50, unit: "m/s²"),
+        windowSeconds: try r.required("windowSeconds").double(in: 0.01...60, unit: "s"),
+        dwellSeconds: try r.required("dwellSeconds").double(in: 0...600, unit: "s"),
+        noiseMultiple: try r.required("noiseMultiple").double(in: 1...100))
+    }
+
+    var live: LiveBiasEstimate?
+    if let l = try root.optional("live") {
+      try l.rejectUnknownKeys(["gyroBiasRadiansPerSecond", "temperatureCelsius", "written"])
+      let writtenReader = try l.required("written")
+      let written = try writtenReader.string()
+      guard isISO8601UTC(written) else {
+        throw writtenReader.error(
+          "\"\(written)\" is not an ISO 8601 UTC time like \"2026-12-02T10:15:00Z\"")
+      }
+      live = LiveBiasEstimate(
+        gyroBiasRadiansPerSecond: try readVector(try l.required("gyroBiasRadiansPerSecond")),
+        temperatureCelsius: try l.required("temperatureCelsius").double(in: -60...150, unit: "°C"),
+        written: written)
+    }
+
+    return CalibrationFile(
+      sensor: sensor, created: created, gyroscope: gyroscope, accelerometer: accelerometer,
+      noise: noise, restDetector: restDetector, live: live)
+  }
+}
+
+// MARK: - Helpers
+
+func vector(_ v: Vector3) -> JSONValue { .array([.number(v.x), .number(v.y), .number(v.z)]) }
+
+func optionalNumbers(_ values: [Double?]) -> JSONValue {
+  .array(values.map { $0.map { JSONValue.number($0) } ?? .null })
+}
+
+func hexByte(_ value: UInt8) -> String {
+  let hex = String(value, radix: 16)
+  return "0x" + (hex.count < 2 ? "0" : "") + hex
+}
+
+func readVector(_ reader: JSONReader) throws(JSONContentError) -> Vector3 {
+  let values = try reader.numbers(count: 3)
+  return Vector3(values[0], values[1], values[2])
+}
+
+/// Three numbers, each possibly `null` ("not reached").
+func readOptionalNumbers(_ reader: JSONReader) throws(JSONContentError) -> [Double?] {
+  let elements = try reader.array()
+  guard elements.count == 3 else {
+    throw reader.error(
+      "expected 3 values (x, y, z; null where not reached), found \(elements.count)")
+  }
+  var result: [Double?] = []
+  for element in elements {
+    if element.value == .null {
+      result.append(nil)
+    } else {
+      let value = try element.double()
+      guard value >= 0 else { throw element.error("a noise figure cannot be negative") }
+      result.append(value)
+    }
+  }
+  return result
+}
+
+func readPositiveNumbers(_ reader: JSONReader) throws(JSONContentError) -> [Double] {
+  let elements = try reader.array()
+  guard elements.count == 3 else {
+    throw reader.error("expected 3 numbers (x, y, z), found \(elements.count)")
+  }
+  var result: [Double] = []
+  for element in elements {
+    let value = try element.double()
+    guard value >= 0 else { throw element.error("a noise figure cannot be negative") }
+    result.append(value)
+  }
+  return result
+}
+
+/// `YYYY-MM-DDTHH:MM:SS[.fraction]Z`, with plausible field ranges.
+public func isISO8601UTC(_ text: String) -> Bool {
+  let bytes = Array(text.utf8)
+  guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z") else { return false }
+  func digits(_ range: Range<Int>) -> Int? {
+    var value = 0
+    for i in range {
+      guard i < bytes.count, (48...57).contains(bytes[i]) else { return nil }
+      value = value * 10 + Int(bytes[i] - 48)
+    }
+    return value
+  }
+  guard let year = digits(0..<4), bytes[4] == UInt8(ascii: "-"), let month = digits(5..<7),
+    bytes[7] == UInt8(ascii: "-"), let day = digits(8..<10), bytes[10] == UInt8(ascii: "T"),
+    let hour = digits(11..<13), bytes[13] == UInt8(ascii: ":"), let minute = digits(14..<16),
+    bytes[16] == UInt8(ascii: ":"), let second = digits(17..<19)
+  else { return false }
+  guard year >= 1970, (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60,
+    second <= 60
+  else { return false }
+  if bytes.count == 20 { return true }
+  guard bytes[19] == UInt8(ascii: "."), bytes.count > 21 else { return false }
+  return digits(20..<(bytes.count - 1)) != nil
+}
+
+/// Canonical JSON: object keys sorted by UTF-8 bytes, no whitespace, numbers in shortest
+/// round-trip form, strings JSON-escaped. Two documents with the same values give the same text.
+public func canonicalJSON(_ value: JSONValue) -> String {
+  switch value {
+  case .null: return "null"
+  case .bool(let b): return b ? "true" : "false"
+  case .number(let d, _): return formatJSONNumber(d)
+  case .string(let s): return quoteJSONString(s)
+  case .array(let elements): return "[" + elements.map(canonicalJSON).joined(separator: ",") + "]"
+  case .object(let members):
+    let sorted = members.sorted { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }
+    return "{"
+      + sorted.map { quoteJSONString($0.key) + ":" + canonicalJSON($0.value) }.joined(
+        separator: ",") + "}"
+  }
+}

@@ -1,0 +1,174 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Why a recording could not be used. The message names the file and, where there is one, the
+/// line or record, and says what would fix it.
+public struct RecordingError: Error, Hashable, Sendable, CustomStringConvertible {
+  public enum Kind: Hashable, Sendable {
+    /// The file does not exist or cannot be read.
+    case unreadable
+    /// The file's format is not (yet) readable.
+    case unsupportedFormat
+    /// A row or field is malformed, not a finite number, or out of order.
+    case malformed
+    /// The samples are not uniformly spaced: a gap, or an extra sample.
+    case notUniform
+    /// The recording is too short for what was asked.
+    case tooShort
+  }
+
+  public var kind: Kind
+  public var path: String
+  /// `"line 12"`, `"record 40"`, or `nil` for the file as a whole.
+  public var location: String?
+  public var message: String
+
+  public init(_ kind: Kind, path: String, location: String? = nil, _ message: String) {
+    self.kind = kind
+    self.path = path
+    self.location = location
+    self.message = message
+  }
+
+  public var description: String {
+    "\(path)\(location.map { ", \($0)" } ?? ""): \(message)"
+  }
+}
+
+/// Turns the bytes of one recording format into an `InertialRecording`.
+///
+/// **Adding a format** (the `.plumbraw` reader of `plumb record`): write a type that conforms,
+/// name its file extension, and add it to the loader's `decoders` (for `plumb-cal`, in
+/// `RecordingLoader.standard`'s caller). Nothing else changes: every analysis takes an
+/// `InertialRecording`.
+public protocol RecordingDecoder: Sendable {
+  /// File name extensions this decoder reads, lower case, without the dot.
+  var fileExtensions: [String] { get }
+  /// Decodes a whole file; `path` is for messages.
+  func decode(_ bytes: [UInt8], path: String) throws(RecordingError) -> InertialRecording
+}
+
+/// Picks a decoder by file extension and reads the file.
+public struct RecordingLoader: Sendable {
+  public var decoders: [any RecordingDecoder]
+  /// Formats that are announced but not readable yet, by extension, with what to tell a person.
+  public var pendingFormats: [String: String]
+
+  public init(decoders: [any RecordingDecoder], pendingFormats: [String: String] = [:]) {
+    self.decoders = decoders
+    self.pendingFormats = pendingFormats
+  }
+
+  /// The replay-layout CSV today; `.plumbraw` is announced.
+  public static let standard = RecordingLoader(
+    decoders: [CSVRecordingDecoder()],
+    pendingFormats: [
+      "plumbraw":
+        ".plumbraw support arrives with `plumb record`; until then give a replay-layout CSV (t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z[,temp_c])"
+    ])
+
+  /// Reads and decodes the recording at `path`.
+  public func load(path: String) throws(RecordingError) -> InertialRecording {
+    let ext = fileExtension(path)
+    guard let decoder = decoders.first(where: { $0.fileExtensions.contains(ext) }) else {
+      if let pending = pendingFormats[ext] {
+        throw RecordingError(.unsupportedFormat, path: path, "not yet supported: \(pending)")
+      }
+      let known = decoders.flatMap(\.fileExtensions).map { "." + $0 }.joined(separator: ", ")
+      throw RecordingError(
+        .unsupportedFormat, path: path,
+        "unknown recording format \(ext.isEmpty ? "(no file extension)" : "'.\(ext)'"); readable: \(known)"
+      )
+    }
+    let bytes: [UInt8]
+    do {
+      bytes = try readFile(path)
+    } catch {
+      throw RecordingError(.unreadable, path: path, fileErrorMessage(error.code))
+    }
+    return try decoder.decode(bytes, path: path)
+  }
+
+  func fileExtension(_ path: String) -> String {
+    let name = path.split(separator: "/").last.map(String.init) ?? path
+    guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
+    return name[name.index(after: dot)...].lowercased()
+  }
+}
+
+func fileErrorMessage(_ code: Int32) -> String {
+  switch code {
+  case ENOENT: "no such file"
+  case EACCES: "permission denied"
+  case EISDIR: "is a folder, not a file"
+  default: String(cString: strerror(code))
+  }
+}
+
+/// An errno from a file operation.
+struct FileError: Error {
+  var code: Int32
+}
+
+/// Reads a whole file with POSIX calls.
+func readFile(_ path: String) throws(FileError) -> [UInt8] {
+  let fd = open(path, O_RDONLY | O_CLOEXEC)
+  guard fd >= 0 else { throw FileError(code: errno) }
+  defer { close(fd) }
+  var status = stat()
+  guard fstat(fd, &status) == 0 else { throw FileError(code: errno) }
+  if (status.st_mode & S_IFMT) == S_IFDIR { throw FileError(code: EISDIR) }
+  // Read straight into an array of the file's size (one allocation, no copies); a file that
+  // grows while being read is read to its end in further chunks.
+  var result = [UInt8](repeating: 0, count: max(0, Int(status.st_size)))
+  var filled = 0
+  while true {
+    if filled == result.count { result.append(contentsOf: [UInt8](repeating: 0, count: 65536)) }
+    let n = result.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
+    if n < 0 {
+      if errno == EINTR { continue }
+      throw FileError(code: errno)
+    }
+    if n == 0 { break }
+    filled += n
+  }
+  result.removeLast(result.count - filled)
+  return result
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same folder, flushed to disk,
+/// then renamed over the target, so a power loss leaves either the old file or the new one.
+func writeFileAtomically(_ bytes: [UInt8], to path: String) throws(FileError) {
+  let temporary = path + ".tmp-\(getpid())"
+  let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+  guard fd >= 0 else { throw FileError(code: errno) }
+  var offset = 0
+  while offset < bytes.count {
+    let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+    if n < 0 {
+      if errno == EINTR { continue }
+      let code = errno
+      close(fd)
+      unlink(temporary)
+      throw FileError(code: code)
+    }
+    offset += n
+  }
+  if fsync(fd) != 0 {
+    let code = errno
+    close(fd)
+    unlink(temporary)
+    throw FileError(code: code)
+  }
+  close(fd)
+  if rename(temporary, path) != 0 {
+    let code = errno
+    unlink(temporary)
+    throw FileError(code: code)
+  }
+}

@@ -1,0 +1,200 @@
+/// A problem with the *content* of a JSON file: a missing key, a wrong type, a value out of
+/// range. It names the key path and the line, and says what would be right.
+public struct JSONContentError: Error, Hashable, Sendable, CustomStringConvertible {
+  /// The key path, e.g. `i2c.address` (empty for the whole document).
+  public var keyPath: String
+  /// Where the offending value starts, when it exists.
+  public var position: SourcePosition?
+  public var message: String
+
+  public init(keyPath: String, position: SourcePosition?, message: String) {
+    self.keyPath = keyPath
+    self.position = position
+    self.message = message
+  }
+
+  public var description: String {
+    var text = keyPath.isEmpty ? "" : "key \"\(keyPath)\""
+    if let position { text += (text.isEmpty ? "" : " ") + "(\(position))" }
+    return (text.isEmpty ? "" : text + ": ") + message
+  }
+}
+
+/// Typed, path-aware access to a parsed document. Every accessor names the key path in its
+/// error, so a person can find and fix the line.
+public struct JSONReader: Sendable {
+  public let value: JSONValue
+  public let keyPath: String
+  let document: JSONDocument
+
+  public init(_ document: JSONDocument) {
+    self.document = document
+    value = document.root
+    keyPath = ""
+  }
+
+  init(value: JSONValue, keyPath: String, document: JSONDocument) {
+    self.value = value
+    self.keyPath = keyPath
+    self.document = document
+  }
+
+  /// Where this value starts in the file.
+  public var position: SourcePosition? { document.positions[keyPath] }
+
+  /// An error about this value.
+  public func error(_ message: String) -> JSONContentError {
+    JSONContentError(keyPath: keyPath, position: position, message: message)
+  }
+
+  func childPath(_ key: String) -> String { keyPath.isEmpty ? key : keyPath + "." + key }
+
+  /// The member `key`, which must exist.
+  public func required(_ key: String) throws(JSONContentError) -> JSONReader {
+    guard case .object = value else {
+      throw error("expected an object, found \(value.kindDescription)")
+    }
+    guard let child = value[key] else {
+      throw JSONContentError(
+        keyPath: childPath(key), position: position, message: "is missing")
+    }
+    return JSONReader(value: child, keyPath: childPath(key), document: document)
+  }
+
+  /// The member `key`, or `nil` when absent or `null`.
+  public func optional(_ key: String) throws(JSONContentError) -> JSONReader? {
+    guard case .object = value else {
+      throw error("expected an object, found \(value.kindDescription)")
+    }
+    guard let child = value[key], child != .null else { return nil }
+    return JSONReader(value: child, keyPath: childPath(key), document: document)
+  }
+
+  /// Rejects members other than `allowed`, with a "did you mean" for near misses: a misspelt
+  /// optional key would otherwise be silently ignored.
+  public func rejectUnknownKeys(_ allowed: [String]) throws(JSONContentError) {
+    guard case .object(let members) = value else {
+      throw error("expected an object, found \(value.kindDescription)")
+    }
+    for member in members where !allowed.contains(member.key) {
+      let close = allowed.first { closeEnough($0, member.key) }
+      let hint = close.map { "; did you mean \"\($0)\"?" } ?? ""
+      throw JSONContentError(
+        keyPath: childPath(member.key), position: document.positions[childPath(member.key)],
+        message:
+          "is not a known key\(hint) (known here: \(allowed.joined(separator: ", ")))")
+    }
+  }
+
+  public func string() throws(JSONContentError) -> String {
+    guard case .string(let s) = value else {
+      throw error("expected a string, found \(value.kindDescription)")
+    }
+    return s
+  }
+
+  public func bool() throws(JSONContentError) -> Bool {
+    guard case .bool(let b) = value else {
+      throw error("expected true or false, found \(value.kindDescription)")
+    }
+    return b
+  }
+
+  /// A finite number, optionally within `range`.
+  public func double(in range: ClosedRange<Double>? = nil, unit: String = "")
+    throws(JSONContentError)
+    -> Double
+  {
+    guard case .number(let d, _) = value else {
+      throw error(
+        "expected a number\(unit.isEmpty ? "" : " in \(unit)"), found \(value.kindDescription)")
+    }
+    if let range, !range.contains(d) {
+      throw error(
+        "\(formatJSONNumber(d)) is out of range: expected \(formatJSONNumber(range.lowerBound)) … \(formatJSONNumber(range.upperBound))\(unit.isEmpty ? "" : " " + unit)"
+      )
+    }
+    return d
+  }
+
+  /// A whole number, optionally within `range`.
+  public func integer(in range: ClosedRange<Int>? = nil) throws(JSONContentError) -> Int {
+    guard case .number(let d, _) = value, d == d.rounded(), abs(d) < 9e15 else {
+      throw error(
+        "expected a whole number, found \(value.kindDescription == "a number" ? "a fraction" : value.kindDescription)"
+      )
+    }
+    let n = Int(d)
+    if let range, !range.contains(n) {
+      throw error("\(n) is out of range: expected \(range.lowerBound) … \(range.upperBound)")
+    }
+    return n
+  }
+
+  /// An integer written as a number or as a hex string (`"0x68"`), optionally within `range`.
+  public func integerOrHex(in range: ClosedRange<Int>? = nil) throws(JSONContentError) -> Int {
+    if case .string(let s) = value {
+      let lower = s.lowercased()
+      guard lower.hasPrefix("0x"), let n = Int(lower.dropFirst(2), radix: 16) else {
+        throw error("expected a number or a hex string like \"0x68\", found \"\(s)\"")
+      }
+      if let range, !range.contains(n) {
+        throw error(
+          "\(s) is out of range: expected 0x\(String(range.lowerBound, radix: 16)) … 0x\(String(range.upperBound, radix: 16))"
+        )
+      }
+      return n
+    }
+    return try integer(in: range)
+  }
+
+  /// One of `choices` (a string).
+  public func choice(_ choices: [String]) throws(JSONContentError) -> String {
+    let s = try string()
+    guard choices.contains(s) else {
+      let close = choices.first { closeEnough($0, s) }
+      let hint = close.map { "; did you mean \"\($0)\"?" } ?? ""
+      throw error(
+        "\"\(s)\" is not one of \(choices.map { "\"\($0)\"" }.joined(separator: ", "))\(hint)")
+    }
+    return s
+  }
+
+  /// The elements of an array.
+  public func array() throws(JSONContentError) -> [JSONReader] {
+    guard case .array(let elements) = value else {
+      throw error("expected an array, found \(value.kindDescription)")
+    }
+    return elements.enumerated().map { index, element in
+      JSONReader(value: element, keyPath: "\(keyPath)[\(index)]", document: document)
+    }
+  }
+
+  /// An array of exactly `count` numbers.
+  public func numbers(count: Int) throws(JSONContentError) -> [Double] {
+    let elements = try array()
+    guard elements.count == count else {
+      throw error("expected \(count) numbers, found \(elements.count)")
+    }
+    var result: [Double] = []
+    for element in elements { result.append(try element.double()) }
+    return result
+  }
+}
+
+func closeEnough(_ a: String, _ b: String) -> Bool {
+  let a = Array(a.lowercased())
+  let b = Array(b.lowercased())
+  guard !a.isEmpty, !b.isEmpty, abs(a.count - b.count) <= 2 else { return false }
+  var previous = Array(0...b.count)
+  var current = [Int](repeating: 0, count: b.count + 1)
+  for i in 1...a.count {
+    current[0] = i
+    for j in 1...b.count {
+      let cost = a[i - 1] == b[j - 1] ? 0 : 1
+      current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+    }
+    swap(&previous, &current)
+  }
+  return previous[b.count] <= max(1, min(a.count, b.count) / 3)
+}

@@ -1,0 +1,209 @@
+import Geometry
+
+/// The binary format, version 1 (FORMATS.md "Binary"): every frame is
+/// `0x00 · COBS(payload · CRC) · 0x00`, little-endian, CRC-16/CCITT-FALSE over the payload.
+///
+/// The leading and trailing delimiters cost one byte more than a trailing one alone, and buy
+/// this: a corrupted delimiter never takes the neighbouring frame with it, so one damaged byte
+/// costs at most the frame it is in.
+public enum BinaryFormat {
+  /// The format version, byte 0 of every payload. A decoder rejects other versions.
+  public static let version: UInt8 = 1
+
+  /// What a payload carries, byte 1.
+  public enum Kind: UInt8, Hashable, Sendable {
+    case telemetry = 0x01
+    case reply = 0x02
+  }
+
+  /// Telemetry payload bytes before the CRC (offsets in FORMATS.md).
+  public static let telemetryPayloadCount = 58
+  /// A telemetry frame on the wire: 2 delimiters + COBS(58 + 2 CRC) = 2 + 61.
+  public static let telemetryFrameCount = 63
+  /// The longest reply frame on the wire: 2 + COBS(4 + 46 + 2).
+  public static let maximumReplyFrameCount = 55
+  /// The longest COBS block between delimiters that can be valid.
+  static let maximumEncodedCount = 61
+
+  /// LSB of the gyroscope bias, rad/s: ±0.655 rad/s (±37.5 °/s) in an int16 covers the
+  /// MPU-6050's specified zero-rate output of ±20 °/s (PS §6.1) at 0.0011 °/s resolution.
+  public static let gyroBiasLSBRadiansPerSecond = 2e-5
+  /// LSB of linear acceleration, m/s²: ±163.8 m/s² covers the ±16 g range (PS §6.2) at 0.5 mg.
+  public static let linearAccelerationLSBMetersPerSecondSquared = 0.005
+  /// LSB of temperature, °C: ±327 °C at 0.01 °C (the sensor resolves 1/340 °C, RM §4.18).
+  public static let temperatureLSBCelsius = 0.01
+  /// The int16 value that means "not a number" in the scaled fields.
+  public static let notANumber: Int16 = .min
+
+  /// Writes one telemetry frame (63 bytes) into `output`, which must hold 63 bytes; returns 63.
+  public static func encode(_ frame: TelemetryFrame, into output: UnsafeMutableRawBufferPointer)
+    -> Int
+  {
+    precondition(output.count >= telemetryFrameCount, "binary frames need 63 bytes of buffer")
+    return withUnsafeTemporaryAllocation(byteCount: telemetryPayloadCount + 2, alignment: 1) {
+      payload in
+      var writer = ByteWriter(payload)
+      writer.write(version)
+      writer.write(Kind.telemetry.rawValue)
+      writer.write(frame.sequence)
+      writer.write(frame.sampleTimeNanoseconds)
+      writer.write(Float(frame.attitude.w))
+      writer.write(Float(frame.attitude.x))
+      writer.write(Float(frame.attitude.y))
+      writer.write(Float(frame.attitude.z))
+      writeScaled(frame.gyroBiasRadiansPerSecond, lsb: gyroBiasLSBRadiansPerSecond, to: &writer)
+      writeScaled(
+        frame.linearAccelerationMetersPerSecondSquared,
+        lsb: linearAccelerationLSBMetersPerSecondSquared, to: &writer)
+      writer.write(scaled(frame.temperatureCelsius, lsb: temperatureLSBCelsius))
+      writer.write(frame.flags.rawValue)
+      writer.write(frame.missedSamples)
+      writer.write(frame.latencyMicroseconds)
+      writer.write(frame.calibrationID)
+      return finish(payload: payload, count: writer.count, into: output)
+    }
+  }
+
+  /// Writes one reply frame (at most 55 bytes) into `output`; returns its length.
+  public static func encode(_ reply: HostReply, into output: UnsafeMutableRawBufferPointer) -> Int {
+    precondition(output.count >= maximumReplyFrameCount, "binary replies need 55 bytes of buffer")
+    return withUnsafeTemporaryAllocation(
+      byteCount: 4 + HostReply.maximumTextLength + 2, alignment: 1
+    ) { payload in
+      var writer = ByteWriter(payload)
+      writer.write(version)
+      writer.write(Kind.reply.rawValue)
+      writer.write(reply.status.rawValue)
+      writer.write(UInt8(reply.text.count))
+      writer.write(text: reply.text)
+      return finish(payload: payload, count: writer.count, into: output)
+    }
+  }
+
+  /// Appends the CRC, COBS-encodes between two delimiters.
+  private static func finish(
+    payload: UnsafeMutableRawBufferPointer, count: Int, into output: UnsafeMutableRawBufferPointer
+  ) -> Int {
+    let crc = CRC16CCITTFalse.checksum(UnsafeRawBufferPointer(rebasing: payload[0..<count]))
+    var writer = ByteWriter(UnsafeMutableRawBufferPointer(rebasing: payload[count..<count + 2]))
+    writer.write(crc)
+    output[0] = 0
+    let encoded = COBS.encode(
+      UnsafeRawBufferPointer(rebasing: payload[0..<count + 2]),
+      into: UnsafeMutableRawBufferPointer(rebasing: output[1...]))!
+    output[1 + encoded] = 0
+    return encoded + 2
+  }
+
+  static func scaled(_ value: Double, lsb: Double) -> Int16 {
+    guard !value.isNaN else { return notANumber }
+    let counts = (value / lsb).rounded(.toNearestOrAwayFromZero)
+    return Int16(max(-32767, min(32767, counts)))
+  }
+
+  private static func writeScaled(_ v: Vector3, lsb: Double, to writer: inout ByteWriter) {
+    writer.write(scaled(v.x, lsb: lsb))
+    writer.write(scaled(v.y, lsb: lsb))
+    writer.write(scaled(v.z, lsb: lsb))
+  }
+
+  static func unscaled(_ counts: Int16, lsb: Double) -> Double {
+    counts == notANumber ? .nan : Double(counts) * lsb
+  }
+
+  /// What one decoded binary payload is.
+  public enum Message: Hashable, Sendable {
+    case telemetry(TelemetryFrame)
+    case reply(HostReply)
+  }
+
+  /// Why a block between delimiters is not a valid frame.
+  public enum DecodeError: Error, Hashable, Sendable {
+    /// The COBS encoding is broken.
+    case cobs(COBS.DecodeError)
+    /// The CRC does not match.
+    case crcMismatch(expected: UInt16, received: UInt16)
+    /// Byte 0 is not a version this decoder knows.
+    case unknownVersion(UInt8)
+    /// Byte 1 is not a known kind.
+    case unknownKind(UInt8)
+    /// The payload length does not fit its kind.
+    case wrongLength(Int)
+  }
+
+  /// Decodes one COBS block (the bytes between two delimiters).
+  ///
+  /// The CRC is checked before the version and kind, so random damage counts as a CRC error
+  /// and a well-formed frame of an unknown version as `unknownVersion`.
+  ///
+  /// Binary frames do not carry the bias-corrected rate: the decoded frame has NaN there.
+  /// Gravity is recomputed from the attitude: `attitude⁻¹ · (0, 0, −9.80665)`.
+  public static func decode(encoded: UnsafeRawBufferPointer) -> Result<Message, DecodeError> {
+    withUnsafeTemporaryAllocation(byteCount: maximumEncodedCount, alignment: 1) { payload in
+      let count: Int
+      switch COBS.decode(encoded, into: payload) {
+      case .success(let n): count = n
+      case .failure(let error): return .failure(.cobs(error))
+      }
+      guard count >= 4 else { return .failure(.wrongLength(count)) }
+      let body = UnsafeRawBufferPointer(rebasing: payload[0..<count - 2])
+      var tail = ByteReader(UnsafeRawBufferPointer(rebasing: payload[count - 2..<count]))
+      let received = tail.readUInt16()
+      let expected = CRC16CCITTFalse.checksum(body)
+      guard expected == received else {
+        return .failure(.crcMismatch(expected: expected, received: received))
+      }
+      return decodePayload(body)
+    }
+  }
+
+  private static func decodePayload(_ body: UnsafeRawBufferPointer) -> Result<Message, DecodeError>
+  {
+    var reader = ByteReader(body)
+    let version = reader.readUInt8()
+    guard version == self.version else { return .failure(.unknownVersion(version)) }
+    let kindByte = reader.readUInt8()
+    guard let kind = Kind(rawValue: kindByte) else { return .failure(.unknownKind(kindByte)) }
+    switch kind {
+    case .telemetry:
+      guard body.count == telemetryPayloadCount else { return .failure(.wrongLength(body.count)) }
+      var frame = TelemetryFrame()
+      frame.sequence = reader.readUInt32()
+      frame.sampleTimeNanoseconds = reader.readInt64()
+      let w = Double(reader.readFloat())
+      let x = Double(reader.readFloat())
+      let y = Double(reader.readFloat())
+      let z = Double(reader.readFloat())
+      frame.attitude = Quaternion(w: w, x: x, y: y, z: z)
+      frame.gyroBiasRadiansPerSecond = readScaled(&reader, lsb: gyroBiasLSBRadiansPerSecond)
+      frame.linearAccelerationMetersPerSecondSquared = readScaled(
+        &reader, lsb: linearAccelerationLSBMetersPerSecondSquared)
+      frame.temperatureCelsius = unscaled(reader.readInt16(), lsb: temperatureLSBCelsius)
+      frame.flags = TelemetryFlags(rawValue: reader.readUInt16())
+      frame.missedSamples = reader.readUInt32()
+      frame.latencyMicroseconds = reader.readUInt32()
+      frame.calibrationID = reader.readUInt32()
+      frame.rateRadiansPerSecond = Vector3(.nan, .nan, .nan)
+      frame.gravityBodyMetersPerSecondSquared = frame.attitude.inverseRotate(
+        Vector3(0, 0, -standardGravity))
+      return .success(.telemetry(frame))
+    case .reply:
+      guard body.count >= 4 else { return .failure(.wrongLength(body.count)) }
+      let statusByte = reader.readUInt8()
+      let length = Int(reader.readUInt8())
+      guard let status = HostReply.Status(rawValue: statusByte),
+        length <= HostReply.maximumTextLength, body.count == 4 + length
+      else { return .failure(.wrongLength(body.count)) }
+      var text = FixedText()
+      text.append(UnsafeRawBufferPointer(rebasing: body[4..<4 + length]))
+      return .success(.reply(HostReply(status, text)))
+    }
+  }
+
+  private static func readScaled(_ reader: inout ByteReader, lsb: Double) -> Vector3 {
+    let x = unscaled(reader.readInt16(), lsb: lsb)
+    let y = unscaled(reader.readInt16(), lsb: lsb)
+    let z = unscaled(reader.readInt16(), lsb: lsb)
+    return Vector3(x, y, z)
+  }
+}

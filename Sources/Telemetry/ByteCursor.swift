@@ -1,0 +1,86 @@
+/// Little-endian writes into a caller's buffer. The encoders check the buffer size once, up
+/// front, against the format's maximum, so the writes themselves are unchecked beyond the
+/// buffer pointer's own bounds checks in debug builds.
+struct ByteWriter {
+  let buffer: UnsafeMutableRawBufferPointer
+  var count: Int = 0
+
+  init(_ buffer: UnsafeMutableRawBufferPointer) {
+    self.buffer = buffer
+  }
+
+  var remaining: Int { buffer.count - count }
+
+  mutating func write(_ byte: UInt8) {
+    buffer[count] = byte
+    count += 1
+  }
+
+  mutating func write(_ value: UInt16) {
+    write(UInt8(truncatingIfNeeded: value))
+    write(UInt8(truncatingIfNeeded: value >> 8))
+  }
+
+  mutating func write(_ value: Int16) { write(UInt16(bitPattern: value)) }
+
+  mutating func write(_ value: UInt32) {
+    for shift in stride(from: 0, to: 32, by: 8) { write(UInt8(truncatingIfNeeded: value >> shift)) }
+  }
+
+  mutating func write(_ value: UInt64) {
+    for shift in stride(from: 0, to: 64, by: 8) { write(UInt8(truncatingIfNeeded: value >> shift)) }
+  }
+
+  mutating func write(_ value: Int64) { write(UInt64(bitPattern: value)) }
+
+  mutating func write(_ value: Float) { write(value.bitPattern) }
+
+  mutating func write(_ bytes: UnsafeRawBufferPointer) {
+    for byte in bytes { write(byte) }
+  }
+
+  mutating func write(_ text: StaticString) {
+    text.withUTF8Buffer { write(UnsafeRawBufferPointer($0)) }
+  }
+
+  mutating func write(text: FixedText) {
+    text.withBytes { write($0) }
+  }
+}
+
+/// Little-endian reads from a buffer whose length the caller has already checked.
+struct ByteReader {
+  let buffer: UnsafeRawBufferPointer
+  var offset: Int = 0
+
+  init(_ buffer: UnsafeRawBufferPointer) {
+    self.buffer = buffer
+  }
+
+  mutating func readUInt8() -> UInt8 {
+    defer { offset += 1 }
+    return buffer[offset]
+  }
+
+  mutating func readUInt16() -> UInt16 {
+    UInt16(readUInt8()) | UInt16(readUInt8()) << 8
+  }
+
+  mutating func readInt16() -> Int16 { Int16(bitPattern: readUInt16()) }
+
+  mutating func readUInt32() -> UInt32 {
+    var value: UInt32 = 0
+    for shift in stride(from: 0, to: 32, by: 8) { value |= UInt32(readUInt8()) << shift }
+    return value
+  }
+
+  mutating func readUInt64() -> UInt64 {
+    var value: UInt64 = 0
+    for shift in stride(from: 0, to: 64, by: 8) { value |= UInt64(readUInt8()) << shift }
+    return value
+  }
+
+  mutating func readInt64() -> Int64 { Int64(bitPattern: readUInt64()) }
+
+  mutating func readFloat() -> Float { Float(bitPattern: readUInt32()) }
+}

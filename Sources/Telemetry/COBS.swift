@@ -1,0 +1,88 @@
+/// Consistent Overhead Byte Stuffing (Cheshire & Baker, IEEE/ACM ToN 1999): rewrites a payload
+/// so that it contains no 0x00 byte, at a cost of one byte per started 254 bytes. A 0x00 on the
+/// wire therefore always marks a frame boundary, and a reader that joins mid-stream is in step
+/// again at the next 0x00.
+///
+/// Encoding: the payload is cut at each zero byte and after every run of 254 non-zero bytes;
+/// each block is sent as one code byte (1 + the block's length) followed by the block's bytes.
+/// A code below 0xFF means "a zero followed" (except after the last block); 0xFF means "254
+/// bytes, no zero". The delimiter itself is not part of the encoding.
+public enum COBS {
+  /// The largest encoding of `payloadCount` bytes.
+  @inlinable
+  public static func maximumEncodedCount(payloadCount: Int) -> Int {
+    payloadCount + payloadCount / 254 + 1
+  }
+
+  /// Encodes `payload` into `output`; returns the encoded length, or `nil` when `output` is too
+  /// small (`maximumEncodedCount` is always enough). The result contains no zero byte.
+  public static func encode(
+    _ payload: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
+  ) -> Int? {
+    guard output.count >= 1 else { return nil }
+    var codeIndex = 0
+    var out = 1
+    var code: UInt8 = 1
+    for (index, byte) in payload.enumerated() {
+      if byte != 0 {
+        guard out < output.count else { return nil }
+        output[out] = byte
+        out += 1
+        code += 1
+      }
+      // A zero ends a block; so does a full one (254 bytes), unless the payload ends there.
+      if byte == 0 || (code == 0xFF && index + 1 < payload.count) {
+        output[codeIndex] = code
+        guard out < output.count else { return nil }
+        codeIndex = out
+        out += 1
+        code = 1
+      }
+    }
+    output[codeIndex] = code
+    return out
+  }
+
+  /// Why an encoding could not be decoded.
+  public enum DecodeError: Error, Hashable, Sendable {
+    /// The input is empty (two delimiters in a row carry no frame).
+    case empty
+    /// A 0x00 inside the encoding: the framer should have split there.
+    case zeroByte(offset: Int)
+    /// A code byte promises more bytes than the encoding has.
+    case truncatedBlock(offset: Int)
+    /// The decoded payload does not fit the output buffer.
+    case outputTooSmall
+  }
+
+  /// Decodes `encoded` (without its delimiter) into `output`; returns the payload length.
+  public static func decode(
+    _ encoded: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
+  ) -> Result<Int, DecodeError> {
+    guard !encoded.isEmpty else { return .failure(.empty) }
+    var i = 0
+    var out = 0
+    while i < encoded.count {
+      let code = encoded[i]
+      guard code != 0 else { return .failure(.zeroByte(offset: i)) }
+      let blockStart = i
+      i += 1
+      let end = i + Int(code) - 1
+      guard end <= encoded.count else { return .failure(.truncatedBlock(offset: blockStart)) }
+      while i < end {
+        let byte = encoded[i]
+        guard byte != 0 else { return .failure(.zeroByte(offset: i)) }
+        guard out < output.count else { return .failure(.outputTooSmall) }
+        output[out] = byte
+        out += 1
+        i += 1
+      }
+      if code != 0xFF && i < encoded.count {
+        guard out < output.count else { return .failure(.outputTooSmall) }
+        output[out] = 0
+        out += 1
+      }
+    }
+    return .success(out)
+  }
+}

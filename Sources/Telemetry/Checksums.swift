@@ -1,0 +1,78 @@
+/// The checksums the formats use. Each is a value you feed bytes to; nothing allocates.
+///
+/// | name | where | poly | init | reflected | xorout | check("123456789") |
+/// |---|---|---|---|---|---|---|
+/// | CRC-16/CCITT-FALSE | binary frames | 0x1021 | 0xFFFF | no | 0 | 0x29B1 |
+/// | CRC-16/MCRF4XX ("X.25" in MAVLink) | MAVLink v2 | 0x1021 (0x8408 reflected) | 0xFFFF | yes | 0 | 0x6F91 |
+/// | NMEA XOR | text lines | — | 0 | — | — | 0x31 |
+///
+/// The check values are the catalogue's (Greg Cook, "Catalogue of parametrised CRC algorithms")
+/// and are asserted by the tests.
+public struct CRC16CCITTFalse: Hashable, Sendable {
+  /// The running value.
+  public private(set) var value: UInt16 = 0xFFFF
+
+  public init() {}
+
+  /// Feeds one byte, most significant bit first.
+  public mutating func update(_ byte: UInt8) {
+    var crc = value ^ (UInt16(byte) << 8)
+    for _ in 0..<8 {
+      crc = crc & 0x8000 != 0 ? (crc << 1) ^ 0x1021 : crc << 1
+    }
+    value = crc
+  }
+  public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    for byte in bytes { update(byte) }
+  }
+
+  /// The CRC of `bytes`.
+  public static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt16 {
+    var crc = CRC16CCITTFalse()
+    crc.update(bytes)
+    return crc.value
+  }
+}
+
+/// MAVLink's checksum: CRC-16/MCRF4XX, which the MAVLink documentation and pymavlink call X.25
+/// (`x25crc`), accumulated over the frame after the STX byte and then over the message's
+/// CRC_EXTRA byte.
+public struct CRC16MCRF4XX: Hashable, Sendable {
+  public private(set) var value: UInt16 = 0xFFFF
+
+  public init() {}
+
+  /// Feeds one byte (the MAVLink reference `crc_accumulate`, reflected polynomial 0x8408).
+  public mutating func update(_ byte: UInt8) {
+    var tmp = byte ^ UInt8(truncatingIfNeeded: value)
+    tmp ^= tmp << 4
+    let t = UInt16(tmp)
+    value = (value >> 8) ^ (t << 8) ^ (t << 3) ^ (t >> 4)
+  }
+  public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    for byte in bytes { update(byte) }
+  }
+  public static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt16 {
+    var crc = CRC16MCRF4XX()
+    crc.update(bytes)
+    return crc.value
+  }
+}
+
+/// The NMEA 0183 sentence checksum: XOR of every byte between `$` and `*`. It catches every
+/// single-bit error but no pair of flips in the same bit column; the text format is for people,
+/// the binary and MAVLink formats are for machines.
+public struct NMEAChecksum: Hashable, Sendable {
+  public private(set) var value: UInt8 = 0
+
+  public init() {}
+  public mutating func update(_ byte: UInt8) { value ^= byte }
+  public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    for byte in bytes { update(byte) }
+  }
+  public static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt8 {
+    var sum = NMEAChecksum()
+    sum.update(bytes)
+    return sum.value
+  }
+}

@@ -1,0 +1,423 @@
+/// Commands a host may send on the serial line (FORMATS.md "Host commands").
+///
+/// The parser turns bytes into exactly these values and nothing else: no command takes a
+/// register address, a raw value or a path, so nothing from the line can reach the sensor's
+/// registers or the file system.
+public enum HostCommand: Hashable, Sendable {
+  /// Zero the heading: yaw relative to the attitude now.
+  case tare
+  /// Switch the output format (checked against the link budget at the current rate).
+  case format(TelemetryFormat)
+  /// Change the output rate, Hz (a divisor of the sample rate, checked against the link budget).
+  case rate(hertz: Int)
+  /// Reply with health counters.
+  case status
+  /// Reply with the firmware and format versions.
+  case version
+
+  /// The command's word.
+  public var name: HostCommandName {
+    switch self {
+    case .tare: .tare
+    case .format: .format
+    case .rate: .rate
+    case .status: .status
+    case .version: .version
+    }
+  }
+}
+
+/// The command words.
+public enum HostCommandName: String, Hashable, Sendable, CaseIterable {
+  case tare, format, rate, status, version
+}
+
+/// What the loop knows that a command is checked against.
+public struct HostCommandContext: Hashable, Sendable {
+  /// The sensor's sample rate, Hz; output rates must divide it.
+  public var sampleRateHz: Int
+  /// The serial line's 8N1 baud rate.
+  public var baudRate: Int
+  /// The format being sent now.
+  public var format: TelemetryFormat
+  /// The output rate now, Hz.
+  public var outputRateHz: Int
+
+  public init(
+    sampleRateHz: Int = 100, baudRate: Int = 115_200, format: TelemetryFormat = .binary,
+    outputRateHz: Int = 100
+  ) {
+    self.sampleRateHz = sampleRateHz
+    self.baudRate = baudRate
+    self.format = format
+    self.outputRateHz = outputRateHz
+  }
+}
+
+/// Why a line is not a command. Each has a reply text of at most 46 characters.
+public enum HostCommandError: Error, Hashable, Sendable {
+  /// The first word is not a command (the word, cut to 12 characters).
+  case unknownCommand(FixedText)
+  /// `format` or `rate` without its argument.
+  case missingArgument(HostCommandName)
+  /// An argument where none belongs (the first extra word).
+  case unexpectedArgument(HostCommandName, FixedText)
+  /// `format X` with X not binary, text or mavlink.
+  case unknownFormat(FixedText)
+  /// `rate X` with X not a whole number.
+  case invalidRate(FixedText)
+  /// `rate N` with N outside 1 … the sample rate.
+  case rateOutOfRange(hertz: Int, sampleRateHz: Int)
+  /// `rate N` with N not dividing the sample rate.
+  case rateNotDivisor(hertz: Int, sampleRateHz: Int)
+  /// The format/rate would not fit the serial line.
+  case linkBudget(LinkBudgetRefusal)
+  /// The line exceeded the maximum length; it is ignored up to the next newline.
+  case lineTooLong(limit: Int)
+  /// A byte that is not printable ASCII, space or tab.
+  case invalidByte(UInt8)
+
+  /// The reply to send.
+  public var reply: HostReply {
+    var text = FixedText()
+    switch self {
+    case .unknownCommand(let word):
+      text.append("unknown command \"")
+      text.append(word)
+      text.append("\"")
+    case .missingArgument(.format):
+      text.append("format needs binary, text or mavlink")
+    case .missingArgument(.rate):
+      text.append("rate needs Hz, e.g. rate 50")
+    case .missingArgument(let name):
+      text.append(name.rawValue)
+      text.append(" needs an argument")
+    case .unexpectedArgument(let name, let word):
+      text.append(name.rawValue)
+      text.append(name == .format || name == .rate ? " takes one argument" : " takes no argument")
+      text.append("; got \"")
+      text.append(word)
+      text.append("\"")
+    case .unknownFormat(let word):
+      text.append("format \"")
+      text.append(word)
+      text.append("\"? use binary|text|mavlink")
+    case .invalidRate(let word):
+      text.append("rate \"")
+      text.append(word)
+      text.append("\"? give whole Hz, e.g. rate 50")
+    case .rateOutOfRange(let hertz, let sampleRateHz):
+      text.append("rate ")
+      text.append(decimal: hertz)
+      text.append(" Hz: must be 1 to ")
+      text.append(decimal: sampleRateHz)
+      text.append(" Hz")
+    case .rateNotDivisor(let hertz, let sampleRateHz):
+      text.append(decimal: hertz)
+      text.append(" Hz does not divide ")
+      text.append(decimal: sampleRateHz)
+      text.append(" Hz")
+      let (below, above) = Self.neighbouringDivisors(of: sampleRateHz, around: hertz)
+      text.append(": try ")
+      text.append(decimal: below)
+      if let above {
+        text.append(" or ")
+        text.append(decimal: above)
+      }
+    case .linkBudget(let refusal):
+      text.append(refusal.shortDescription)
+    case .lineTooLong(let limit):
+      text.append("line longer than ")
+      text.append(decimal: limit)
+      text.append(" bytes: ignored")
+    case .invalidByte(let byte):
+      text.append("byte 0x")
+      text.append(TextFormat.hexDigit(Int(byte >> 4)))
+      text.append(TextFormat.hexDigit(Int(byte & 0xF)))
+      text.append(" not allowed in commands")
+    }
+    return HostReply(.error, text)
+  }
+
+  /// The divisors of `n` just below and just above `value`.
+  static func neighbouringDivisors(of n: Int, around value: Int) -> (Int, Int?) {
+    var below = 1
+    var above: Int?
+    for d in 1...n where n % d == 0 {
+      if d < value { below = d } else if d > value, above == nil { above = d }
+    }
+    return (below, above)
+  }
+}
+
+/// Assembles host command lines from serial bytes and parses them, with bounded memory and
+/// bounded work per call, so a flood of garbage never stalls the loop (FORMATS.md "Host
+/// commands").
+///
+/// - Lines end at `\n` or `\r` (so `\r\n` works); blank lines are ignored.
+/// - A line may hold at most `maximumLineLength` bytes. A longer one is answered with one
+///   `lineTooLong` error at the moment it overflows and ignored up to the next line end.
+/// - Only printable ASCII, space and tab are allowed; a line with any other byte is answered
+///   with `invalidByte`.
+/// - Words are separated by spaces or tabs; command words and format names are
+///   case-insensitive (`TARE`, `Format MAVLink`).
+/// - `poll` looks at no more than `bytesPerPoll` bytes and returns at most one result; bytes it
+///   did not reach wait in the input buffer (`inputCapacity`); bytes offered while it is full are
+///   refused by `receive` and stay in the caller's (kernel's) buffer.
+/// - Errors closer together than `minimumPollsBetweenErrors` polls are counted
+///   (`errorsSuppressed`) but not returned, so garbage cannot flood the telemetry link with
+///   error replies.
+public struct HostCommandParser: Sendable {
+  public struct Configuration: Hashable, Sendable {
+    /// Bytes per line, terminator excluded.
+    public var maximumLineLength: Int
+    /// Bytes examined per `poll`.
+    public var bytesPerPoll: Int
+    /// Bytes held between polls.
+    public var inputCapacity: Int
+    /// Polls that must pass after a returned error before the next one is returned (10 = at most
+    /// 10 error replies a second at 100 Hz).
+    public var minimumPollsBetweenErrors: Int
+
+    public init(
+      maximumLineLength: Int = 64, bytesPerPoll: Int = 128, inputCapacity: Int = 256,
+      minimumPollsBetweenErrors: Int = 10
+    ) {
+      self.maximumLineLength = max(8, maximumLineLength)
+      self.bytesPerPoll = max(1, bytesPerPoll)
+      self.inputCapacity = max(1, inputCapacity)
+      self.minimumPollsBetweenErrors = max(0, minimumPollsBetweenErrors)
+    }
+  }
+
+  /// What the parser has seen.
+  public struct Statistics: Hashable, Sendable {
+    /// Non-blank lines completed, plus overlong lines.
+    public var lines: UInt64 = 0
+    /// Lines that were commands.
+    public var commands: UInt64 = 0
+    /// Errors returned.
+    public var errorsReturned: UInt64 = 0
+    /// Errors counted but not returned (too soon after the previous one).
+    public var errorsSuppressed: UInt64 = 0
+    /// Bytes of overlong lines thrown away.
+    public var bytesDiscarded: UInt64 = 0
+    /// Bytes `receive` refused because the input buffer was full.
+    public var bytesRefused: UInt64 = 0
+  }
+
+  public let configuration: Configuration
+  public private(set) var statistics = Statistics()
+
+  private var input: [UInt8]
+  private var inputStart = 0
+  private var inputCount = 0
+  private var line: [UInt8]
+  private var lineCount = 0
+  private var discarding = false
+  private var badByte: UInt8?
+  private var pollsSinceError = Int.max
+
+  public init(configuration: Configuration = Configuration()) {
+    self.configuration = configuration
+    input = [UInt8](repeating: 0, count: configuration.inputCapacity)
+    line = [UInt8](repeating: 0, count: configuration.maximumLineLength)
+  }
+
+  /// Room left in the input buffer: read at most this many bytes from the port.
+  public var freeCapacity: Int { input.count - inputCount }
+
+  /// Bytes waiting to be parsed.
+  public var pendingBytes: Int { inputCount }
+
+  /// Takes as many of `bytes` as fit; returns how many (the rest count as refused).
+  @discardableResult
+  public mutating func receive(_ bytes: UnsafeRawBufferPointer) -> Int {
+    let accepted = min(bytes.count, freeCapacity)
+    for i in 0..<accepted {
+      input[(inputStart + inputCount) % input.count] = bytes[i]
+      inputCount += 1
+    }
+    statistics.bytesRefused += UInt64(bytes.count - accepted)
+    return accepted
+  }
+
+  /// Takes an array's bytes (tools and tests).
+  @discardableResult
+  public mutating func receive(_ bytes: [UInt8]) -> Int {
+    bytes.withUnsafeBytes { receive($0) }
+  }
+
+  /// Examines up to `bytesPerPoll` waiting bytes; returns the first command or (unsuppressed)
+  /// error found, or `nil`.
+  public mutating func poll(context: HostCommandContext) -> Result<HostCommand, HostCommandError>? {
+    if pollsSinceError < Int.max { pollsSinceError += 1 }
+    var budget = configuration.bytesPerPoll
+    while budget > 0 && inputCount > 0 {
+      let byte = input[inputStart]
+      inputStart = (inputStart + 1) % input.count
+      inputCount -= 1
+      budget -= 1
+      guard let result = consume(byte, context: context) else { continue }
+      switch result {
+      case .success:
+        statistics.commands += 1
+        return result
+      case .failure:
+        if pollsSinceError < configuration.minimumPollsBetweenErrors {
+          statistics.errorsSuppressed += 1
+          continue
+        }
+        pollsSinceError = 0
+        statistics.errorsReturned += 1
+        return result
+      }
+    }
+    return nil
+  }
+
+  private mutating func consume(_ byte: UInt8, context: HostCommandContext) -> Result<
+    HostCommand, HostCommandError
+  >? {
+    if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") {
+      defer {
+        lineCount = 0
+        badByte = nil
+      }
+      if discarding {
+        discarding = false
+        return nil
+      }
+      if let badByte {
+        statistics.lines += 1
+        return .failure(.invalidByte(badByte))
+      }
+      return parseLine(context: context)
+    }
+    if discarding {
+      statistics.bytesDiscarded += 1
+      return nil
+    }
+    guard lineCount < line.count else {
+      discarding = true
+      statistics.bytesDiscarded += UInt64(lineCount + 1)
+      statistics.lines += 1
+      lineCount = 0
+      badByte = nil
+      return .failure(.lineTooLong(limit: line.count))
+    }
+    let printable = (0x20...0x7E).contains(byte) || byte == UInt8(ascii: "\t")
+    if !printable && badByte == nil { badByte = byte }
+    line[lineCount] = byte
+    lineCount += 1
+    return nil
+  }
+
+  private mutating func parseLine(context: HostCommandContext) -> Result<
+    HostCommand, HostCommandError
+  >? {
+    line.withUnsafeBytes { raw in
+      let text = UnsafeRawBufferPointer(rebasing: raw[0..<lineCount])
+      var words = WordSplitter(text)
+      guard let first = words.next() else { return nil }
+      statistics.lines += 1
+      let argument = words.next()
+      let extra = words.next()
+      guard let name = Self.commandName(first) else {
+        return .failure(.unknownCommand(echo(first)))
+      }
+      switch name {
+      case .tare, .status, .version:
+        if let argument { return .failure(.unexpectedArgument(name, echo(argument))) }
+        return .success(name == .tare ? .tare : name == .status ? .status : .version)
+      case .format:
+        guard let argument else { return .failure(.missingArgument(.format)) }
+        if let extra { return .failure(.unexpectedArgument(.format, echo(extra))) }
+        guard let format = Self.format(argument) else {
+          return .failure(.unknownFormat(echo(argument)))
+        }
+        if case .failure(let refusal) = LinkBudget.check(
+          format: format, outputRateHz: context.outputRateHz, baudRate: context.baudRate,
+          sampleRateHz: context.sampleRateHz)
+        {
+          return .failure(.linkBudget(refusal))
+        }
+        return .success(.format(format))
+      case .rate:
+        guard let argument else { return .failure(.missingArgument(.rate)) }
+        if let extra { return .failure(.unexpectedArgument(.rate, echo(extra))) }
+        guard let value = DecimalFormat.parseUnsigned(argument, maximumDigits: 6) else {
+          return .failure(.invalidRate(echo(argument)))
+        }
+        let hertz = Int(value)
+        guard hertz >= 1, hertz <= context.sampleRateHz else {
+          return .failure(.rateOutOfRange(hertz: hertz, sampleRateHz: context.sampleRateHz))
+        }
+        guard context.sampleRateHz % hertz == 0 else {
+          return .failure(.rateNotDivisor(hertz: hertz, sampleRateHz: context.sampleRateHz))
+        }
+        if case .failure(let refusal) = LinkBudget.check(
+          format: context.format, outputRateHz: hertz, baudRate: context.baudRate,
+          sampleRateHz: context.sampleRateHz)
+        {
+          return .failure(.linkBudget(refusal))
+        }
+        return .success(.rate(hertz: hertz))
+      }
+    }
+  }
+
+  // Straight-line comparisons: iterating an array of (word, value) pairs costs a heap
+  // allocation per element in unoptimised builds (unspecialised generics box large elements).
+  private static func commandName(_ word: UnsafeRawBufferPointer) -> HostCommandName? {
+    if equalsIgnoringCase(word, "tare") { return .tare }
+    if equalsIgnoringCase(word, "format") { return .format }
+    if equalsIgnoringCase(word, "rate") { return .rate }
+    if equalsIgnoringCase(word, "status") { return .status }
+    if equalsIgnoringCase(word, "version") { return .version }
+    return nil
+  }
+
+  private static func format(_ word: UnsafeRawBufferPointer) -> TelemetryFormat? {
+    if equalsIgnoringCase(word, "binary") { return .binary }
+    if equalsIgnoringCase(word, "text") { return .text }
+    if equalsIgnoringCase(word, "mavlink") { return .mavlink }
+    return nil
+  }
+
+  private func echo(_ word: UnsafeRawBufferPointer) -> FixedText {
+    var text = FixedText()
+    text.append(word, limit: 12)
+    return text
+  }
+
+  private static func equalsIgnoringCase(_ word: UnsafeRawBufferPointer, _ candidate: StaticString)
+    -> Bool
+  {
+    candidate.withUTF8Buffer { expected in
+      guard expected.count == word.count else { return false }
+      for i in 0..<word.count where asciiLowercase(word[i]) != expected[i] { return false }
+      return true
+    }
+  }
+}
+
+/// Space- or tab-separated words of a line, without copying.
+private struct WordSplitter {
+  let bytes: UnsafeRawBufferPointer
+  var position = 0
+
+  init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+  mutating func next() -> UnsafeRawBufferPointer? {
+    while position < bytes.count && isBlank(bytes[position]) { position += 1 }
+    guard position < bytes.count else { return nil }
+    let start = position
+    while position < bytes.count && !isBlank(bytes[position]) { position += 1 }
+    return UnsafeRawBufferPointer(rebasing: bytes[start..<position])
+  }
+
+  private func isBlank(_ byte: UInt8) -> Bool {
+    byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
+  }
+}

@@ -1,0 +1,492 @@
+/// MAVLink v2 framing and the four messages Plumb sends (FORMATS.md "MAVLink v2"), written from
+/// the MAVLink specification ("Packet Serialization", `common.xml`); verified against pymavlink
+/// by `tools/scripts/check_mavlink.py`.
+///
+/// A packet: `STX(0xFD) len incompat compat seq sysid compid msgid(3, LE) payload(len) crc(2, LE)`
+/// and, when incompat bit 0 is set, a 13-byte signature. The payload's fields are sorted by type
+/// size (largest first, extension fields last in declaration order); trailing zero bytes are cut
+/// (at least one byte stays). The CRC is CRC-16/MCRF4XX over everything after STX, then over the
+/// message's CRC_EXTRA, a hash of its definition that makes a sender and a receiver with
+/// different definitions reject each other's packets.
+public enum MAVLink {
+  /// The v2 start byte.
+  public static let startByte: UInt8 = 0xFD
+  /// Bytes before the payload.
+  public static let headerCount = 10
+  /// Bytes after the payload (CRC), without a signature.
+  public static let checksumCount = 2
+  /// The signature appended when incompat flag 0x01 is set.
+  public static let signatureCount = 13
+  /// The longest possible packet: 10 + 255 + 2 + 13.
+  public static let maximumPacketCount = 280
+  /// `MAVLINK_IFLAG_SIGNED`, the only incompatibility flag v2 defines.
+  public static let incompatibilityFlagSigned: UInt8 = 0x01
+
+  /// What a receiver needs to know about a message id to check and decode it.
+  public struct MessageInfo: Hashable, Sendable {
+    public var id: UInt32
+    public var name: StaticString
+    /// The CRC_EXTRA byte of the message definition.
+    public var crcExtra: UInt8
+    /// Payload bytes of the base fields (the v1 length).
+    public var baseLength: Int
+    /// Payload bytes including extension fields.
+    public var maximumLength: Int
+
+    public static func == (a: MessageInfo, b: MessageInfo) -> Bool { a.id == b.id }
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+  }
+
+  /// HEARTBEAT (#0): `custom_mode u32, type u8, autopilot u8, base_mode u8, system_status u8,
+  /// mavlink_version u8`.
+  public static let heartbeat = MessageInfo(
+    id: 0, name: "HEARTBEAT", crcExtra: 50, baseLength: 9, maximumLength: 9)
+  /// ATTITUDE_QUATERNION (#31): `time_boot_ms u32, q1..q4 f32, rollspeed, pitchspeed, yawspeed f32`
+  /// + extension `repr_offset_q f32[4]`.
+  public static let attitudeQuaternion = MessageInfo(
+    id: 31, name: "ATTITUDE_QUATERNION", crcExtra: 246, baseLength: 32, maximumLength: 48)
+  /// HIGHRES_IMU (#105): `time_usec u64, xacc..zacc, xgyro..zgyro, xmag..zmag, abs_pressure,
+  /// diff_pressure, pressure_alt, temperature f32, fields_updated u16` + extension `id u8`.
+  public static let highResIMU = MessageInfo(
+    id: 105, name: "HIGHRES_IMU", crcExtra: 93, baseLength: 62, maximumLength: 63)
+  /// STATUSTEXT (#253): `severity u8, text char[50]` + extensions `id u16, chunk_seq u8`.
+  public static let statusText = MessageInfo(
+    id: 253, name: "STATUSTEXT", crcExtra: 83, baseLength: 51, maximumLength: 54)
+
+  /// The messages this decoder can check; any other id is skipped.
+  public static let knownMessages = [heartbeat, attitudeQuaternion, highResIMU, statusText]
+
+  /// The table entry for `id`, if Plumb knows it.
+  @inlinable
+  public static func info(forID id: UInt32) -> MessageInfo? {
+    switch id {
+    case 0: heartbeat
+    case 31: attitudeQuaternion
+    case 105: highResIMU
+    case 253: statusText
+    default: nil
+    }
+  }
+
+  /// The longest packet Plumb sends: HIGHRES_IMU, 10 + 63 + 2.
+  public static let maximumPlumbPacketCount = 75
+
+  // MARK: Constants from common.xml used by Plumb
+
+  /// `MAV_TYPE_IMU`: the heartbeat's vehicle type (Plumb is an attitude/IMU component).
+  public static let typeIMU: UInt8 = 40
+  /// `MAV_AUTOPILOT_INVALID`: "No valid autopilot, e.g. a GCS or other MAVLink component".
+  public static let autopilotInvalid: UInt8 = 8
+  /// `MAV_STATE_BOOT`, `MAV_STATE_ACTIVE`, `MAV_STATE_CRITICAL`.
+  public static let stateBoot: UInt8 = 1
+  public static let stateActive: UInt8 = 4
+  public static let stateCritical: UInt8 = 5
+  /// `MAV_SEVERITY_WARNING` (refused commands) and `MAV_SEVERITY_INFO` (answers).
+  public static let severityWarning: UInt8 = 4
+  public static let severityInfo: UInt8 = 6
+  /// `HIGHRES_IMU_UPDATED_XACC … ZGYRO | TEMPERATURE`: the fields Plumb fills.
+  public static let highResIMUFieldsUpdated: UInt16 = 0x003F | 0x1000
+  /// The `mavlink_version` a v2 heartbeat carries.
+  public static let protocolVersion: UInt8 = 3
+
+  // MARK: Encoding
+
+  /// Writes one packet into `output` (room for the untruncated packet, at most
+  /// `maximumPlumbPacketCount` bytes); returns its length.
+  public static func encode(_ packet: MAVLinkPacket, into output: UnsafeMutableRawBufferPointer)
+    -> Int
+  {
+    let info = packet.message.info
+    precondition(
+      output.count >= headerCount + info.maximumLength + checksumCount,
+      "a MAVLink packet needs room for its untruncated length")
+    // The payload at full length, zero-filled, then cut.
+    let payload = UnsafeMutableRawBufferPointer(
+      rebasing: output[headerCount..<headerCount + info.maximumLength])
+    payload.initializeMemory(as: UInt8.self, repeating: 0)
+    var writer = ByteWriter(payload)
+    packet.message.writePayload(to: &writer)
+    var length = info.maximumLength
+    while length > 1 && payload[length - 1] == 0 { length -= 1 }
+
+    var header = ByteWriter(UnsafeMutableRawBufferPointer(rebasing: output[0..<headerCount]))
+    header.write(startByte)
+    header.write(UInt8(length))
+    header.write(UInt8(0))  // incompat flags: unsigned
+    header.write(UInt8(0))  // compat flags
+    header.write(packet.sequence)
+    header.write(packet.systemID)
+    header.write(packet.componentID)
+    header.write(UInt8(truncatingIfNeeded: info.id))
+    header.write(UInt8(truncatingIfNeeded: info.id >> 8))
+    header.write(UInt8(truncatingIfNeeded: info.id >> 16))
+
+    var crc = CRC16MCRF4XX()
+    crc.update(UnsafeRawBufferPointer(rebasing: output[1..<headerCount + length]))
+    crc.update(info.crcExtra)
+    var tail = ByteWriter(
+      UnsafeMutableRawBufferPointer(
+        rebasing: output[headerCount + length..<headerCount + length + 2]))
+    tail.write(crc.value)
+    return headerCount + length + checksumCount
+  }
+
+  // MARK: Decoding
+
+  /// Why bytes starting with STX are not a packet Plumb can accept.
+  public enum DecodeError: Error, Hashable, Sendable {
+    /// An incompatibility flag other than "signed": the spec says drop the packet.
+    case unsupportedIncompatibilityFlags(UInt8)
+    /// A message id with no CRC_EXTRA here: it cannot be checked.
+    case unknownMessageID(UInt32)
+    /// The length exceeds the message's full length.
+    case payloadTooLong(id: UInt32, length: Int)
+    /// The CRC does not match.
+    case crcMismatch(expected: UInt16, received: UInt16)
+  }
+
+  /// What the header says, once 10 bytes are there.
+  struct Header {
+    var payloadLength: Int
+    var incompatibilityFlags: UInt8
+    var sequence: UInt8
+    var systemID: UInt8
+    var componentID: UInt8
+    var messageID: UInt32
+
+    var packetCount: Int {
+      headerCount + payloadLength + checksumCount
+        + (incompatibilityFlags & incompatibilityFlagSigned != 0 ? signatureCount : 0)
+    }
+  }
+
+  /// Reads and checks a header (`bytes[0]` is STX, at least 10 bytes).
+  static func header(_ bytes: UnsafeRawBufferPointer) -> Result<Header, DecodeError> {
+    let header = Header(
+      payloadLength: Int(bytes[1]), incompatibilityFlags: bytes[2], sequence: bytes[4],
+      systemID: bytes[5], componentID: bytes[6],
+      messageID: UInt32(bytes[7]) | UInt32(bytes[8]) << 8 | UInt32(bytes[9]) << 16)
+    guard header.incompatibilityFlags & ~incompatibilityFlagSigned == 0 else {
+      return .failure(.unsupportedIncompatibilityFlags(header.incompatibilityFlags))
+    }
+    guard let info = info(forID: header.messageID) else {
+      return .failure(.unknownMessageID(header.messageID))
+    }
+    guard header.payloadLength <= info.maximumLength else {
+      return .failure(.payloadTooLong(id: header.messageID, length: header.payloadLength))
+    }
+    return .success(header)
+  }
+
+  /// Decodes one complete packet (`bytes` from STX; its length at least the packet's). The
+  /// signature, if any, is skipped, not verified.
+  public static func decode(packet bytes: UnsafeRawBufferPointer) -> Result<
+    MAVLinkPacket, DecodeError
+  > {
+    let header: Header
+    switch self.header(bytes) {
+    case .success(let h): header = h
+    case .failure(let error): return .failure(error)
+    }
+    let info = info(forID: header.messageID)!
+    let end = headerCount + header.payloadLength
+    var crc = CRC16MCRF4XX()
+    crc.update(UnsafeRawBufferPointer(rebasing: bytes[1..<end]))
+    crc.update(info.crcExtra)
+    let received = UInt16(bytes[end]) | UInt16(bytes[end + 1]) << 8
+    guard crc.value == received else {
+      return .failure(.crcMismatch(expected: crc.value, received: received))
+    }
+    let message = withUnsafeTemporaryAllocation(byteCount: info.maximumLength, alignment: 1) {
+      full in
+      full.initializeMemory(as: UInt8.self, repeating: 0)
+      full.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[headerCount..<end]))
+      var reader = ByteReader(UnsafeRawBufferPointer(full))
+      return MAVLinkMessage.read(id: header.messageID, from: &reader)
+    }
+    return .success(
+      MAVLinkPacket(
+        sequence: header.sequence, systemID: header.systemID, componentID: header.componentID,
+        message: message))
+  }
+}
+
+/// One MAVLink packet: header identity plus a message.
+public struct MAVLinkPacket: Hashable, Sendable {
+  /// The sender's packet counter (wraps at 256).
+  public var sequence: UInt8
+  public var systemID: UInt8
+  public var componentID: UInt8
+  public var message: MAVLinkMessage
+
+  public init(sequence: UInt8, systemID: UInt8, componentID: UInt8, message: MAVLinkMessage) {
+    self.sequence = sequence
+    self.systemID = systemID
+    self.componentID = componentID
+    self.message = message
+  }
+}
+
+/// A quaternion as MAVLink sends it: four `float`s, w first.
+public struct MAVLinkQuaternion: Hashable, Sendable {
+  public var w: Float
+  public var x: Float
+  public var y: Float
+  public var z: Float
+
+  public init(w: Float, x: Float, y: Float, z: Float) {
+    self.w = w
+    self.x = x
+    self.y = y
+    self.z = z
+  }
+
+  public static let zero = MAVLinkQuaternion(w: 0, x: 0, y: 0, z: 0)
+}
+
+/// Three `float`s.
+public struct MAVLinkVector: Hashable, Sendable {
+  public var x: Float
+  public var y: Float
+  public var z: Float
+
+  public init(x: Float, y: Float, z: Float) {
+    self.x = x
+    self.y = y
+    self.z = z
+  }
+
+  public static let zero = MAVLinkVector(x: 0, y: 0, z: 0)
+}
+
+/// The messages Plumb sends and decodes, with MAVLink's field meanings and units.
+public enum MAVLinkMessage: Hashable, Sendable {
+  case heartbeat(Heartbeat)
+  case attitudeQuaternion(AttitudeQuaternion)
+  case highResIMU(HighResIMU)
+  case statusText(StatusText)
+
+  /// HEARTBEAT (#0).
+  public struct Heartbeat: Hashable, Sendable {
+    /// `MAV_TYPE`.
+    public var type: UInt8
+    /// `MAV_AUTOPILOT`.
+    public var autopilot: UInt8
+    /// `MAV_MODE_FLAG` bits.
+    public var baseMode: UInt8
+    public var customMode: UInt32
+    /// `MAV_STATE`.
+    public var systemStatus: UInt8
+    public var mavlinkVersion: UInt8
+
+    public init(
+      type: UInt8, autopilot: UInt8, baseMode: UInt8 = 0, customMode: UInt32 = 0,
+      systemStatus: UInt8, mavlinkVersion: UInt8 = MAVLink.protocolVersion
+    ) {
+      self.type = type
+      self.autopilot = autopilot
+      self.baseMode = baseMode
+      self.customMode = customMode
+      self.systemStatus = systemStatus
+      self.mavlinkVersion = mavlinkVersion
+    }
+  }
+
+  /// ATTITUDE_QUATERNION (#31): attitude body FRD → earth NED, rates in body FRD.
+  public struct AttitudeQuaternion: Hashable, Sendable {
+    /// ms since boot.
+    public var timeBootMilliseconds: UInt32
+    /// q1 … q4 = w, x, y, z.
+    public var attitude: MAVLinkQuaternion
+    /// rollspeed, pitchspeed, yawspeed, rad/s.
+    public var rateRadiansPerSecond: MAVLinkVector
+    /// Extension `repr_offset_q`; all zero = not supported.
+    public var representationOffset: MAVLinkQuaternion
+
+    public init(
+      timeBootMilliseconds: UInt32, attitude: MAVLinkQuaternion,
+      rateRadiansPerSecond: MAVLinkVector, representationOffset: MAVLinkQuaternion = .zero
+    ) {
+      self.timeBootMilliseconds = timeBootMilliseconds
+      self.attitude = attitude
+      self.rateRadiansPerSecond = rateRadiansPerSecond
+      self.representationOffset = representationOffset
+    }
+  }
+
+  /// HIGHRES_IMU (#105): readings in body FRD, SI units.
+  public struct HighResIMU: Hashable, Sendable {
+    /// µs since boot.
+    public var timeMicroseconds: UInt64
+    /// xacc, yacc, zacc: m/s².
+    public var accelerationMetersPerSecondSquared: MAVLinkVector
+    /// xgyro, ygyro, zgyro: rad/s.
+    public var rateRadiansPerSecond: MAVLinkVector
+    /// xmag, ymag, zmag: gauss.
+    public var magneticFieldGauss: MAVLinkVector
+    /// abs_pressure, hPa.
+    public var absolutePressureHectopascals: Float
+    /// diff_pressure, hPa.
+    public var differentialPressureHectopascals: Float
+    /// pressure_alt, m.
+    public var pressureAltitudeMeters: Float
+    /// temperature, °C.
+    public var temperatureCelsius: Float
+    /// `HIGHRES_IMU_UPDATED_FLAGS` bits: which fields hold new data.
+    public var fieldsUpdated: UInt16
+    /// Extension `id`: the IMU instance.
+    public var id: UInt8
+
+    public init(
+      timeMicroseconds: UInt64, accelerationMetersPerSecondSquared: MAVLinkVector,
+      rateRadiansPerSecond: MAVLinkVector, magneticFieldGauss: MAVLinkVector = .zero,
+      absolutePressureHectopascals: Float = 0, differentialPressureHectopascals: Float = 0,
+      pressureAltitudeMeters: Float = 0, temperatureCelsius: Float, fieldsUpdated: UInt16,
+      id: UInt8 = 0
+    ) {
+      self.timeMicroseconds = timeMicroseconds
+      self.accelerationMetersPerSecondSquared = accelerationMetersPerSecondSquared
+      self.rateRadiansPerSecond = rateRadiansPerSecond
+      self.magneticFieldGauss = magneticFieldGauss
+      self.absolutePressureHectopascals = absolutePressureHectopascals
+      self.differentialPressureHectopascals = differentialPressureHectopascals
+      self.pressureAltitudeMeters = pressureAltitudeMeters
+      self.temperatureCelsius = temperatureCelsius
+      self.fieldsUpdated = fieldsUpdated
+      self.id = id
+    }
+  }
+
+  /// STATUSTEXT (#253).
+  public struct StatusText: Hashable, Sendable {
+    /// `MAV_SEVERITY`.
+    public var severity: UInt8
+    /// Up to 50 characters.
+    public var text: FixedText
+    /// Extension: non-zero for a message split into chunks.
+    public var id: UInt16
+    /// Extension: the chunk's index.
+    public var chunkSequence: UInt8
+
+    public init(severity: UInt8, text: FixedText, id: UInt16 = 0, chunkSequence: UInt8 = 0) {
+      self.severity = severity
+      var clipped = FixedText()
+      clipped.append(text, limit: 50)
+      self.text = clipped
+      self.id = id
+      self.chunkSequence = chunkSequence
+    }
+  }
+
+  /// The message's table entry.
+  public var info: MAVLink.MessageInfo {
+    switch self {
+    case .heartbeat: MAVLink.heartbeat
+    case .attitudeQuaternion: MAVLink.attitudeQuaternion
+    case .highResIMU: MAVLink.highResIMU
+    case .statusText: MAVLink.statusText
+    }
+  }
+
+  /// Writes the full-length payload in wire order.
+  func writePayload(to writer: inout ByteWriter) {
+    switch self {
+    case .heartbeat(let m):
+      writer.write(m.customMode)
+      writer.write(m.type)
+      writer.write(m.autopilot)
+      writer.write(m.baseMode)
+      writer.write(m.systemStatus)
+      writer.write(m.mavlinkVersion)
+    case .attitudeQuaternion(let m):
+      writer.write(m.timeBootMilliseconds)
+      write(m.attitude, to: &writer)
+      write(m.rateRadiansPerSecond, to: &writer)
+      write(m.representationOffset, to: &writer)
+    case .highResIMU(let m):
+      writer.write(m.timeMicroseconds)
+      write(m.accelerationMetersPerSecondSquared, to: &writer)
+      write(m.rateRadiansPerSecond, to: &writer)
+      write(m.magneticFieldGauss, to: &writer)
+      writer.write(m.absolutePressureHectopascals)
+      writer.write(m.differentialPressureHectopascals)
+      writer.write(m.pressureAltitudeMeters)
+      writer.write(m.temperatureCelsius)
+      writer.write(m.fieldsUpdated)
+      writer.write(m.id)
+    case .statusText(let m):
+      writer.write(m.severity)
+      let start = writer.count
+      writer.write(text: m.text)
+      // char[50]: the rest stays zero (NUL-terminated when shorter).
+      writer.count = start + 50
+      writer.write(m.id)
+      writer.write(m.chunkSequence)
+    }
+  }
+
+  private func write(_ q: MAVLinkQuaternion, to writer: inout ByteWriter) {
+    writer.write(q.w)
+    writer.write(q.x)
+    writer.write(q.y)
+    writer.write(q.z)
+  }
+
+  private func write(_ v: MAVLinkVector, to writer: inout ByteWriter) {
+    writer.write(v.x)
+    writer.write(v.y)
+    writer.write(v.z)
+  }
+
+  /// Reads a full-length (zero-extended) payload of a known id.
+  static func read(id: UInt32, from reader: inout ByteReader) -> MAVLinkMessage {
+    switch id {
+    case 0:
+      let customMode = reader.readUInt32()
+      return .heartbeat(
+        Heartbeat(
+          type: reader.readUInt8(), autopilot: reader.readUInt8(), baseMode: reader.readUInt8(),
+          customMode: customMode, systemStatus: reader.readUInt8(),
+          mavlinkVersion: reader.readUInt8()))
+    case 31:
+      return .attitudeQuaternion(
+        AttitudeQuaternion(
+          timeBootMilliseconds: reader.readUInt32(), attitude: readQuaternion(&reader),
+          rateRadiansPerSecond: readVector(&reader), representationOffset: readQuaternion(&reader)
+        ))
+    case 105:
+      return .highResIMU(
+        HighResIMU(
+          timeMicroseconds: reader.readUInt64(),
+          accelerationMetersPerSecondSquared: readVector(&reader),
+          rateRadiansPerSecond: readVector(&reader), magneticFieldGauss: readVector(&reader),
+          absolutePressureHectopascals: reader.readFloat(),
+          differentialPressureHectopascals: reader.readFloat(),
+          pressureAltitudeMeters: reader.readFloat(), temperatureCelsius: reader.readFloat(),
+          fieldsUpdated: reader.readUInt16(), id: reader.readUInt8()))
+    default:
+      let severity = reader.readUInt8()
+      var text = FixedText()
+      let start = reader.offset
+      while reader.offset < start + 50 {
+        let byte = reader.readUInt8()
+        if byte == 0 { break }
+        text.append(byte)
+      }
+      reader.offset = start + 50
+      return .statusText(
+        StatusText(
+          severity: severity, text: text, id: reader.readUInt16(),
+          chunkSequence: reader.readUInt8()))
+    }
+  }
+
+  private static func readQuaternion(_ reader: inout ByteReader) -> MAVLinkQuaternion {
+    MAVLinkQuaternion(
+      w: reader.readFloat(), x: reader.readFloat(), y: reader.readFloat(), z: reader.readFloat())
+  }
+
+  private static func readVector(_ reader: inout ByteReader) -> MAVLinkVector {
+    MAVLinkVector(x: reader.readFloat(), y: reader.readFloat(), z: reader.readFloat())
+  }
+}

@@ -1,0 +1,150 @@
+import Boards
+import Geometry
+import Testing
+
+/// The repository's root, found from this file's path.
+let repositoryRoot: String = {
+  var path = #filePath
+  for _ in 0..<3 { path = String(path[..<path.lastIndex(of: "/")!]) }
+  return path
+}()
+
+@Suite struct ShippedBoardsTests {
+  @Test(arguments: [
+    "raspberry-pi-4", "raspberry-pi-5", "raspberry-pi-zero-2-w", "beaglebone-black", "simulated",
+  ])
+  func everyShippedBoardLoads(name: String) throws {
+    let board = try BoardFile.load(path: "\(repositoryRoot)/Boards/\(name).json")
+    #expect(board.name == name)
+    #expect(board.mounting.isRotation())
+    #expect(board.sensor.sampleRateHz == 100)
+    // The DLPF must stay under Nyquist on every shipped board (seed 000's aliasing rule).
+    #expect(Double(board.sensor.dlpfBandwidthHz) < board.sensor.sampleRateHz / 2)
+    #expect(board.isSimulated == (name == "simulated"))
+  }
+
+  @Test func raspberryPi5FindsItsHeaderChipByLabel() throws {
+    // Its number moved from gpiochip4 to gpiochip0 in kernel 6.6.45; the label did not.
+    let board = try BoardFile.load(path: "\(repositoryRoot)/Boards/raspberry-pi-5.json")
+    #expect(board.dataReady.chip == "pinctrl-rp1")
+    #expect(board.dataReady.line == .offset(17))
+  }
+}
+
+@Suite struct BoardFileValidationTests {
+  let valid = """
+    {
+      "schema": 1,
+      "name": "test",
+      "i2c": {"bus": "/dev/i2c-1", "address": "0x69"},
+      "dataReady": {"chip": "gpiochip0", "line": "GPIO17"},
+      "serial": {"device": "/dev/ttyUSB0", "baud": 921600},
+      "mounting": {"rollPitchYawDegrees": [0, 0, 90]},
+      "calibration": "cal/unit1.json"
+    }
+    """
+
+  func parse(_ text: String) throws(BoardFileError) -> BoardDefinition {
+    try BoardFile.parse(Array(text.utf8), path: "/etc/plumb/board.json")
+  }
+
+  @Test func readsEveryKeyAndAppliesDefaults() throws {
+    let board = try parse(valid)
+    #expect(board.i2c.address == 0x69)
+    #expect(board.dataReady.line == .name("GPIO17"))
+    #expect(board.serial.baudRate == 921_600)
+    #expect(board.calibrationPath == "/etc/plumb/cal/unit1.json")
+    #expect(board.sensor == SensorSettings())
+    #expect(board.output.rateHz == 100)
+    // Yaw 90°: the sensor's x axis is the body's y axis.
+    let x = board.mounting * Vector3.unitX
+    #expect(abs(x.y - 1) < 1e-12 && abs(x.x) < 1e-12)
+  }
+
+  @Test(arguments: [
+    (#""baud": 921600"#, #""baud": 100000"#, "key \"serial.baud\"", "not a supported baud rate"),
+    (#""address": "0x69""#, #""address": "0x169""#, "key \"i2c.address\"", "out of range"),
+    (#""bus": "/dev/i2c-1""#, #""bus": "i2c-1""#, "key \"i2c.bus\"", "/dev/i2c-1"),
+    (#""schema": 1"#, #""schema": 2"#, "key \"schema\"", "schema 1, not 2"),
+    (#""dataReady""#, #""dataready""#, "key \"dataready\"", "did you mean \"dataReady\"?"),
+    (
+      #""rollPitchYawDegrees": [0, 0, 90]"#, #""sensorToBody": [[1,0,0],[0,1,0],[0,0,-1]]"#,
+      "key \"mounting.sensorToBody\"", "not a rotation"
+    ),
+    (
+      #""calibration": "cal/unit1.json""#,
+      #""calibration": "c.json", "sensor": {"dlpfHz": 50}"#, "key \"sensor.dlpfHz\"",
+      "260, 184, 94, 44, 21, 10, 5"
+    ),
+    (
+      #""calibration": "cal/unit1.json""#, #""output": {"format": "mavlink", "rateHz": 30}"#,
+      "key \"output.rateHz\"", "must divide"
+    ),
+    (
+      #""calibration": "cal/unit1.json""#, #""output": {"format": "csv"}"#,
+      "key \"output.format\"", "\"binary\", \"text\", \"mavlink\""
+    ),
+    (#""name": "test","#, "", "key \"name\"", "is missing"),
+  ])
+  func contentErrorsNameTheKeyAndTheFix(
+    original: String, replacement: String, key: String, fix: String
+  ) {
+    let text = valid.replacingFirst(original, with: replacement)
+    #expect(text != valid)
+    #expect {
+      _ = try parse(text)
+    } throws: { error in
+      let message = "\(error)"
+      return message.contains("/etc/plumb/board.json") && message.contains(key)
+        && message.contains(fix)
+    }
+  }
+
+  @Test func syntaxErrorsGiveTheLine() {
+    #expect {
+      _ = try parse("{\n  \"schema\": 1,\n  \"name\": \"x\",\n}")
+    } throws: { error in
+      "\(error)".contains("line 4") && "\(error)".contains("trailing comma")
+    }
+  }
+
+  @Test func aMissingFileSaysSo() {
+    #expect {
+      _ = try BoardFile.load(path: "/nonexistent/board.json")
+    } throws: { error in
+      "\(error)"
+        == "board file /nonexistent/board.json: no such file (the board files that come with Plumb are in Boards/)"
+    }
+  }
+
+  @Test func simulatedBusAndSimulationSectionGoTogether() {
+    let text = valid.replacingFirst(#""bus": "/dev/i2c-1""#, with: #""bus": "simulated""#)
+    #expect {
+      _ = try parse(text)
+    } throws: { error in
+      "\(error)".contains("needs a \"simulation\" section")
+    }
+  }
+}
+
+extension String {
+  func replacingFirst(_ target: String, with replacement: String) -> String {
+    guard let range = range(of: target) else { return self }
+    return replaceSubrange(range, with: replacement)
+  }
+
+  private func range(of target: String) -> Range<String.Index>? {
+    var index = startIndex
+    while index < endIndex {
+      if self[index...].hasPrefix(target) {
+        return index..<self.index(index, offsetBy: target.count)
+      }
+      index = self.index(after: index)
+    }
+    return nil
+  }
+
+  private func replaceSubrange(_ range: Range<String.Index>, with replacement: String) -> String {
+    String(self[..<range.lowerBound]) + replacement + String(self[range.upperBound...])
+  }
+}

@@ -1,0 +1,217 @@
+import Calibration
+import Geometry
+import JSON
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+@Suite struct SHA256Tests {
+  /// The FIPS 180-2 appendix B examples and the empty message.
+  @Test(arguments: [
+    ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+    ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+    (
+      "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+      "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+    ),
+    (
+      "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
+      "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"
+    ),
+  ])
+  func publishedVectors(message: String, digest: String) {
+    #expect(SHA256.hex(SHA256.hash(Array(message.utf8))) == digest)
+  }
+
+  @Test func aMillionAs() {
+    var hasher = SHA256()
+    let chunk = [UInt8](repeating: UInt8(ascii: "a"), count: 1000)
+    for _ in 0..<1000 { hasher.update(chunk) }
+    #expect(
+      SHA256.hex(hasher.finalize())
+        == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+  }
+}
+
+@Suite struct CalibrationFileTests {
+  static let sample = CalibrationFile(
+    sensor: SensorIdentity(whoAmI: 0x68, name: "MPU-6050", label: "bench unit 3"),
+    created: "2026-12-02T10:15:00Z",
+    gyroscope: GyroCalibration(
+      biasRadiansPerSecond: Vector3(0.0123, -0.0456, 0.0789),
+      biasUncertaintyRadiansPerSecond: Vector3(1.2e-5, 1.1e-5, 1.3e-5),
+      referenceTemperatureCelsius: 31.5, biasPerDegreeCelsius: Vector3(2e-4, -1e-4, 5e-5),
+      biasPerDegreeCelsiusSquared: Vector3(1e-6, 0, 0), temperatureRangeCelsius: 22.4...41.9),
+    accelerometer: AccelerometerCorrection(
+      offset: Vector3(0.15, -0.2, 0.35), scale: Vector3(1.02, 0.985, 1.01)),
+    noise: NoiseFigures(
+      samplePeriodSeconds: 0.01,
+      gyroscope: SensorNoiseFigures(
+        randomWalk: [2.0e-4, 2.1e-4, 1.9e-4], biasInstability: [1e-4, 9e-5, 1.1e-4],
+        rateRandomWalk: [2e-5, nil, 3e-5]),
+      accelerometer: SensorNoiseFigures(
+        randomWalk: [3e-3, 3.1e-3, 4e-3], biasInstability: [1e-3, 1e-3, 2e-3],
+        rateRandomWalk: [nil, nil, nil])),
+    restDetector: RestDetectorThresholds(
+      gyroDeviationRadiansPerSecond: 0.0106, accelDeviationMetersPerSecondSquared: 0.12,
+      windowSeconds: 1.5, dwellSeconds: 0.5, noiseMultiple: 3))
+
+  func parse(_ text: String) throws -> CalibrationFile {
+    try CalibrationFile.parse(Array(text.utf8), path: "unit3.json")
+  }
+
+  @Test func roundTripsAndWritesDeterministically() throws {
+    let text = CalibrationFileTests.sample.formatted()
+    #expect(text == CalibrationFileTests.sample.formatted())
+    let read = try parse(text)
+    #expect(read == CalibrationFileTests.sample)
+    #expect(read.formatted() == text)
+    #expect(text.contains("\"calibrationId\": \"\(read.calibrationIdText)\""))
+    #expect(text.contains("\"whoAmI\": \"0x68\""))
+    #expect(text.contains("\"rateRandomWalkRadiansPerSecondPerRootSecond\": [2e-05, null, 3e-05]"))
+    #expect(text.contains("\"scale\": [1.02, 0.985, 1.01]"))
+  }
+
+  /// The sample's hash and id, computed independently once with Python:
+  /// `hashlib.sha256(json.dumps(doc_without_id_hash_live, sort_keys=True, separators=(",", ":"),
+  /// ensure_ascii=False).encode())`. Pins the canonical form and the hash together.
+  @Test func contentHashMatchesAnIndependentComputation() {
+    let file = CalibrationFileTests.sample
+    #expect(
+      file.contentHashText
+        == "sha256:36447dbe164f6bad86fb46757f89f41db7684d366e1b4217416a385b31b1955f")
+    #expect(file.calibrationIdText == "0x36447dbe")
+    #expect(file.calibrationId == 0x3644_7dbe)
+  }
+
+  @Test func theIdIsTheFirstFourBytesOfTheContentHash() {
+    let file = CalibrationFileTests.sample
+    let hash = file.contentHash
+    #expect(file.contentHashText == "sha256:" + SHA256.hex(hash))
+    let id = UInt32(hash[0]) << 24 | UInt32(hash[1]) << 16 | UInt32(hash[2]) << 8 | UInt32(hash[3])
+    #expect(file.calibrationId == id)
+    #expect(file.calibrationIdText.count == 10)
+    var changed = file
+    changed.sensor.label = "bench unit 4"
+    #expect(changed.calibrationId != file.calibrationId)
+  }
+
+  @Test func theLiveSectionIsOutsideTheHash() throws {
+    var file = CalibrationFileTests.sample
+    let before = file.formatted()
+    file.live = LiveBiasEstimate(
+      gyroBiasRadiansPerSecond: Vector3(0.0125, -0.0450, 0.0790), temperatureCelsius: 36.2,
+      written: "2026-12-03T08:00:00Z")
+    let after = file.formatted()
+    #expect(file.calibrationId == CalibrationFileTests.sample.calibrationId)
+    // Every bench line is unchanged: the live section is appended after them.
+    let benchPart = String(before.dropLast(3))  // without the final "\n}\n"
+    #expect(after.hasPrefix(benchPart))
+    let read = try parse(after)
+    #expect(read.live == file.live)
+    #expect(read.gyroscope == CalibrationFileTests.sample.gyroscope)
+  }
+
+  @Test func writingLiveBackKeepsBenchBytes() throws {
+    let path = "/tmp/plumb-calibration-test-\(getpid()).json"
+    defer { unlink(path) }
+    try CalibrationFileTests.sample.write(toPath: path)
+    let live = LiveBiasEstimate(
+      gyroBiasRadiansPerSecond: Vector3(0.012, -0.046, 0.079), temperatureCelsius: 35,
+      written: "2026-12-03T08:00:00Z")
+    try CalibrationFile.writeLive(live, toPath: path)
+    let loaded = try CalibrationFile.load(path: path)
+    #expect(loaded.live == live)
+    #expect(loaded.calibrationId == CalibrationFileTests.sample.calibrationId)
+    #expect(loaded.gyroscope == CalibrationFileTests.sample.gyroscope)
+  }
+
+  @Test func aHandEditIsRejectedWithHowToReSign() throws {
+    let text = CalibrationFileTests.sample.formatted().replacingOccurrences(
+      "0.0123", with: "0.0124")
+    #expect {
+      try parse(text)
+    } throws: { error in
+      guard case .hashMismatch(_, let content) = error as? CalibrationFileError else {
+        return false
+      }
+      return content.keyPath == "contentHash" && content.position?.line == 4
+        && content.message.contains("plumb-cal sign unit3.json")
+        && content.message.contains("Regenerate")
+    }
+    let accepted = try CalibrationFile.parse(Array(text.utf8), path: "x", verifyingHash: false)
+    #expect(accepted.gyroscope?.biasRadiansPerSecond.x == 0.0124)
+    // Re-signing gives a file that loads, with a new id.
+    let resigned = try parse(accepted.formatted())
+    #expect(resigned.calibrationId != CalibrationFileTests.sample.calibrationId)
+  }
+
+  @Test func reformattingDoesNotBreakTheHash() throws {
+    // Reindented, keys reordered, numbers written differently: the values are the same.
+    let text = CalibrationFileTests.sample.formatted()
+    let document = try JSONDocument(parsing: text)
+    guard case .object(let members) = document.root else {
+      Issue.record("not an object")
+      return
+    }
+    let reordered = JSONValue.object(members.reversed()).compact().replacingOccurrences(
+      "31.5", with: "31.50")
+    #expect(try parse(reordered) == CalibrationFileTests.sample)
+  }
+
+  @Test(arguments: [
+    ("\"whoAmI\": \"0x68\"", "\"whoAmI\": \"0x168\"", "sensor.whoAmI", "out of range"),
+    ("\"created\": \"2026-12-02T10:15:00Z\"", "\"created\": \"yesterday\"", "created", "ISO 8601"),
+    (
+      "\"scale\": [1.02, 0.985, 1.01]", "\"scale\": [1.02, 0.985]", "accelerometer.scale",
+      "expected 3 numbers"
+    ),
+    (
+      "\"scale\": [1.02, 0.985, 1.01]", "\"scale\": [1.02, 0.985, 0]", "accelerometer.scale",
+      "not a working axis"
+    ),
+    (
+      "\"dwellSeconds\"", "\"dwelSeconds\"", "restDetector.dwelSeconds",
+      "did you mean \"dwellSeconds\""
+    ),
+    ("\"schema\": 1", "\"schema\": 2", "schema", "schema 1, not 2"),
+    (
+      "\"windowSeconds\": 1.5", "\"windowSeconds\": \"1.5\"", "restDetector.windowSeconds",
+      "expected a number"
+    ),
+  ])
+  func contentErrorsNameTheKeyAndLine(find: String, replace: String, key: String, message: String)
+    throws
+  {
+    let text = CalibrationFileTests.sample.formatted()
+    #expect(text.contains(find))
+    let edited = text.replacingOccurrences(find, with: replace)
+    let line =
+      text.split(separator: "\n", omittingEmptySubsequences: false)
+      .firstIndex { $0.contains(find) }! + 1
+    #expect {
+      try parse(edited)
+    } throws: { error in
+      guard case .content(_, let content) = error as? CalibrationFileError else { return false }
+      return content.keyPath == key && content.message.contains(message)
+        && (content.position?.line ?? 0) >= line - 1 && (content.position?.line ?? 0) <= line + 1
+        && "\(error)".contains("line")
+    }
+  }
+
+  @Test func acceptsOnlyISO8601UTC() {
+    #expect(isISO8601UTC("2026-12-02T10:15:00Z"))
+    #expect(isISO8601UTC("2026-12-02T10:15:00.250Z"))
+    #expect(!isISO8601UTC("2026-12-02T10:15:00+01:00"))
+    #expect(!isISO8601UTC("2026-13-02T10:15:00Z"))
+    #expect(!isISO8601UTC("2026-12-02 10:15:00Z"))
+  }
+}
+
+extension String {
+  func replacingOccurrences(_ target: String, with replacement: String) -> String {
+    split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+  }
+}

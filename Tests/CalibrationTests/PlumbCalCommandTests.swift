@@ -1,0 +1,96 @@
+import Calibration
+import CommandLineSupport
+import Testing
+
+@testable import plumb_cal
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `plumb-cal` end to end, through its command group: exit statuses and the files it writes.
+@Suite struct PlumbCalCommandTests {
+  let group = CommandGroup(
+    name: "plumb-cal", abstract: "test",
+    subcommands: [allanCommand, gyroCommand, saveCommand, signCommand, checkCommand])
+
+  func temporaryPath(_ name: String) -> String { "/tmp/plumb-cal-test-\(getpid())-\(name)" }
+
+  func writeCSV(_ recording: InertialRecording, to path: String) {
+    var text = "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,temp_c\n"
+    for i in 0..<recording.count {
+      text += "\(recording.timeSeconds[i])"
+      for axis in InertialAxis.allCases { text += ",\(recording.samples(axis)[i])" }
+      text += ",\(recording.temperatureCelsius![i])\n"
+    }
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    _ = Array(text.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    close(fd)
+  }
+
+  func read(_ path: String) -> String {
+    let fd = open(path, O_RDONLY)
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+      let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+      if n <= 0 { break }
+      bytes += chunk[0..<n]
+    }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  @Test func exitStatusesFollowSysexits() {
+    #expect(group.run([]) == 64)
+    #expect(group.run(["allan"]) == 64)
+    #expect(group.run(["allan", "x.csv", "--axes", "gyros"]) == 64)
+    #expect(group.run(["allan", "/nonexistent/still.csv"]) == 66)
+    #expect(group.run(["allan", "/nonexistent/still.plumbraw"]) == 65)
+    #expect(group.run(["check", "/nonexistent/unit.json"]) == 66)
+  }
+
+  @Test func allanPlotsAndTablesAndSaveWritesACheckableFile() throws {
+    var simulation = StillSensorSimulation.seed000
+    simulation.startTemperatureCelsius = 25
+    simulation.finalTemperatureCelsius = 25
+    let recording = simulation.record(sampleCount: 3000, seed: 12)
+    let csv = temporaryPath("still.csv")
+    let svg = temporaryPath("allan.svg")
+    let json = temporaryPath("unit.json")
+    defer {
+      for path in [csv, svg, json] { unlink(path) }
+    }
+    writeCSV(recording, to: csv)
+    #expect(group.run(["allan", csv, "--plot", svg, "--axes", "gyro"]) == 0)
+    let plot = read(svg)
+    #expect(plot.hasPrefix("<svg"))
+    #expect(plot.contains("Gyroscope: overlapping Allan deviation"))
+    #expect(!plot.contains("Accelerometer"))
+    #expect(plot.contains("slope −½"))
+
+    let analysis = try AllanAnalysis.analyze(recording)
+    let table = allanTable(analysis).split(separator: "\n")
+    #expect(table.first == "tau_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z")
+    #expect(table.count == analysis.tauSeconds.count + 1)
+    #expect(table[1].hasPrefix("0.01,"))
+    #expect(table[1].split(separator: ",").count == 7)
+
+    #expect(
+      group.run([
+        "save", csv, "--output", json, "--label", "test unit", "--created", "2026-12-02T10:00:00Z",
+      ]) == 0)
+    let file = try CalibrationFile.load(path: json)
+    #expect(file.sensor.label == "test unit")
+    #expect(file.noise?.gyroscope != nil && file.restDetector != nil)
+    #expect(group.run(["check", json]) == 0)
+    // Same inputs, same bytes.
+    let first = read(json)
+    #expect(
+      group.run([
+        "save", csv, "--output", json, "--label", "test unit", "--created", "2026-12-02T10:00:00Z",
+      ]) == 0)
+    #expect(read(json) == first)
+    #expect(group.run(["save", csv, "--output", json, "--created", "yesterday"]) == 64)
+  }
+}

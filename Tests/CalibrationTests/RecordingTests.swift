@@ -1,0 +1,179 @@
+import Calibration
+import Randomness
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+@Suite struct RecordingTests {
+  let decoder = CSVRecordingDecoder()
+
+  func decode(_ text: String) throws -> InertialRecording {
+    try decoder.decode(Array(text.utf8), path: "rec.csv")
+  }
+
+  func expectError(_ text: String, _ kind: RecordingError.Kind, _ fragments: [String]) {
+    #expect {
+      _ = try decode(text)
+    } throws: { error in
+      guard let e = error as? RecordingError else { return false }
+      return e.kind == kind && fragments.allSatisfy { e.description.contains($0) }
+    }
+  }
+
+  static let header = "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z"
+
+  @Test func readsColumnsByNameAndSkipsCommentsAndBlankLines() throws {
+    let text = """
+      # exported by a test
+      acc_z,t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,movement,temp_c
+
+      9.81,0.00,0.1,0.2,0.3,1,2,nan,25.5\r
+      9.80,0.01,-0.1,-0.2,-0.3,1.5,2.5,1,25.6
+      """
+    let r = try decode(text)
+    #expect(r.count == 2)
+    #expect(r.timeSeconds == [0, 0.01])
+    #expect(r.samples(.gyroX) == [0.1, -0.1])
+    #expect(r.samples(.accelZ) == [9.81, 9.80])
+    #expect(r.temperatureCelsius == [25.5, 25.6])
+    // The ignored column may hold anything, NaN included.
+    #expect(r.location(ofSample: 1) == "line 5")
+  }
+
+  @Test func numbersReadExactlyAsTheirDecimalText() throws {
+    // Short decimals take an exact fast path, long ones strtod: both must give the double
+    // nearest the text, as Swift's own parser does.
+    var random = SeededGenerator(seed: 77)
+    var texts = [
+      "0.1", "-0.000123", "+2.5", "1e-7", "6.02E+3", "123456789012345", "1234567890123456789",
+      "0.30000000000000004", "9.80665", "1.7976931348623157e308", "4.9e-324", "-0", "007.50",
+    ]
+    for _ in 0..<300 {
+      let value = (random.nextUniform() - 0.5) * 20 * Double(1 << Int(random.next() % 12))
+      texts.append("\(value)")
+      texts.append(NumberTextForTests.nineDigits(value))
+    }
+    var csv = RecordingTests.header + "\n"
+    for (i, text) in texts.enumerated() { csv += "\(i),\(text),0,0,0,0,0\n" }
+    let recording = try decode(csv)
+    for (parsed, text) in zip(recording.samples(.gyroX), texts) {
+      #expect(parsed == Double(text)!, "\(text)")
+    }
+  }
+
+  @Test func temperatureIsOptional() throws {
+    let r = try decode(RecordingTests.header + "\n0,1,2,3,4,5,6\n")
+    #expect(r.temperatureCelsius == nil)
+  }
+
+  @Test func malformedInputNamesTheLineAndColumn() {
+    let h = RecordingTests.header
+    expectError(h + "\n0,1,2,3,4,5,6\n0.01,1,x,3,4,5,6\n", .malformed, ["line 3", "gyr_y is 'x'"])
+    expectError(
+      h + "\n0,1,2,3,4,5,6\n0.01,1,nan,3,4,5,6\n", .malformed, ["line 3", "gyr_y", "finite"])
+    expectError(h + "\n0,1,2,3,4,5,inf\n", .malformed, ["line 2", "acc_z"])
+    expectError(h + "\n0,1,2,3,4,5\n", .malformed, ["line 2", "6 fields", "header has 7"])
+    expectError(h + "\n0,1,,3,4,5,6\n", .malformed, ["line 2", "gyr_y is empty"])
+    expectError(
+      h + "\n0.02,1,2,3,4,5,6\n0.01,1,2,3,4,5,6\n", .malformed, ["line 3", "time must increase"])
+    expectError(h + "\n0.02,1,2,3,4,5,6\n0.02,1,2,3,4,5,6\n", .malformed, ["line 3", "not after"])
+    expectError("t_s,gyr_x,gyr_y,acc_x,acc_y,acc_z\n", .malformed, ["line 1", "lacks gyr_z"])
+    expectError("0,1,2,3,4,5,6\n", .malformed, ["line 1", "not a header"])
+    expectError("", .malformed, ["empty"])
+    expectError(h + ",gyr_x\n", .malformed, ["twice"])
+  }
+
+  func uniformRecording(_ times: [Double]) -> InertialRecording {
+    InertialRecording(
+      source: "rec.csv", timeSeconds: times,
+      channels: [[Double]](repeating: [Double](repeating: 0, count: times.count), count: 6),
+      temperatureCelsius: nil, locations: .lines(times.indices.map { Int32($0 + 2) }))
+  }
+
+  @Test func gapsAndExtraSamplesAreRejectedWithTheirLine() {
+    var times = (0..<100).map { Double($0) * 0.01 }
+    times.removeSubrange(40..<43)  // three samples lost after index 39
+    #expect {
+      _ = try SampleTiming.measure(uniformRecording(times))
+    } throws: { error in
+      guard let e = error as? RecordingError else { return false }
+      // Sample index 40 (the first after the gap) is on line 42.
+      return e.kind == .notUniform && e.location == "line 42"
+        && e.message.contains("3 samples missing")
+    }
+    var extra = (0..<100).map { Double($0) * 0.01 }
+    extra.insert(0.502, at: 51)
+    #expect {
+      _ = try SampleTiming.measure(uniformRecording(extra))
+    } throws: { error in
+      (error as? RecordingError)?.message.contains("extra or duplicated sample") ?? false
+    }
+  }
+
+  @Test func periodComesFromTheSpanNotTheQuantisedMedian() throws {
+    // A true period of 9.93 ms stamped to the whole millisecond: the intervals are 9 or 10 ms
+    // and their median is 10 ms (0.7 % off); the span gives the period.
+    let times = (0..<10_000).map { (Double($0) * 0.00993 * 1000).rounded(.down) / 1000 }
+    let timing = try SampleTiming.measure(uniformRecording(times))
+    #expect(abs(timing.medianIntervalSeconds - 0.010) < 1e-12)
+    #expect(abs(timing.samplePeriodSeconds - 0.00993) < 1e-6)
+  }
+
+  @Test func loaderPicksByExtensionAndExplainsMissingFormats() throws {
+    #expect {
+      _ = try RecordingLoader.standard.load(path: "/nonexistent/still.plumbraw")
+    } throws: { error in
+      guard let e = error as? RecordingError else { return false }
+      return e.kind == .unsupportedFormat
+        && e.message.contains(".plumbraw support arrives with `plumb record`")
+    }
+    #expect {
+      _ = try RecordingLoader.standard.load(path: "/tmp/still.txt")
+    } throws: { error in
+      (error as? RecordingError)?.message.contains("unknown recording format '.txt'") ?? false
+    }
+    #expect {
+      _ = try RecordingLoader.standard.load(path: "/nonexistent/still.csv")
+    } throws: { error in
+      guard let e = error as? RecordingError else { return false }
+      return e.kind == .unreadable && e.description.contains("no such file")
+    }
+    let path = "/tmp/plumb-recording-test-\(getpid()).csv"
+    let text = RecordingTests.header + "\n0,1,2,3,4,5,6\n0.01,1,2,3,4,5,6\n"
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    _ = Array(text.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    close(fd)
+    defer { unlink(path) }
+    let recording = try RecordingLoader.standard.load(path: path)
+    #expect(recording.count == 2)
+    #expect(recording.source == path)
+  }
+}
+
+enum NumberTextForTests {
+  /// `value` with nine significant digits, as an exporter might write it.
+  static func nineDigits(_ value: Double) -> String {
+    guard value != 0 else { return "0" }
+    var exponent = 0
+    var m = abs(value)
+    while m >= 10 {
+      m /= 10
+      exponent += 1
+    }
+    while m < 1 {
+      m *= 10
+      exponent -= 1
+    }
+    let digits = Int((m * 1e8).rounded())
+    return (value < 0 ? "-" : "")
+      + "\(digits / 100_000_000).\(String(digits % 100_000_000).leftPadded(8))e\(exponent)"
+  }
+}
+
+extension String {
+  fileprivate func leftPadded(_ width: Int) -> String {
+    count >= width ? self : String(repeating: "0", count: width - count) + self
+  }
+}

@@ -1,0 +1,205 @@
+import Telemetry
+import Testing
+
+private let context = HostCommandContext(
+  sampleRateHz: 100, baudRate: 115_200, format: .binary, outputRateHz: 100)
+
+/// Every result the parser gives for `input`, polling until the input is used up.
+private func parse(
+  _ input: String, context: HostCommandContext = context,
+  configuration: HostCommandParser.Configuration = .init(minimumPollsBetweenErrors: 0)
+) -> [Result<HostCommand, HostCommandError>] {
+  parse(Array(input.utf8), context: context, configuration: configuration).results
+}
+
+private func parse(
+  _ input: [UInt8], context: HostCommandContext = context,
+  configuration: HostCommandParser.Configuration = .init(minimumPollsBetweenErrors: 0)
+) -> (results: [Result<HostCommand, HostCommandError>], parser: HostCommandParser, polls: Int) {
+  var parser = HostCommandParser(configuration: configuration)
+  var results: [Result<HostCommand, HostCommandError>] = []
+  var offset = 0
+  var polls = 0
+  while offset < input.count || parser.pendingBytes > 0 {
+    let take = min(parser.freeCapacity, input.count - offset)
+    parser.receive(Array(input[offset..<offset + take]))
+    offset += take
+    polls += 1
+    if let result = parser.poll(context: context) { results.append(result) }
+  }
+  // Drain: a poll may stop at a result with bytes still waiting.
+  while let result = parser.poll(context: context) { results.append(result) }
+  return (results, parser, polls)
+}
+
+@Suite struct HostCommandTests {
+  @Test(arguments: [
+    ("tare\n", HostCommand.tare), ("TARE\r\n", .tare), ("  status\t\n", .status),
+    ("version\r", .version), ("format text\n", .format(.text)),
+    ("Format   MAVLink\n", .format(.mavlink)), ("format binary\n", .format(.binary)),
+    ("rate 50\n", .rate(hertz: 50)), ("rate 100\n", .rate(hertz: 100)),
+    ("rate 1\n", .rate(hertz: 1)),
+    ("rate 020\n", .rate(hertz: 20)),
+  ])
+  func eachCommand(line: String, expected: HostCommand) {
+    #expect(parse(line) == [.success(expected)])
+  }
+
+  @Test(arguments: [
+    ("foo\n", HostCommandError.unknownCommand("foo"), "unknown command \"foo\""),
+    ("format\n", .missingArgument(.format), "format needs binary, text or mavlink"),
+    ("rate\n", .missingArgument(.rate), "rate needs Hz, e.g. rate 50"),
+    ("tare now\n", .unexpectedArgument(.tare, "now"), "tare takes no argument; got \"now\""),
+    ("format text x\n", .unexpectedArgument(.format, "x"), "format takes one argument; got \"x\""),
+    ("format json\n", .unknownFormat("json"), "format \"json\"? use binary|text|mavlink"),
+    ("rate fast\n", .invalidRate("fast"), "rate \"fast\"? give whole Hz, e.g. rate 50"),
+    ("rate 12.5\n", .invalidRate("12.5"), "rate \"12.5\"? give whole Hz, e.g. rate 50"),
+    ("rate -5\n", .invalidRate("-5"), "rate \"-5\"? give whole Hz, e.g. rate 50"),
+    ("rate 0\n", .rateOutOfRange(hertz: 0, sampleRateHz: 100), "rate 0 Hz: must be 1 to 100 Hz"),
+    (
+      "rate 400\n", .rateOutOfRange(hertz: 400, sampleRateHz: 100),
+      "rate 400 Hz: must be 1 to 100 Hz"
+    ),
+    (
+      "rate 30\n", .rateNotDivisor(hertz: 30, sampleRateHz: 100),
+      "30 Hz does not divide 100 Hz: try 25 or 50"
+    ),
+    (
+      "rate 3\n", .rateNotDivisor(hertz: 3, sampleRateHz: 100),
+      "3 Hz does not divide 100 Hz: try 2 or 4"
+    ),
+    ("\u{7}tare\n", .invalidByte(0x07), "byte 0x07 not allowed in commands"),
+    ("tare\u{7F}\n", .invalidByte(0x7F), "byte 0x7F not allowed in commands"),
+    ("dépêche\n", .invalidByte(0xC3), "byte 0xC3 not allowed in commands"),
+    (
+      "averyveryverylongword\n", .unknownCommand("averyveryver"), "unknown command \"averyveryver\""
+    ),
+    ("$tare*\n", .unknownCommand("$tare*"), "unknown command \"?tare?\""),
+  ])
+  func eachError(line: String, expected: HostCommandError, reply: String) {
+    #expect(parse(line) == [.failure(expected)])
+    #expect(expected.reply.status == .error)
+    #expect(expected.reply.text.description == reply)
+    #expect(expected.reply.text.count <= 46)
+  }
+
+  @Test func theLinkBudgetRefusesRatesAndFormatsThatDoNotFit() {
+    let slow = HostCommandContext(
+      sampleRateHz: 100, baudRate: 9600, format: .binary, outputRateHz: 10)
+    guard case .failure(.linkBudget(let refusal))? = parse("rate 100\n", context: slow).first else {
+      Issue.record("rate 100 at 9600 baud must be refused")
+      return
+    }
+    #expect(refusal.shortDescription.description == "6300 B/s > 816 B/s at 9600 baud; max 10 Hz")
+    #expect(parse("rate 10\n", context: slow) == [.success(.rate(hertz: 10))])
+    let medium = HostCommandContext(
+      sampleRateHz: 100, baudRate: 57_600, format: .binary, outputRateHz: 100)
+    guard case .failure(.linkBudget(let text))? = parse("format text\n", context: medium).first
+    else {
+      Issue.record("text at 100 Hz on 57600 baud must be refused")
+      return
+    }
+    #expect(text.format == .text && text.suggestedRateHz == 50 && text.suggestedBaudRate == 115_200)
+  }
+
+  @Test func blankLinesAreIgnoredAndLineEndsMayBeCRLFOrEither() {
+    #expect(parse("\n\r\n  \t \n\r\r") == [])
+    #expect(
+      parse("tare\r\nstatus\rversion\n") == [
+        .success(.tare), .success(.status), .success(.version),
+      ])
+  }
+
+  @Test func anOverlongLineIsAnsweredOnceAndIgnoredToItsEnd() {
+    let long = String(repeating: "a", count: 64) + "\n"
+    #expect(parse(long) == [.failure(.unknownCommand("aaaaaaaaaaaa"))], "64 bytes is allowed")
+    let tooLong = String(repeating: "tare ", count: 40) + "\ntare\n"
+    #expect(parse(tooLong) == [.failure(.lineTooLong(limit: 64)), .success(.tare)])
+    let (_, parser, _) = parse(Array(tooLong.utf8))
+    #expect(parser.statistics.bytesDiscarded == 200)
+  }
+
+  @Test func binaryGarbageNeverStallsAndEveryPollIsBounded() {
+    var random = SplitMix64(seed: 0xBAD)
+    let garbage = (0..<100_000).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+    var parser = HostCommandParser()
+    var offset = 0
+    var polls = 0
+    while offset < garbage.count || parser.pendingBytes > 0 {
+      let take = min(parser.freeCapacity, garbage.count - offset)
+      parser.receive(Array(garbage[offset..<offset + take]))
+      offset += take
+      let before = parser.pendingBytes
+      _ = parser.poll(context: context)
+      #expect(before - parser.pendingBytes <= 128, "a poll looks at no more than 128 bytes")
+      #expect(parser.pendingBytes <= 256)
+      polls += 1
+    }
+    #expect(polls < 100_000 / 128 * 2 + 10, "garbage is consumed at the poll budget")
+    let s = parser.statistics
+    #expect(s.errorsReturned <= UInt64(polls / 10 + 1), "at most one error reply per 10 polls")
+    #expect(s.commands + s.errorsReturned + s.errorsSuppressed == s.lines)
+  }
+
+  @Test func receiveRefusesWhatDoesNotFit() {
+    var parser = HostCommandParser()
+    #expect(parser.receive([UInt8](repeating: 0x61, count: 300)) == 256)
+    #expect(parser.statistics.bytesRefused == 44)
+    #expect(parser.freeCapacity == 0)
+  }
+
+  /// 100 000 seeded random lines, from plausible commands to raw bytes: the parser never
+  /// crashes, answers every line with exactly one command or error, and every command it
+  /// returns is valid for the context.
+  @Test func fuzzedLinesAlwaysYieldACommandOrAnError() {
+    var random = SplitMix64(seed: 0xF022)
+    let words = [
+      "tare", "TARE", "format", "binary", "text", "mavlink", "json", "rate", "status", "version",
+      "50", "100", "30", "0", "-1", "99999999", "12.5", "x", "", "\t", "  ",
+    ]
+    var input: [UInt8] = []
+    var expectedLines = 0
+    for _ in 0..<100_000 {
+      var line: [UInt8] = []
+      switch random.next() % 4 {
+      case 0, 1:
+        for _ in 0..<(1 + random.next() % 4) {
+          line += Array(words[Int(random.next() % UInt64(words.count))].utf8) + [0x20]
+        }
+      case 2:
+        line = (0..<(random.next() % 90)).map { _ in UInt8(0x20 + random.next() % 95) }
+      default:
+        line = (0..<(random.next() % 90)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+      }
+      input += line + [random.next() % 3 == 0 ? 0x0D : 0x0A]
+    }
+    // The oracle: a line ends at CR or LF; blank lines (spaces/tabs only) are ignored.
+    var segment: [UInt8] = []
+    for byte in input {
+      if byte == 0x0A || byte == 0x0D {
+        if segment.contains(where: { $0 != 0x20 && $0 != 0x09 }) { expectedLines += 1 }
+        segment = []
+      } else {
+        segment.append(byte)
+      }
+    }
+    let (results, parser, _) = parse(input)
+    let s = parser.statistics
+    #expect(s.lines == UInt64(expectedLines))
+    #expect(results.count == expectedLines, "one answer per line")
+    #expect(s.commands + s.errorsReturned == s.lines && s.errorsSuppressed == 0)
+    var commands = 0
+    for result in results {
+      switch result {
+      case .success(.rate(let hertz)):
+        #expect(100 % hertz == 0)
+        commands += 1
+      case .success:
+        commands += 1
+      case .failure(let error):
+        #expect(!error.reply.text.isEmpty && error.reply.text.count <= 46)
+      }
+    }
+    #expect(commands > 1000, "the fuzz reaches valid commands too")
+  }
+}

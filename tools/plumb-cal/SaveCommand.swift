@@ -1,0 +1,113 @@
+import Calibration
+import CommandLineSupport
+import Geometry
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+let saveSpec = CommandSpec(
+  name: "plumb-cal save",
+  abstract: "analyse bench recordings and write (or update) a calibration file",
+  discussion: """
+    From a still recording: the gyro's static bias with its uncertainty, the Allan noise figures
+    of all six axes, and rest-detector thresholds from the unit's own noise. From an optional
+    warm-up recording (with temp_c): the gyro bias versus temperature (auto-chosen model). The
+    file is signed with its content hash; its calibration id is printed.
+
+    --update keeps the sections this command does not write (the accelerometer correction from
+    the six-position procedure, the live section) from an existing file.
+    """,
+  options: [
+    .option("output", value: "FILE.json", help: "the calibration file to write", required: true),
+    .option("warm-up", value: "REC", help: "a still warm-up recording for bias vs temperature"),
+    .option("label", value: "TEXT", help: "your label for this unit", default: "unlabelled"),
+    .option("who-am-i", value: "BYTE", help: "the chip's WHO_AM_I value", default: "0x68"),
+    .option("name", value: "PART", help: "the part", default: "MPU-6050"),
+    .option(
+      "created", value: "ISO8601", help: "creation time, UTC (default: now)"),
+    .flag("update", help: "keep the other sections of an existing FILE.json"),
+  ],
+  positionals: [PositionalSpec("REC", help: "a still recording (.csv), an hour or two")],
+  examples: [
+    "plumb-cal save still-2h.csv --warm-up warm-up.csv --label 'unit 3' --output unit-3.json"
+  ])
+
+let saveCommand = CommandGroup.Subcommand(saveSpec) { arguments in
+  let output = arguments.value("output")!
+  let whoAmIText = arguments.value("who-am-i") ?? "0x68"
+  let lower = whoAmIText.lowercased()
+  guard
+    let whoAmI = lower.hasPrefix("0x") ? UInt8(lower.dropFirst(2), radix: 16) : UInt8(lower)
+  else {
+    throw UsageError("'--who-am-i' must be a byte like 0x68, not '\(whoAmIText)'", spec: saveSpec)
+  }
+  let created = arguments.value("created") ?? currentUTCTime()
+  guard isISO8601UTC(created) else {
+    throw UsageError(
+      "'--created' must be an ISO 8601 UTC time like 2026-12-02T10:15:00Z, not '\(created)'",
+      spec: saveSpec)
+  }
+  let still = try loadRecording(arguments.positionals[0])
+  let analysis: AllanAnalysis
+  do throws(RecordingError) {
+    analysis = try AllanAnalysis.analyze(still)
+  } catch {
+    throw failure(error)
+  }
+  let biases = GyroBias.estimate(still, allan: analysis)
+  var fit: BiasTemperatureFit?
+  if let warmUpPath = arguments.value("warm-up") {
+    let warmUp = try loadRecording(warmUpPath)
+    let timing: SampleTiming
+    do throws(RecordingError) {
+      timing = try SampleTiming.measure(warmUp)
+    } catch {
+      throw failure(error)
+    }
+    do throws(TemperatureFitError) {
+      fit = try BiasTemperatureFit.fit(warmUp, timing: timing)
+    } catch {
+      throw CommandFailure(.dataError, "\(warmUpPath): \(error)")
+    }
+  }
+  let stillTemperature = still.temperatureCelsius.map { $0.reduce(0, +) / Double($0.count) }
+  var file = CalibrationFile(
+    sensor: SensorIdentity(
+      whoAmI: whoAmI, name: arguments.value("name") ?? "MPU-6050",
+      label: arguments.value("label") ?? "unlabelled"),
+    created: created,
+    gyroscope: GyroCalibration(
+      staticBias: biases, stillTemperatureCelsius: stillTemperature, temperatureFit: fit),
+    noise: NoiseFigures(analysis),
+    restDetector: RestDetectorThresholds.derive(from: still, timing: analysis.timing))
+  if arguments.flag("update") {
+    do throws(CalibrationFileError) {
+      let existing = try CalibrationFile.load(path: output)
+      file.accelerometer = existing.accelerometer
+      file.live = existing.live
+    } catch {
+      throw calibrationFailure(error)
+    }
+  }
+  do throws(CalibrationFileError) {
+    try file.write(toPath: output)
+  } catch {
+    throw calibrationFailure(error)
+  }
+  print("\(output): written; calibration id \(file.calibrationIdText)")
+}
+
+/// Now, ISO 8601 UTC, to the second (the tool may read the wall clock; the library does not).
+func currentUTCTime() -> String {
+  var now = time(nil)
+  var parts = tm()
+  gmtime_r(&now, &parts)
+  func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+  return
+    "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+}

@@ -1,0 +1,70 @@
+import Calibration
+import CommandLineSupport
+import Plotting
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Reads a recording through the standard loader, mapping its errors to exit statuses.
+func loadRecording(_ path: String) throws(CommandFailure) -> InertialRecording {
+  do {
+    return try RecordingLoader.standard.load(path: path)
+  } catch {
+    throw failure(error)
+  }
+}
+
+/// The exit status and message for a recording error: a missing file is `EX_NOINPUT` (66),
+/// everything else about the data `EX_DATAERR` (65).
+func failure(_ error: RecordingError) -> CommandFailure {
+  CommandFailure(error.kind == .unreadable ? .noInput : .dataError, error.description)
+}
+
+/// Writes text to a file (whole, replacing it), `EX_CANTCREAT` (73) on failure.
+func writeText(_ text: String, to path: String) throws(CommandFailure) {
+  let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+  guard fd >= 0 else {
+    throw CommandFailure(
+      .cannotCreate, "cannot create \(path): \(String(cString: strerror(errno)))")
+  }
+  defer { close(fd) }
+  let bytes = Array(text.utf8)
+  var offset = 0
+  while offset < bytes.count {
+    let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+    if n < 0 {
+      if errno == EINTR { continue }
+      throw CommandFailure(.ioError, "cannot write \(path): \(String(cString: strerror(errno)))")
+    }
+    offset += n
+  }
+}
+
+/// A number for tables: four significant digits, plain between 0.01 and 100 000, scientific
+/// outside.
+func sci(_ value: Double) -> String {
+  let magnitude = abs(value)
+  if magnitude >= 0.01 && magnitude < 100_000 { return NumberText.compact(value, 4) }
+  return NumberText.scientific(value, 4)
+}
+
+/// A right-aligned cell.
+func cell(_ text: String, _ width: Int = 13) -> String { NumberText.padLeft(text, width) }
+
+/// Seconds with a sensible number of digits.
+func seconds(_ value: Double) -> String { NumberText.compact(value, 5) + " s" }
+
+/// Measures how long `body` takes, in milliseconds (a tool may read the clock; the library not).
+func timed<T>(_ body: () throws -> T) rethrows -> (T, Double) {
+  let clock = ContinuousClock()
+  let start = clock.now
+  let result = try body()
+  let elapsed = clock.now - start
+  let (s, attoseconds) = elapsed.components
+  return (result, Double(s) * 1000 + Double(attoseconds) / 1e15)
+}
