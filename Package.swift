@@ -78,7 +78,7 @@ targets += [
   .testTarget(name: "RandomnessTests", dependencies: ["Randomness"], swiftSettings: swift6),
   .target(name: "Geometry", swiftSettings: swift6),
   .target(
-    name: "MotionScenarios", dependencies: ["Geometry"],
+    name: "MotionScenarios", dependencies: ["Geometry", "Randomness"],
     swiftSettings: swift6 + [.unsafeFlags(["-O"])]),
   .testTarget(name: "GeometryTests", dependencies: ["Geometry"], swiftSettings: swift6),
   // Optimised even in debug builds: the estimator is the hot path of every accuracy test
@@ -98,7 +98,8 @@ targets += [
     dependencies: ["AttitudeEstimation", "Geometry", "MotionScenarios"],
     swiftSettings: swift6 + [.unsafeFlags(["-O"])]),
   .executableTarget(
-    name: "plumb", dependencies: ["AttitudeEstimation", "Geometry"], path: "Sources/plumb",
+    name: "plumb", dependencies: ["AttitudeEstimation", "CommandLineSupport", "Geometry"],
+    path: "Sources/plumb",
     swiftSettings: swift6),
   .testTarget(
     name: "PlumbReplayTests", dependencies: ["plumb", "MotionScenarios", "Geometry"],

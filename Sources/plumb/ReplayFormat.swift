@@ -29,8 +29,8 @@ enum ReplayFormat {
     var description: String { "line \(line): \(message)" }
   }
 
-  /// Checks the header line.
-  static func checkHeader(_ line: Substring) throws(InputError) {
+  /// Checks the header line; returns whether an eighth column `temp_c` (°C) follows.
+  static func checkHeader(_ line: Substring) throws(InputError) -> Bool {
     let names = line.split(separator: ",", omittingEmptySubsequences: false).map {
       String($0.trimmingCharacters())
     }
@@ -42,12 +42,15 @@ enum ReplayFormat {
           "the header must start with \(inputColumns.joined(separator: ",")) (found \"\(line.prefix(80))\")"
       )
     }
+    return names.count > inputColumns.count && names[inputColumns.count] == "temp_c"
   }
 
   /// One data line → its time text, time in nanoseconds, and the sample.
-  static func parse(_ line: Substring, number: Int) throws(InputError) -> (
-    Substring, Int64, InertialSample
-  ) {
+  static func parse(_ line: Substring, number: Int, temperature: Bool = false) throws(InputError)
+    -> (
+      Substring, Int64, InertialSample
+    )
+  {
     var values = [Double](repeating: 0, count: 7)
     var timeText: Substring = ""
     var field = 0
@@ -85,10 +88,20 @@ enum ReplayFormat {
     guard abs(nanoseconds) < 9e18 else {
       throw InputError(line: number, message: "t_s \(values[0]) is out of range")
     }
+    var celsius = Double.nan
+    if temperature, index < line.endIndex {
+      let rest = line[line.index(after: index)...]
+      let text = (rest.firstIndex(of: ",").map { rest[..<$0] } ?? rest).trimmingCharacters()
+      guard let value = Double(text), value.isFinite else {
+        throw InputError(line: number, message: "temp_c is not a number: \"\(text.prefix(40))\"")
+      }
+      celsius = value
+    }
     let sample = InertialSample(
       timestampNanoseconds: Int64(nanoseconds),
       angularRateRadiansPerSecond: Vector3(values[1], values[2], values[3]),
-      specificForceMetersPerSecondSquared: Vector3(values[4], values[5], values[6]))
+      specificForceMetersPerSecondSquared: Vector3(values[4], values[5], values[6]),
+      temperatureCelsius: celsius)
     return (timeText, Int64(nanoseconds), sample)
   }
 

@@ -1,48 +1,20 @@
-// plumb: the firmware's command-line entry point. Subcommands are dispatched here; each lives
-// in its own file (`ReplayCommand.swift`, …). Until the shared argument parser lands in
-// `CommandLineSupport`, each subcommand parses its own arguments with the same conventions:
-// `--kebab-case` options, `--help` everywhere, exit status 64 on usage errors.
+// plumb: the firmware's command-line entry point. Each subcommand lives in its own file and
+// is listed here; `CommandLineSupport` parses and dispatches (`--help` everywhere, exit status 64
+// on usage errors).
 
-import Foundation
+import CommandLineSupport
 
-func printError(_ message: String) {
-  FileHandle.standardError.write(Data("plumb: \(message)\n".utf8))
-}
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
-let topUsage = """
-  USAGE: plumb <subcommand> [options]
+let plumb = CommandGroup(
+  name: "plumb",
+  abstract: "attitude firmware core for Linux single-board computers",
+  subcommands: [ReplayCommand.subcommand])
 
-  SUBCOMMANDS:
-    \(ReplayCommand.name)     \(ReplayCommand.summary)
-
-  Run `plumb <subcommand> --help` for a subcommand's options.
-  """
-
-var arguments = Array(CommandLine.arguments.dropFirst())
-guard let subcommand = arguments.first else {
-  printError("missing subcommand\n\n\(topUsage)")
-  exit(64)
-}
-arguments.removeFirst()
-switch subcommand {
-case "-h", "--help", "help":
-  print(topUsage)
-case ReplayCommand.name:
-  do throws(ReplayCommand.Failure) {
-    guard let command = try ReplayCommand.parse(arguments) else {
-      print(ReplayCommand.usage)
-      exit(0)
-    }
-    _ = try command.run()
-  } catch {
-    if case .usage = error {
-      printError("replay: \(error.message)\n\n\(ReplayCommand.usage)")
-    } else {
-      printError("replay: \(error.message)")
-    }
-    exit(error.status)
-  }
-default:
-  printError("unknown subcommand '\(subcommand)'\n\n\(topUsage)")
-  exit(64)
-}
+exit(plumb.run(Array(CommandLine.arguments.dropFirst())))

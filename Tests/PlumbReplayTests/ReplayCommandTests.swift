@@ -119,6 +119,27 @@ import Testing
     #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["bad.csv"])
   }
 
+  /// An eighth column named temp_c is the die temperature; it must be a number.
+  @Test func readsAnOptionalTemperatureColumn() throws {
+    let dir = try temporaryDirectory()
+    let good = dir.appendingPathComponent("good.csv")
+    try
+      "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,temp_c\n0,0,0,0,0,0,9.8,31.5\n0.01,0,0,0,0,0,9.8,31.5\n"
+      .write(to: good, atomically: true, encoding: .utf8)
+    #expect(
+      try plumb([
+        "replay", "--input", good.path, "--output", dir.appendingPathComponent("o.csv").path,
+      ])
+      .status == 0)
+    let bad = dir.appendingPathComponent("bad.csv")
+    try "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,temp_c\n0,0,0,0,0,0,9.8,warm\n".write(
+      to: bad, atomically: true, encoding: .utf8)
+    let result = try plumb([
+      "replay", "--input", bad.path, "--output", dir.appendingPathComponent("p.csv").path,
+    ])
+    #expect(result.status == 65 && result.standardError.contains("line 2: temp_c"))
+  }
+
   @Test func aFailedReplayLeavesAnExistingOutputUntouched() throws {
     let dir = try temporaryDirectory()
     let input = dir.appendingPathComponent("bad.csv")
