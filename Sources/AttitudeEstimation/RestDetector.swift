@@ -14,20 +14,23 @@ import Geometry
 ///    exponential window of that time constant). A sample that is not quiet **restarts the
 ///    window** from itself, so a rest that follows motion is not held back by the motion's
 ///    memory.
-/// 2. Quiet samples are counted; the body is **at rest** once `minimumDurationSeconds` of
-///    consecutive quiet (and consistent, below) samples are counted. The dwell is a sample count,
-///    recomputed only when the sample period estimate changes.
-/// 3. **Rest ends on the same sample** that breaks either threshold — there is no hold-off, or
-///    the estimator's heading hold would swallow the start of a real rotation.
-/// 4. **Consistency with the bias** (supplied by the caller): a constant rotation is quiet too,
-///    and about the vertical the accelerometer cannot see it. Once the gyro bias is known, a
-///    window mean that differs from the bias by more than `biasConsistencySigmas` standard
-///    deviations (bias uncertainty and the mean's own noise) is a slow rotation, not rest. While
-///    the bias is unknown (at start-up, uncertainty ±20 °/s) only rotations beyond that are
-///    refused. While at rest the same test runs against the bias being measured, so a slow
-///    rotation that starts during a rest ends it. A bias that jumped beyond its predicted
-///    uncertainty (a temperature step) is accepted again once the uncertainty, growing like a
-///    random walk, covers the jump.
+/// 2. Quiet samples are counted; after `minimumDurationSeconds` of them (a sample count,
+///    recomputed only when the sample period estimate changes) the window must also be
+///    **stationary**: the mean rates of its three thirds agree within `stationaritySigmas`
+///    standard deviations of the noise measured from successive differences. A rotation whose
+///    rate drifts slowly through or near zero is quiet, but it has a trend or a curvature.
+/// 3. **Consistency with the bias** (supplied by the caller): a steady rotation is quiet and
+///    stationary too, and about the vertical the accelerometer cannot see it. So the window
+///    mean must lie within `biasConsistencySigmas` standard deviations (bias uncertainty plus
+///    the mean's own noise) of the bias estimate about the vertical, twice that about
+///    horizontal axes. While the bias is unknown (at start-up, ±20 °/s) only faster rotations
+///    are refused. A stationary window that misses by less than `maximumBiasJump` reports
+///    `.inconsistent` (the caller widens the bias uncertainty: the bias may have jumped) and the
+///    next such window is a rest; a bigger miss is a steady turn.
+/// 4. **Rest ends on the same sample** that breaks either threshold — there is no hold-off, or
+///    the estimator's heading hold would swallow the start of a real rotation — and also when,
+///    during the rest, the window mean drifts away from the bias measured when it began (a slow
+///    turn starting mid-rest).
 public struct RestDetector: Hashable, Sendable {
   /// Thresholds and timing. The defaults are VQF's published rest-detection defaults (Laidig &
   /// Seel 2023), which were tuned on real recordings; `init(noise:samplePeriodSeconds:)` derives

@@ -31,6 +31,22 @@ import Testing
     #expect(abs(plain.map(\.gravityErrorDegrees).max()! - 16.7) < 0.2)
   }
 
+  /// Rejection that lasts too long gives way: after about 10 s the accelerometer is trusted
+  /// again (`.recovering`), and a push that never ends is, in the end, taken for gravity
+  /// (seed 001's fundamental limit) — instead of the estimate trusting a drifting gyro forever.
+  @Test func prolongedRejectionRecovers() {
+    let long = PushScenario(startSeconds: 2, endSeconds: 60, totalSeconds: 60)
+    let samples = run(long, sensor: .seed001, seed: 6)
+    let firstRecovery = samples.firstIndex { $0.estimate.flags.contains(.recovering) }
+    #expect(firstRecovery != nil)
+    if let i = firstRecovery {
+      let seconds = samples[i].truth.timeSeconds - 2
+      #expect(seconds > 9 && seconds < 14, "recovery after \(seconds) s of push")
+    }
+    // The estimate ends up following the push (16.7° from the true vertical).
+    #expect(abs(samples.last!.gravityErrorDegrees - 16.7) < 1.5)
+  }
+
   /// Seed 001: a vertical 2 Hz bounce changes the reading's size, not its direction.
   @Test func verticalBounceDoesNotTilt() {
     let samples = run(WalkScenario(), sensor: .seed001, seed: 5)
