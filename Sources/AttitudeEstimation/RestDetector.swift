@@ -264,24 +264,10 @@ public struct RestDetector: Hashable, Sendable {
     let w = windowGain
     gyroMean += dg * w
     accelerationMean += da * w
-    // Is the window mean a plausible bias? Its variance: the bias uncertainty plus the mean's
-    // own noise (one sample's variance over the samples averaged). The part about the vertical
-    // is held to `biasConsistencySigmas`: only the gyro sees rotation about the vertical. The
-    // horizontal part gets twice the allowance, since the accelerometer also watches it.
-    let reference = isAtRest ? restBias : bias
-    let rv = isAtRest ? restBiasVariance : biasVariance
-    let d = gyroMean - reference
-    let variance = max(rv.x, rv.y, rv.z) + gyroSampleVariance * w
-    let vertical = d.dot(up)
-    let horizontal = d.squaredLength - vertical * vertical
-    let allowance = consistencySquared * variance
-    let consistent =
-      vertical * vertical <= allowance + floorSquared
-      && horizontal <= 4 * allowance + floorSquared
     if isAtRest {
       // During a rest the bias is being measured and its uncertainty is small: a window mean
       // drifting away from it is a slow rotation starting, and ends the rest.
-      if consistent {
+      if consistency(reference: restBias, variance: restBiasVariance, up: up).isConsistent {
         quietSamples += 1
         return .none
       }
@@ -293,7 +279,7 @@ public struct RestDetector: Hashable, Sendable {
     if quietSamples == 1 {
       stretchGyroSum = gyro
       stretchAccelerationSum = acceleration
-      deviationSquares = .zero
+      deviationSquares = Vector3(0, 0, 0)
     } else {
       stretchGyroSum += gyro
       stretchAccelerationSum += acceleration
@@ -301,26 +287,44 @@ public struct RestDetector: Hashable, Sendable {
     }
     if quietSamples == dwellSamples / 3 { firstThirdGyroSum = stretchGyroSum }
     if quietSamples == 2 * dwellSamples / 3 { twoThirdsGyroSum = stretchGyroSum }
-    if quietSamples >= dwellSamples {
-      guard isStationary() else {
-        quietSamples = 0
-        return .none
-      }
-      guard consistent else {
-        // Stationary and quiet for a whole dwell, yet not the bias we expected: either a slow
-        // steady turn, or the bias moved further than its uncertainty said. If the difference
-        // is one a bias could plausibly have jumped by, report it (the estimator widens the
-        // uncertainty) and try again: a second such dwell is a rest.
-        quietSamples = 0
-        let jump = settings.maximumBiasJumpRadiansPerSecond
-        guard vertical * vertical <= jump * jump else { return .none }
-        excessVariance = vertical * vertical / consistencySquared
-        return .inconsistent
-      }
-      isAtRest = true
-      return .started
+    guard quietSamples >= dwellSamples else { return .none }
+    guard isStationary() else {
+      quietSamples = 0
+      return .none
     }
-    return .none
+    let (consistent, vertical) = consistency(reference: bias, variance: biasVariance, up: up)
+    guard consistent else {
+      // Stationary and quiet for a whole dwell, yet not the bias we expected: either a slow
+      // steady turn, or the bias moved further than its uncertainty said. If the difference is
+      // one a bias could plausibly have jumped by, report it (the estimator widens the
+      // uncertainty) and try again: a second such dwell is a rest.
+      quietSamples = 0
+      let jump = settings.maximumBiasJumpRadiansPerSecond
+      guard vertical * vertical <= jump * jump else { return .none }
+      excessVariance = vertical * vertical / consistencySquared
+      return .inconsistent
+    }
+    isAtRest = true
+    return .started
+  }
+
+  /// Is the window mean a plausible bias? Its variance: the bias uncertainty plus the mean's
+  /// own noise (one sample's variance over the samples averaged). The part about the vertical
+  /// is held to `biasConsistencySigmas`: only the gyro sees rotation about the vertical. The
+  /// horizontal part gets twice the allowance, since the accelerometer also watches it.
+  @inline(__always)
+  private func consistency(reference: Vector3, variance rv: Vector3, up: Vector3) -> (
+    isConsistent: Bool, vertical: Double
+  ) {
+    let d = gyroMean - reference
+    let variance = max(rv.x, rv.y, rv.z) + sampleVariance * windowGain
+    let vertical = d.dot(up)
+    let horizontal = d.squaredLength - vertical * vertical
+    let allowance = consistencySquared * variance
+    let consistent =
+      vertical * vertical <= allowance + floorSquared
+      && horizontal <= 4 * allowance + floorSquared
+    return (consistent, vertical)
   }
 
   /// The three thirds of the quiet stretch have the same mean rate, within the noise.
