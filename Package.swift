@@ -105,7 +105,7 @@ targets += [
     name: "PlumbReplayTests", dependencies: ["plumb", "MotionScenarios", "Geometry"],
     swiftSettings: swift6),
   .executableTarget(
-    name: "plumb-broad", dependencies: ["AttitudeEstimation", "Geometry"],
+    name: "plumb-broad", dependencies: ["AttitudeEstimation", "CommandLineSupport", "Geometry"],
     path: "tools/plumb-broad", swiftSettings: swift6),
 ]
 

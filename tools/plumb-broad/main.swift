@@ -5,6 +5,7 @@
 // M. Caruso, A. Cereatti and T. Seel, CC BY 4.0 (public repository dlaidig/broad).
 
 import AttitudeEstimation
+import CommandLineSupport
 import Foundation
 import Geometry
 
@@ -13,22 +14,6 @@ let attribution = """
   A. Cereatti and T. Seel, published under CC BY 4.0 (public repository dlaidig/broad).
   Scoring as defined by its authors: inclination 2·acos(√(e_w²+e_z²)), heading drift
   2·atan(e_z/e_w) minus one constant offset per trial, RMSE over movement samples.
-  """
-
-let usage = """
-  USAGE: plumb-broad [--data DIR] [--set NAME=VALUE ...] [--sensitivity]
-
-  Runs Plumb's attitude estimator, with its defaults, over every *.csv.gz BROAD trial in DIR
-  (default /work/shared/data/broad), decompressing each with `gzip -dc`, and prints the
-  inclination and heading-drift RMSE per trial and their means.
-
-  OPTIONS:
-    --data DIR          folder holding the BROAD *.csv.gz files
-    --set NAME=VALUE    change one setting from its default, for a sensitivity study
-                        (names: \(Override.names.joined(separator: ", ")))
-    --sensitivity       also rerun with each main setting halved and doubled, to show the
-                        result is not balanced on one value
-    -h, --help          show this help
   """
 
 /// A setting that `--set` can change; angles in degrees, times in seconds.
@@ -79,55 +64,79 @@ func fail(_ message: String, status: Int32) -> Never {
   exit(status)
 }
 
-var dataDirectory = "/work/shared/data/broad"
+let spec = CommandSpec(
+  name: "plumb-broad",
+  abstract: "score the attitude estimator on the BROAD recordings (one set of defaults)",
+  discussion: """
+    Runs Plumb's attitude estimator, with its defaults, over every *.csv.gz BROAD trial in
+    DIR, decompressing each with `gzip -dc`, and prints the inclination and heading-drift RMSE
+    per trial (the dataset authors' 6D scoring) and their means, with the data's attribution.
+    The rate of each recording comes from its timestamps.
+    """,
+  options: [
+    .option(
+      "data", value: "DIR", help: "folder holding the BROAD *.csv.gz files",
+      default: "/work/shared/data/broad"),
+    .option(
+      "set", value: "NAME=VALUE",
+      help:
+        "change one setting, for a sensitivity study (angles in degrees, times in seconds; "
+        + "names: \(Override.names.joined(separator: ", ")))", repeating: true),
+    .flag(
+      "sensitivity",
+      help: "also rerun with each main setting halved and doubled, to show robustness"),
+  ],
+  examples: ["plumb-broad", "plumb-broad --sensitivity", "plumb-broad --set tau=2"])
+
+func fail(_ message: String, status: ExitCode) -> Never {
+  printError("plumb-broad: \(message)")
+  exit(status.rawValue)
+}
+
+let parsed: ParsedArguments
+do {
+  parsed = try ParsedArguments(Array(CommandLine.arguments.dropFirst()), spec: spec)
+} catch {
+  printError(error.description)
+  exit(ExitCode.usage.rawValue)
+}
+if parsed.wantsHelp {
+  print(spec.help, terminator: "")
+  exit(ExitCode.success.rawValue)
+}
+let dataDirectory = parsed.value("data") ?? "/work/shared/data/broad"
+let runSensitivity = parsed.flag("sensitivity")
 var settings = AttitudeEstimator.Settings.default
 // A recording's rate comes from its timestamps (285.7 Hz here), not from the firmware's 100 Hz.
 settings.sampleClock.nominalPeriodSeconds = nil
-var runSensitivity = false
-var arguments = Array(CommandLine.arguments.dropFirst())
-while !arguments.isEmpty {
-  let argument = arguments.removeFirst()
-  switch argument {
-  case "-h", "--help":
-    print(usage)
-    exit(0)
-  case "--data":
-    guard !arguments.isEmpty else { fail("--data needs a folder", status: 64) }
-    dataDirectory = arguments.removeFirst()
-  case "--set":
-    guard !arguments.isEmpty else { fail("--set needs NAME=VALUE", status: 64) }
-    let pair = arguments.removeFirst().split(separator: "=", maxSplits: 1).map(String.init)
-    guard pair.count == 2, let value = Double(pair[1]),
-      let override = Override.all.first(where: { $0.name == pair[0] })
-    else {
-      fail(
-        "--set takes NAME=NUMBER with NAME one of: \(Override.names.joined(separator: ", "))",
-        status: 64)
-    }
-    override.apply(&settings, value)
-  case "--sensitivity":
-    runSensitivity = true
-  default:
-    fail("unknown argument '\(argument)' (try --help)", status: 64)
+for assignment in parsed.values("set") {
+  let pair = assignment.split(separator: "=", maxSplits: 1).map(String.init)
+  guard pair.count == 2, let value = Double(pair[1]),
+    let override = Override.all.first(where: { $0.name == pair[0] })
+  else {
+    fail(
+      "--set takes NAME=NUMBER with NAME one of: \(Override.names.joined(separator: ", "))",
+      status: .usage)
   }
+  override.apply(&settings, value)
 }
-if let problem = settings.problem { fail("invalid settings: \(problem)", status: 64) }
+if let problem = settings.problem { fail("invalid settings: \(problem)", status: .usage) }
 
 let files: [String]
 do {
   files = try FileManager.default.contentsOfDirectory(atPath: dataDirectory)
     .filter { $0.hasSuffix(".csv.gz") }.sorted()
 } catch {
-  fail("cannot read \(dataDirectory): \(error.localizedDescription)", status: 66)
+  fail("cannot read \(dataDirectory): \(error.localizedDescription)", status: .noInput)
 }
-if files.isEmpty { fail(BroadError.noFiles(dataDirectory).description, status: 66) }
+if files.isEmpty { fail(BroadError.noFiles(dataDirectory).description, status: .noInput) }
 
 var loaded: [BroadTrial] = []
 for file in files {
   do {
     loaded.append(try loadTrial(path: (dataDirectory as NSString).appendingPathComponent(file)))
   } catch {
-    fail("\(error)", status: 65)
+    fail("\(error)", status: .dataError)
   }
 }
 let trials = loaded
