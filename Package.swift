@@ -180,6 +180,37 @@ targets += [
 ]
 products += [.executable(name: "plumb-cal", targets: ["plumb-cal"])]
 
+// Link monitoring (issue 5, item 6): the reusable monitor library (decoding a serial port or a
+// file into link statistics, latency percentiles, printing) for `plumb-monitor` and the HIL
+// runner; and sd_notify over NOTIFY_SOCKET for running under systemd (item 7).
+targets += [
+  .target(
+    name: "Monitoring",
+    dependencies: ["Telemetry", "Geometry", "HardwareAbstraction", "POSIXSupport", "JSON"],
+    swiftSettings: swift6),
+  .executableTarget(
+    name: "plumb-monitor",
+    dependencies: [
+      "Monitoring", "CommandLineSupport", "LinuxHardware", "HardwareAbstraction", "Telemetry",
+    ],
+    path: "tools/plumb-monitor", swiftSettings: swift6),
+  .testTarget(
+    name: "PlumbMonitorTests",
+    dependencies: [
+      "Monitoring", "plumb-monitor", "Telemetry", "Geometry", "JSON", "CommandLineSupport",
+      "HardwareAbstraction", "POSIXSupport", "LinuxHardware", "SimulatedHardware", "TestSupport",
+    ],
+    swiftSettings: swift6),
+  .target(
+    name: "SystemdNotify", dependencies: ["POSIXSupport", "HardwareAbstraction"],
+    swiftSettings: swift6),
+  .testTarget(
+    name: "SystemdNotifyTests",
+    dependencies: ["SystemdNotify", "POSIXSupport", "HardwareAbstraction", "TestSupport"],
+    swiftSettings: swift6),
+]
+products += [.executable(name: "plumb-monitor", targets: ["plumb-monitor"])]
+
 let package = Package(
   name: "Plumb",
   platforms: [.macOS(.v15)],

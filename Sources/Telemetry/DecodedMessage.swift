@@ -23,7 +23,8 @@ public enum DecodedMessage: Hashable, Sendable {
         latencyMicroseconds: frame.latencyMicroseconds)
     case .text(let line):
       return AttitudeSample(
-        sequence: line.sequence, sampleTimeNanoseconds: line.sampleTimeMilliseconds * 1_000_000,
+        sequence: line.sequence,
+        sampleTimeNanoseconds: saturatingNanoseconds(milliseconds: line.sampleTimeMilliseconds),
         attitude: line.attitude, flags: line.flags, missedSamples: line.missedSamples,
         latencyMicroseconds: line.latencyMicroseconds)
     case .mavlink(let packet):
@@ -77,4 +78,12 @@ public struct AttitudeSample: Hashable, Sendable {
   public var flags: TelemetryFlags?
   public var missedSamples: UInt32?
   public var latencyMicroseconds: UInt32?
+}
+
+/// Milliseconds to nanoseconds, saturating at the ends of Int64 (a text line can carry a time
+/// of about ±292 million years; a real one never does, but decoding must not trap on it).
+func saturatingNanoseconds(milliseconds: Int64) -> Int64 {
+  let (product, overflow) = milliseconds.multipliedReportingOverflow(by: 1_000_000)
+  if overflow { return milliseconds < 0 ? .min : .max }
+  return product
 }

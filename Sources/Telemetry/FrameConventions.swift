@@ -50,7 +50,11 @@ public enum MAVLinkFrames {
 /// side down, pitch positive = nose up, yaw positive = turning clockwise seen from above**.
 /// Yaw is relative to the start heading (no magnetometer). Ranges: roll and yaw (−π, π], pitch
 /// [−π/2, π/2].
-public struct EulerAngles: Hashable, Sendable {
+///
+/// Not to be confused with `Geometry.EulerAngles`: the same z-y′-x″ order in Plumb's own z-up
+/// frames (yaw positive anticlockwise), for code that computes in Plumb's conventions. The wire
+/// formats and the monitor show these NED angles because that is what people read.
+public struct NEDEulerAngles: Hashable, Sendable {
   public var rollRadians: Double
   public var pitchRadians: Double
   public var yawRadians: Double
@@ -82,7 +86,7 @@ public struct EulerAngles: Hashable, Sendable {
   /// Whether pitch is within `gimbalLockMarginRadians` of ±90°.
   @inlinable
   public var isNearGimbalLock: Bool {
-    abs(pitchRadians) > .pi / 2 - EulerAngles.gimbalLockMarginRadians
+    abs(pitchRadians) > .pi / 2 - NEDEulerAngles.gimbalLockMarginRadians
   }
 
   /// The MAVLink (NED/FRD) attitude these angles describe: Rz(ψ) ⊗ Ry(θ) ⊗ Rx(φ).

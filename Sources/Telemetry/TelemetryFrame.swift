@@ -98,7 +98,7 @@ public struct TelemetryFlags: OptionSet, Hashable, Sendable {
   public static let calibrationLoaded = TelemetryFlags(rawValue: 1 << 7)
   /// Bit 8: start-up: warm-up samples and initial convergence, attitude not yet trustworthy.
   public static let initialising = TelemetryFlags(rawValue: 1 << 8)
-  /// Bit 9: pitch within `EulerAngles.gimbalLockMarginRadians` of ±90°: displayed roll and yaw are
+  /// Bit 9: pitch within `NEDEulerAngles.gimbalLockMarginRadians` of ±90°: displayed roll and yaw are
   /// ill-conditioned (display only; the quaternion is fine).
   public static let gimbalLockNear = TelemetryFlags(rawValue: 1 << 9)
 

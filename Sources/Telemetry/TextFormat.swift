@@ -9,7 +9,7 @@ import Geometry
 ///
 /// `t_s` is the sample time in seconds with 3 decimals (exact integer arithmetic, rounded toward
 /// −∞ to the millisecond); roll, pitch and yaw are degrees with 2 decimals in the aerospace ZYX
-/// convention of `EulerAngles` (MAVLink's NED/FRD); `flags` is the 16-bit flag word as 4
+/// convention of `NEDEulerAngles` (MAVLink's NED/FRD); `flags` is the 16-bit flag word as 4
 /// uppercase hex digits; temperature is °C with 2 decimals; `XX` is the NMEA checksum (XOR of
 /// the bytes between `$` and `*`) in uppercase hex. Replies are `$PLMBR,OK,<text>*XX\r\n` or
 /// `$PLMBR,ERR,<text>*XX\r\n`.
@@ -37,7 +37,7 @@ public enum TextFormat {
   {
     precondition(output.count >= maximumLineCount, "text lines need 95 bytes of buffer")
     var writer = ByteWriter(output)
-    let euler = EulerAngles(plumbAttitude: frame.attitude)
+    let euler = NEDEulerAngles(plumbAttitude: frame.attitude)
     var flags = frame.flags
     if euler.isNearGimbalLock { flags.insert(.gimbalLockNear) }
     writer.write("$PLMB,")
@@ -293,8 +293,8 @@ public struct TextTelemetry: Hashable, Sendable {
   public init() {}
 
   /// The angles in radians.
-  public var eulerAngles: EulerAngles {
-    EulerAngles(
+  public var eulerAngles: NEDEulerAngles {
+    NEDEulerAngles(
       rollRadians: rollDegrees * radiansPerDegree, pitchRadians: pitchDegrees * radiansPerDegree,
       yawRadians: yawDegrees * radiansPerDegree)
   }

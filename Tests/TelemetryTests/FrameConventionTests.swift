@@ -11,7 +11,7 @@ import Testing
 private let degree = Double.pi / 180
 
 /// MAVLink's attitude as a ground station reads it: roll, pitch, yaw from the NED quaternion by
-/// the standard aerospace ZYX formulas (written here independently of `EulerAngles`).
+/// the standard aerospace ZYX formulas (written here independently of `NEDEulerAngles`).
 private func groundStationAngles(_ q: Quaternion) -> (roll: Double, pitch: Double, yaw: Double) {
   let roll = atan2(2 * (q.w * q.x + q.y * q.z), 1 - 2 * (q.x * q.x + q.y * q.y))
   let pitch = asin(max(-1, min(1, 2 * (q.w * q.y - q.z * q.x))))
@@ -23,7 +23,7 @@ private func groundStationAngles(_ q: Quaternion) -> (roll: Double, pitch: Doubl
   @Test func aLevelUnrotatedBoardIsTheIdentityInMAVLink() {
     let q = MAVLinkFrames.nedAttitude(fromPlumb: .identity)
     #expect(q == Quaternion(w: 1, x: 0, y: 0, z: 0))
-    let euler = EulerAngles(plumbAttitude: .identity)
+    let euler = NEDEulerAngles(plumbAttitude: .identity)
     #expect(euler.rollRadians == 0 && euler.pitchRadians == 0 && euler.yawRadians == 0)
   }
 
@@ -101,11 +101,11 @@ private func groundStationAngles(_ q: Quaternion) -> (roll: Double, pitch: Doubl
   @Test func eulerAnglesRoundTripAwayFromTheLock() {
     var random = SplitMix64(seed: 0xE)
     for _ in 0..<1000 {
-      let angles = EulerAngles(
+      let angles = NEDEulerAngles(
         rollRadians: random.uniform(-179, 179) * degree,
         pitchRadians: random.uniform(-84, 84) * degree,
         yawRadians: random.uniform(-179, 179) * degree)
-      let back = EulerAngles(plumbAttitude: angles.plumbAttitude)
+      let back = NEDEulerAngles(plumbAttitude: angles.plumbAttitude)
       #expect(abs(back.rollRadians - angles.rollRadians) < 1e-9)
       #expect(abs(back.pitchRadians - angles.pitchRadians) < 1e-9)
       #expect(abs(back.yawRadians - angles.yawRadians) < 1e-9)
@@ -116,15 +116,15 @@ private func groundStationAngles(_ q: Quaternion) -> (roll: Double, pitch: Doubl
   /// Seed 003: at pitch 90° yaw 40°/roll 10° and yaw 70°/roll 40° are one rotation; near it,
   /// Euler angles are flagged.
   @Test func gimbalLockIsFlaggedWithinFiveDegrees() {
-    let a = EulerAngles(
+    let a = NEDEulerAngles(
       rollRadians: 10 * degree, pitchRadians: 90 * degree, yawRadians: 40 * degree)
-    let b = EulerAngles(
+    let b = NEDEulerAngles(
       rollRadians: 40 * degree, pitchRadians: 90 * degree, yawRadians: 70 * degree)
     #expect(a.nedAttitude.angle(to: b.nedAttitude) < 1e-9)
     for (pitch, near) in [(84.9, false), (85.1, true), (89.9, true), (-85.1, true), (-84.9, false)]
     {
-      let e = EulerAngles(
-        plumbAttitude: EulerAngles(rollRadians: 0, pitchRadians: pitch * degree, yawRadians: 0)
+      let e = NEDEulerAngles(
+        plumbAttitude: NEDEulerAngles(rollRadians: 0, pitchRadians: pitch * degree, yawRadians: 0)
           .plumbAttitude)
       #expect(e.isNearGimbalLock == near, "pitch \(pitch)°")
     }

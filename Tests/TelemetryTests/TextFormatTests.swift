@@ -74,7 +74,7 @@ private func decodeLine(_ line: String) -> Result<TextFormat.Message, TextFormat
 
   @Test func gimbalLockIsFlaggedFromTheLinesOwnPitch() {
     for (pitchDegrees, flagged) in [(84.0, false), (86.0, true), (-86.0, true), (0.0, false)] {
-      let attitude = EulerAngles(
+      let attitude = NEDEulerAngles(
         rollRadians: 0.2, pitchRadians: pitchDegrees * radiansPerDegree, yawRadians: 1
       ).plumbAttitude
       let line = encodeText(TelemetryFrame(attitude: attitude))
@@ -96,7 +96,7 @@ private func decodeLine(_ line: String) -> Result<TextFormat.Message, TextFormat
         Issue.record("line did not decode: \(line)")
         return
       }
-      let euler = EulerAngles(plumbAttitude: frame.attitude)
+      let euler = NEDEulerAngles(plumbAttitude: frame.attitude)
       #expect(back.sequence == frame.sequence)
       var milliseconds = frame.sampleTimeNanoseconds / 1_000_000
       if frame.sampleTimeNanoseconds % 1_000_000 < 0 { milliseconds -= 1 }
@@ -149,5 +149,19 @@ private func decodeLine(_ line: String) -> Result<TextFormat.Message, TextFormat
     bytes[bytes.count - 1] |= 0x20
     bytes.append(0x0A)
     #expect(bytes.withUnsafeBytes { TextFormat.decode(line: $0) } == .success(.reply(.ok("ok"))))
+  }
+}
+
+@Suite struct DecodedMessageTests {
+  /// A text line's time is milliseconds; the widest one the format allows (−9223372036.855 s)
+  /// does not fit in nanoseconds. Decoding it must saturate, not trap (found by the monitor).
+  @Test func theWidestTextTimeSaturatesInsteadOfTrapping() {
+    var decoder = StreamDecoder(format: .text)
+    var samples: [AttitudeSample] = []
+    decoder.decode(Array(encodeText(Golden.extreme).utf8)) { message in
+      if let sample = message.attitudeSample { samples.append(sample) }
+    }
+    #expect(samples.count == 1)
+    #expect(samples.first?.sampleTimeNanoseconds == Int64.min)
   }
 }

@@ -1,0 +1,79 @@
+import Geometry
+import HardwareAbstraction
+import Telemetry
+
+/// One telemetry frame as the monitor shows it, whatever the format carried it.
+public struct MonitorFrame: Hashable, Sendable {
+  /// The format it came in.
+  public var format: TelemetryFormat
+  /// The frame's sequence number (binary, text), or MAVLink's 8-bit packet sequence.
+  public var sequence: UInt32
+  /// Sample time, ns: exact in binary, to the ms in text and MAVLink (`time_boot_ms`).
+  public var sampleTimeNanoseconds: Int64
+  /// Body → reference (z up) attitude, Plumb's convention.
+  public var attitude: Quaternion
+  /// Roll, pitch and yaw for display (FORMATS.md §1: aerospace ZYX in NED/FRD); for text
+  /// frames, the line's own angles.
+  public var angles: NEDEulerAngles
+  /// Not carried by MAVLink's ATTITUDE_QUATERNION.
+  public var flags: TelemetryFlags?
+  /// °C; not carried by MAVLink's ATTITUDE_QUATERNION.
+  public var temperatureCelsius: Double?
+  public var missedSamples: UInt32?
+  public var latencyMicroseconds: UInt32?
+  /// The calibration file's id (binary only; 0 = none).
+  public var calibrationID: UInt32?
+
+  public init(
+    format: TelemetryFormat, sequence: UInt32, sampleTimeNanoseconds: Int64,
+    attitude: Quaternion, angles: NEDEulerAngles, flags: TelemetryFlags? = nil,
+    temperatureCelsius: Double? = nil, missedSamples: UInt32? = nil,
+    latencyMicroseconds: UInt32? = nil, calibrationID: UInt32? = nil
+  ) {
+    self.format = format
+    self.sequence = sequence
+    self.sampleTimeNanoseconds = sampleTimeNanoseconds
+    self.attitude = attitude
+    self.angles = angles
+    self.flags = flags
+    self.temperatureCelsius = temperatureCelsius
+    self.missedSamples = missedSamples
+    self.latencyMicroseconds = latencyMicroseconds
+    self.calibrationID = calibrationID
+  }
+}
+
+/// Something the monitor reports while it runs. The library does not print: the executable
+/// (or a test, or the HIL runner) decides what to do with each event; `MonitorPrinter` turns
+/// them into lines.
+public enum MonitorEvent: Hashable, Sendable {
+  /// A valid telemetry frame.
+  case frame(MonitorFrame)
+  /// A reply to a host command (`OK …`/`ERR …`), in any format.
+  case reply(HostReply)
+  /// A MAVLink HEARTBEAT (1 Hz) with its `MAV_STATE`.
+  case heartbeat(systemID: UInt8, componentID: UInt8, systemStatus: UInt8)
+  /// The statistics so far: every `--stats-every` seconds of sample time, and once at the end
+  /// (`final`).
+  case statistics(MonitorStatistics, final: Bool)
+  /// Something about the link or the session.
+  case notice(MonitorNotice)
+}
+
+/// What happened to the link or the session, for a person or a script.
+public enum MonitorNotice: Hashable, Sendable {
+  /// Automatic detection settled on a format.
+  case formatDetected(TelemetryFormat)
+  /// A host command (`--send`) was written to the device.
+  case sent(command: String)
+  /// No reply arrived within the timeout after the commands were sent.
+  case noReply(commands: [String], waitedNanoseconds: Int64)
+  /// The serial device went away (a USB adapter unplugged).
+  case disconnected(input: String, error: SerialError)
+  /// Waiting for it to come back (`--reopen`).
+  case waitingForDevice(input: String)
+  /// It is back but could not be opened yet (e.g. udev has not set its group); still waiting.
+  case reopenRefused(SerialError)
+  /// It is back and open again.
+  case reopened(input: String)
+}

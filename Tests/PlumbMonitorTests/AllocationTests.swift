@@ -1,0 +1,28 @@
+import Monitoring
+import Telemetry
+import TestSupport
+import Testing
+
+/// The HIL runner feeds the monitor at full speed for long runs: decoding, counting and the
+/// latency histogram allocate nothing per frame.
+@Suite struct MonitorAllocationTests {
+  @Test(arguments: TelemetryFormat.allCases)
+  func consumingFramesAllocatesNothing(format: TelemetryFormat) {
+    #expect(AllocationCounter.isActive)
+    var encoder = TelemetryEncoder(format: format)
+    let warmUp = (0..<10).flatMap { encoder.encode(boardFrame($0)) }
+    let stream = (10..<510).flatMap { encoder.encode(boardFrame($0)) }
+    var monitor = FrameMonitor(format: nil)
+    monitor.consume(warmUp) { _ in }
+    var frames = 0
+    let allocations = stream.withUnsafeBytes { bytes in
+      AllocationCounter.count {
+        monitor.consume(bytes) { event in
+          if case .frame = event { frames += 1 }
+        }
+      }
+    }
+    #expect(allocations == 0)
+    #expect(frames == 500)
+  }
+}

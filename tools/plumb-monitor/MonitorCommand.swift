@@ -1,0 +1,241 @@
+import CommandLineSupport
+import HardwareAbstraction
+import LinuxHardware
+import Monitoring
+import Synchronization
+import Telemetry
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+let monitorSpec = CommandSpec(
+  name: "plumb-monitor",
+  abstract: "decode a Plumb telemetry stream and report frames and link statistics",
+  discussion: """
+    INPUT is a serial device (/dev/ttyUSB0, /dev/serial0, /dev/serial/by-id/…, a
+    pseudo-terminal), a recorded stream file, a pipe, or - for standard input. Any of Plumb's
+    formats is detected (binary, text, MAVLink v2), or named with --format. Damaged bytes are
+    skipped and counted; frames are checked (CRC or checksum) and followed by sequence number.
+
+    Statistics: frames, frames lost to sequence gaps, CRC errors, resyncs, bytes skipped,
+    latency min/mean/p99/max (from each frame's own edge-to-write field), and the frame rate
+    measured from the frames' sample times.
+
+    The run ends at the end of a file, after --count frames or --duration seconds, on Ctrl-C
+    (SIGINT) or SIGTERM, or, with --send and neither of those, once the replies are in.
+
+    Exit status: 0 done; 1 an expectation (--expect-frames, --expect-rate) was not met or a
+    command was refused or unanswered; 64 usage error; 65 no Plumb stream in the input;
+    66 the input is missing, unreadable or not a terminal; 69 the device is busy; 74 an I/O
+    error, or the device disconnected (without --reopen).
+    """,
+  options: [
+    .option(
+      "baud", value: "RATE",
+      help: "serial speed (8N1): 9600, 19200, 38400, 57600, 115200, 230400, 460800 or 921600",
+      default: "115200"),
+    .option(
+      "format", value: "FORMAT", help: "binary, text, mavlink, or auto to detect it",
+      default: "auto"),
+    .flag("quiet", help: "no frame lines: statistics, replies and notices only"),
+    .flag("json", help: "one JSON object per line (frames, replies, statistics, notices, result)"),
+    .option("count", value: "N", help: "stop after N telemetry frames"),
+    .option(
+      "duration", value: "SECONDS", help: "stop after this long (wall time, CLOCK_MONOTONIC)"),
+    .option(
+      "stats-every", value: "SECONDS", help: "print statistics every this much sample time"),
+    .option(
+      "expect-frames", value: "N", help: "exit 1 unless at least N telemetry frames arrive"),
+    .option(
+      "expect-rate", value: "HZ",
+      help: "exit 1 unless the frame rate (from sample times) is within --rate-tolerance of HZ"),
+    .option(
+      "rate-tolerance", value: "PERCENT", help: "tolerance of --expect-rate", default: "2"),
+    .option(
+      "send", value: "LINE",
+      help: "send a host command (status, tare, version, format F, rate HZ) and print the reply; "
+        + "may be repeated", repeating: true),
+    .flag("reopen", help: "when the serial device disappears, wait for it and carry on"),
+  ],
+  positionals: [
+    PositionalSpec(
+      "INPUT", help: "serial device, pseudo-terminal, recorded stream file, or - for stdin")
+  ],
+  examples: [
+    "plumb-monitor /dev/ttyUSB0",
+    "plumb-monitor /dev/serial/by-id/usb-FTDI_FT232R_USB_UART_A10K1ABC-if00-port0 --reopen",
+    "plumb-monitor /dev/serial0 --baud 921600 --quiet --stats-every 10",
+    "plumb-monitor /dev/ttyUSB0 --send status",
+    "plumb-monitor capture.bin --quiet --expect-frames 6000 --expect-rate 100",
+    "plumb run --board Boards/simulated.json --duration 5 | plumb-monitor - --json",
+  ])
+
+/// The command line, validated.
+struct MonitorCommandLine {
+  var input: String
+  var baudRate: Int?
+  var style: MonitorPrinter.Style
+  var options: MonitorOptions
+}
+
+/// The longest host command line (FORMATS.md §7: 64 bytes before the line end).
+let maximumCommandBytes = 64
+
+/// Checks every option before anything is opened; errors name the option.
+func parseMonitorCommandLine(_ arguments: ParsedArguments) throws(UsageError)
+  -> MonitorCommandLine
+{
+  let spec = arguments.spec
+  if arguments.flag("quiet") && arguments.flag("json") {
+    throw UsageError("--quiet and --json cannot be combined (--json is for scripts)", spec: spec)
+  }
+  let baudRate = try arguments.integer("baud")
+  if let baudRate, !TermiosSerialPort.supportedBaudRates.contains(baudRate) {
+    let rates = TermiosSerialPort.supportedBaudRates.map(String.init).joined(separator: ", ")
+    throw UsageError("'--baud' must be one of \(rates), not \(baudRate)", spec: spec)
+  }
+  let formatName =
+    try arguments.choice("format", from: TelemetryFormat.allCases.map(\.rawValue) + ["auto"])
+    ?? "auto"
+  var options = MonitorOptions(format: TelemetryFormat(rawValue: formatName))
+  options.frameLimit = try arguments.integer("count", in: 1...Int.max).map(UInt64.init)
+  options.durationNanoseconds = try arguments.double("duration", in: 0.001...31_536_000)
+    .map(nanoseconds)
+  options.statisticsIntervalNanoseconds = try arguments.double(
+    "stats-every", in: 0.001...31_536_000
+  ).map(nanoseconds)
+  options.expectedFrames = try arguments.integer("expect-frames", in: 1...Int.max)
+    .map(UInt64.init)
+  options.expectedRateHz = try arguments.double("expect-rate", in: 0.001...1_000_000)
+  options.rateTolerance = (try arguments.double("rate-tolerance", in: 0...100) ?? 2) / 100
+  for line in arguments.values("send") {
+    let bytes = Array(line.utf8)
+    guard !bytes.isEmpty, bytes.count <= maximumCommandBytes else {
+      throw UsageError(
+        "'--send' needs a command of 1 to \(maximumCommandBytes) bytes, e.g. --send status",
+        spec: spec)
+    }
+    guard bytes.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x09 }) else {
+      throw UsageError(
+        "'--send \(line)': commands are printable ASCII on one line", spec: spec)
+    }
+  }
+  options.commands = arguments.values("send")
+  options.reopen = arguments.flag("reopen")
+  let style: MonitorPrinter.Style =
+    arguments.flag("json") ? .json : arguments.flag("quiet") ? .quiet : .frames
+  return MonitorCommandLine(
+    input: arguments.positionals[0], baudRate: baudRate, style: style, options: options)
+}
+
+/// Seconds to whole nanoseconds (the ranges above keep it far from overflow).
+func nanoseconds(_ seconds: Double) -> Int64 { Int64((seconds * 1e9).rounded()) }
+
+/// Opens the input; a serial device with `TermiosSerialPort` (raw 8N1 at `baudRate`).
+func openMonitorInput(_ command: MonitorCommandLine) throws(CommandFailure) -> MonitorInput {
+  let input: MonitorInput
+  do throws(MonitorError) {
+    input = try MonitorInput.open(path: command.input, baudRate: command.baudRate) {
+      (path, baudRate) throws(SerialError) -> any SerialPort in
+      try TermiosSerialPort(path: path, baudRate: baudRate)
+    }
+  } catch {
+    throw CommandFailure(exitCode(for: error), error.description)
+  }
+  if input.kind != .serialDevice {
+    if !command.options.commands.isEmpty {
+      throw CommandFailure(.usage, MonitorError.cannotSend(input: input.name).description)
+    }
+    if command.options.reopen {
+      throw CommandFailure(
+        .usage, "--reopen waits for a serial device to come back, but \(input.name) is not one")
+    }
+  }
+  return input
+}
+
+/// Runs the session and prints through `write`; throws the failure that sets the exit status.
+func runMonitor<Clock: MonotonicClock>(
+  _ command: MonitorCommandLine, input: MonitorInput, clock: inout Clock,
+  shouldStop: () -> Bool, write: (MonitorLine) -> Void
+) throws(CommandFailure) {
+  let printer = MonitorPrinter(style: command.style, inputName: input.name)
+  if command.baudRate != nil && input.kind != .serialDevice && command.style != .json {
+    write(
+      MonitorLine(
+        "plumb-monitor: --baud ignored: \(input.name) is not a serial device", isDiagnostic: true))
+  }
+  let result = MonitorSession.run(
+    input, options: command.options, clock: &clock, shouldStop: shouldStop
+  ) { event in
+    for line in printer.lines(for: event) { write(line) }
+  }
+  input.close()
+  for line in printer.lines(for: result) { write(line) }
+  if case .failed(let error) = result.ending {
+    throw CommandFailure(exitCode(for: error), error.description)
+  }
+  if !result.failures.isEmpty {
+    throw CommandFailure(
+      .failure, result.failures.map(\.description).joined(separator: "; "))
+  }
+}
+
+/// The sysexits status for an input failure.
+func exitCode(for error: MonitorError) -> ExitCode {
+  switch error {
+  case .inputMissing, .permissionDenied, .notATerminal, .isADirectory, .unsupportedInput:
+    return .noInput
+  case .serial(let serial):
+    switch serial.kind {
+    case .busy: return .unavailable
+    case .unsupportedBaudRate: return .usage
+    case .deviceMissing, .permissionDenied, .notATerminal: return .noInput
+    default: return .ioError
+    }
+  case .readFailed, .disconnected: return .ioError
+  case .cannotSend: return .usage
+  case .notAPlumbStream, .emptyInput: return .dataError
+  }
+}
+
+/// Set by SIGINT and SIGTERM; the session checks it every iteration and ends cleanly, with the
+/// statistics.
+let stopRequested = Atomic<Bool>(false)
+
+func installStopHandlers() {
+  for number in [SIGINT, SIGTERM] {
+    _ = signal(number) { _ in stopRequested.store(true, ordering: .relaxed) }
+  }
+}
+
+/// The whole command: parse, open, run, print; returns the exit status.
+func plumbMonitor(_ arguments: [String]) -> Int32 {
+  runCommand(arguments, spec: monitorSpec) { parsed in
+    let command = try parseMonitorCommandLine(parsed)
+    let input = try openMonitorInput(command)
+    installStopHandlers()
+    var clock = LinuxMonotonicClock()
+    try runMonitor(
+      command, input: input, clock: &clock,
+      shouldStop: { stopRequested.load(ordering: .relaxed) }
+    ) { line in
+      if line.isDiagnostic { printError(line.text) } else { printLine(line.text) }
+    }
+  }
+}
+
+/// Writes `text` and a newline to standard output at once (one `write(2)` per line, so
+/// `plumb-monitor … --json | consumer` sees every line as it happens, whatever stdio buffers).
+func printLine(_ text: String) {
+  var bytes = Array((text + "\n").utf8)[...]
+  while !bytes.isEmpty {
+    let written = bytes.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+    if written < 0 && errno == EINTR { continue }
+    guard written > 0 else { return }
+    bytes = bytes.dropFirst(written)
+  }
+}
