@@ -1,0 +1,710 @@
+import Geometry
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Attitude from a gyroscope and an accelerometer: sample clock → rest detector → gyro-bias
+/// estimator → complementary filter with adaptive gain → outputs.
+///
+/// Numbers in, numbers out: no hardware, no clock, no allocation, no Foundation. Time enters only
+/// as the samples' timestamps, every timeout is a sample count, and the per-sample path uses
+/// only `+ − × ÷` and square roots, so the same samples give bit-identical estimates on every
+/// machine.
+///
+/// ## The algorithm, one sample
+///
+/// 1. **Timing** (`SampleClock`): the real interval since the last sample; the period estimate;
+///    gaps and missed samples. A non-increasing timestamp is rejected and not integrated.
+/// 2. **Rest** (`RestDetector`): quiet gyro and accelerometer (deviations from their own window
+///    means) for 1.5 s, consistent with the bias estimate. Rest ends on the sample that moves.
+/// 3. **Bias** (`GyroBiasEstimator`): predicted as a random walk; at rest measured by every
+///    sample; in motion, its horizontal part measured by the inclination correction.
+/// 4. **Propagation**: the attitude turns by the bias-corrected rate over the real interval
+///    (third-order series of the exponential map, no trigonometry). At rest it does not turn:
+///    the heading is held (seed 000's zero-velocity update).
+/// 5. **Inclination correction**: the specific force is mapped into the reference frame,
+///    low-pass filtered there (second-order Butterworth, τ = 3 s), and the attitude is turned
+///    about a horizontal axis so that the filtered vector points straight up. Because the
+///    filter runs in the (almost inertial) reference frame, the body's rotation does not smear
+///    it, and a hand's back-and-forth accelerations average out, as in VQF (Laidig & Seel
+///    2023). The filter's memory is rotated with every correction, so it stays consistent with
+///    the corrected frame.
+/// 6. **Acceleration rejection** (adaptive gain): a *sustained* horizontal acceleration (the
+///    specific force against its slow mean, filtered over a second) slows the inclination
+///    filter's clock down to a stop, after turning back the corrections its onset caused;
+///    rejecting for more than 10 s switches to recovery (the accelerometer is trusted again).
+/// 7. **Rest start** re-anchors: the bias takes the mean rate of the whole quiet window, the
+///    heading drift integrated during the window is undone, the heading drift implied by the
+///    bias change since the last rest is taken back, and the tilt is taken from the window's
+///    mean acceleration.
+///
+/// The full description, with every setting's default and the reason for it, is in this
+/// target's README.md.
+///
+/// ## Frames and what yaw means
+///
+/// The attitude maps body-frame vectors into the reference frame: right-handed, z up, x along
+/// the body's x axis at start (projected on the horizontal). With no magnetometer nothing
+/// measures heading: it is relative to the start and drifts by the residual vertical gyro bias
+/// times the time spent moving (about 0.01 °/s after a rest, so ~0.6° per minute of motion;
+/// nothing while at rest).
+///
+/// ## Cost
+///
+/// All state is stored inline (a value type: no heap, no exclusivity checks). Filter
+/// coefficients are recomputed only when the period estimate moves by more than 0.5 %.
+/// Housekeeping — bias prediction, the motion-bias measurement, the sustained-acceleration
+/// detector — runs once per 0.1 s block, not every sample.
+public struct AttitudeEstimator: Sendable {
+  public let settings: Settings
+
+  /// The sample clock (period estimate, gap and missed-sample counters).
+  public private(set) var clock: SampleClock
+  /// The rest detector.
+  public private(set) var restDetector: RestDetector
+  /// The gyro-bias estimate.
+  public private(set) var biasEstimator: GyroBiasEstimator
+
+  // MARK: Per-sample state
+
+  /// Body → reference attitude (normalised every update).
+  var q = Quaternion(w: 1, x: 0, y: 0, z: 0)
+  /// Inclination filter memory (reference frame): the filtered specific force (m/s²) and its
+  /// rate of change (m/s³).
+  var s1 = Vector3(0, 0, 0)
+  var s2 = Vector3(0, 0, 0)
+  /// Start-up running sum (reference frame) and count.
+  var initialSum = Vector3(0, 0, 0)
+  var initialCount: Int = 0
+  var isInitialising = true
+  var hasStarted = false
+  /// The estimated up direction in body axes after the last sample.
+  var up = Vector3(0, 0, 1)
+  /// The accelerometer's weight (acceleration rejection), fixed for a block.
+  var weight = 1.0
+  /// Rotation integrated over the rest detector's quiet stretch (undone if it is a rest).
+  var windowRotation = Vector3(0, 0, 0)
+  /// Rotation integrated (leaky, over the rest window's time constant) while the attitude is
+  /// held at rest: applied when the rest ends.
+  var restRotation = Vector3(0, 0, 0)
+  var lastFlags: EstimateFlags = .initialising
+  var lastTimestampNanoseconds: Int64 = 0
+
+  // MARK: Block state (every `blockSeconds`)
+
+  var blockCorrectionX: Double = 0
+  var blockCorrectionY: Double = 0
+  var blockForce = Vector3(0, 0, 0)
+  var blockForceSamples: Int = 0
+  var blockSeconds: Double = 0
+  var blockSamples: Int = 0
+  var blockTrusted = true
+  /// Low-pass filtered first two rows of the rotation matrix and of R·b̂ (motion bias).
+  var rowFilter = RowFilter()
+  /// Sustained-acceleration detector (block rate): the horizontal specific force relative to
+  /// its slow mean, low-pass filtered, and the slow mean itself (reference frame).
+  var sustainedX = (0.0, 0.0)
+  var sustainedY = (0.0, 0.0)
+  var slowMean = Vector3(0, 0, 0)
+  /// Corrections applied recently (leaky), undone when a sustained acceleration is detected.
+  var recentCorrectionX: Double = 0
+  var recentCorrectionY: Double = 0
+  var rejectionBlocks: Int = 0
+  var isRecovering = false
+  var wasRejecting = false
+  /// The heading drift model of the motion since the last rest: Σ up·t·Δt (body axes, s²),
+  /// the motion's duration, and whether a rest has measured the bias before it.
+  var driftWeights = Vector3(0, 0, 0)
+  var segmentSeconds: Double = 0
+  var hasMeasuredRest = false
+
+  // MARK: Coefficients (recomputed when the period estimate moves by 0.5 %)
+
+  var coefficientPeriod: Double = 0
+  var lowPass = LowPassCoefficients(b0: 1, b1: 0, b2: 0, a1: 0, a2: 0)
+  /// The second-order inclination filter's cutoff ω_c = √2/τ, rad/s, and its squares.
+  var filterRate: Double = 0.47
+  var filterRateSquared: Double = 0.22
+  var filterDamping: Double = 0.67
+  var filterStepLimit: Double = 1
+  var firstOrderRate: Double = 1
+  var restRotationRetention: Double = 1
+  var gyroSampleVariance: Double = 0
+  var initialLimit: Int = 1
+  var blockLimit: Int = 1
+  var blockLowPass = LowPassCoefficients(b0: 1, b1: 0, b2: 0, a1: 0, a2: 0)
+  var detectorLowPass = LowPassCoefficients(b0: 1, b1: 0, b2: 0, a1: 0, a2: 0)
+  var motionNoiseVariance: Double = 0
+  var motionMaximumGain: Double = 0
+  var slowMeanGain: Double = 0
+  var recentRetention: Double = 1
+  var recoveryBlocks: Int = 1
+  let gravity: Double
+  let inverseGravity: Double
+  let rejectLowSquared: Double
+  let rejectHighSquared: Double
+  let rejectSlope: Double
+  let isSecondOrder: Bool
+  let holdsAtRest: Bool
+  let hasTemperatureModel: Bool
+
+  /// Housekeeping (bias prediction, motion-bias measurement, acceleration rejection) runs once
+  /// per block of this length, seconds, not every sample.
+  static let blockSeconds = 0.1
+
+  /// A new estimator. Check `settings.problem` first when the settings come from a person.
+  public init(settings: Settings = .default) {
+    self.settings = settings
+    clock = SampleClock(settings: settings.sampleClock)
+    let period = settings.sampleClock.nominalPeriodSeconds ?? 0.01
+    restDetector = RestDetector(settings: settings.rest, samplePeriodSeconds: period)
+    biasEstimator = GyroBiasEstimator(settings: settings.bias, noise: settings.noise)
+    gravity = settings.gravityMetersPerSecondSquared
+    inverseGravity = 1 / settings.gravityMetersPerSecondSquared
+    let r = settings.accelerationRejection
+    rejectLowSquared =
+      r.lowerThresholdMetersPerSecondSquared * r.lowerThresholdMetersPerSecondSquared
+    rejectHighSquared =
+      r.upperThresholdMetersPerSecondSquared * r.upperThresholdMetersPerSecondSquared
+    rejectSlope = r.isEnabled ? 1 / max(rejectHighSquared - rejectLowSquared, 1e-12) : 0
+    isSecondOrder = settings.inclination.order == .second
+    holdsAtRest = settings.holdsAttitudeAtRest
+    hasTemperatureModel = settings.bias.temperatureCoefficientRadiansPerSecondPerCelsius != .zero
+    setCoefficients(period: period)
+  }
+
+  /// The current attitude (body → reference).
+  public var attitude: Quaternion { q }
+
+  /// Takes one sample and returns the estimate after it. Exactly one estimate per sample;
+  /// a sample that cannot be used (non-increasing timestamp, NaN) returns the current attitude
+  /// with `.timestampRejected` or `.invalidInput` and changes nothing.
+  public mutating func update(_ sample: InertialSample) -> AttitudeEstimate {
+    let gyro = sample.angularRateRadiansPerSecond
+    let accel = sample.specificForceMetersPerSecondSquared
+    guard (gyro.x + gyro.y + gyro.z + accel.x + accel.y + accel.z).isFinite else {
+      return rejected(sample, flag: .invalidInput)
+    }
+    let step = clock.advance(toNanoseconds: sample.timestampNanoseconds)
+    if step.isRejected { return rejected(sample, flag: .timestampRejected) }
+    if step.isFirst { return start(sample) }
+
+    var flags: EstimateFlags = []
+    if step.isGap { flags.insert(.gap) }
+    let period = clock.periodSeconds
+    if abs(period - coefficientPeriod) > 0.005 * coefficientPeriod {
+      setCoefficients(period: period)
+    }
+    let dt = step.intervalSeconds
+
+    // Bias, compensated for temperature when a model is configured.
+    let temperatureTerm =
+      hasTemperatureModel ? temperatureOffset(sample.temperatureCelsius) : Vector3(0, 0, 0)
+    let bias = biasEstimator.bias + temperatureTerm
+    let omega = gyro - bias
+
+    // Rest.
+    let transition = restDetector.update(
+      gyro: gyro, acceleration: accel, bias: bias, biasVariance: biasEstimator.variance,
+      gyroSampleVariance: gyroSampleVariance, up: up, usable: !sample.isClipped)
+    if transition != .none {
+      handle(transition, flags: &flags, temperatureTerm: temperatureTerm)
+    }
+    let atRest = holdsAtRest && restDetector.isAtRest
+
+    // Propagation: q ← q ⊗ exp(ω dt), third-order series (relative angle error below θ⁴/1920,
+    // 4 × 10⁻⁹ at 1000 °/s and 100 Hz). None at rest: the heading is held.
+    if atRest {
+      restRotation = restRotation * restRotationRetention + omega * dt
+      if settings.bias.restEstimationEnabled {
+        biasEstimator.observeAtRest(
+          meanRate: gyro - temperatureTerm, sampleVariance: gyroSampleVariance)
+      }
+    } else {
+      let r = omega * dt
+      let quiet = restDetector.quietSamples
+      if quiet == 1 {
+        windowRotation = r
+      } else if quiet > 1 {
+        windowRotation += r
+      }
+      let t2 = r.squaredLength
+      let c = 1 - t2 * (1.0 / 8) + t2 * t2 * (1.0 / 384)
+      let h = 0.5 - t2 * (1.0 / 48)
+      q = multiply(q, c, r.x * h, r.y * h, r.z * h)
+    }
+
+    // Inclination: the specific force in the reference frame, low-pass filtered there, and the
+    // attitude turned (about a horizontal axis) so that the filtered vector points up.
+    let x = rotate(accel, by: q)
+    let w = sample.isClipped ? 0 : weight
+    if !sample.isClipped {
+      blockForce += x
+      blockForceSamples += 1
+    }
+    var y: Vector3
+    if isInitialising {
+      initialSum += x * w
+      initialCount += sample.isClipped ? 0 : 1
+      y = initialSum * (1 / Double(max(initialCount, 1)))
+    } else if isSecondOrder {
+      // State-space form, ω_c = √2/τ and damping 1/√2 (Butterworth): s1 is the filtered
+      // vector, s2 its rate of change. Rejection slows its clock.
+      let h = min(dt * w, filterStepLimit)
+      s2 = s2 + (x - s1) * (filterRateSquared * h) - s2 * (filterDamping * h)
+      s1 = s1 + s2 * h
+      y = s1
+    } else {
+      s1 = s1 + (x - s1) * (firstOrderRate * min(dt * w, filterStepLimit))
+      y = s1
+    }
+    // The small rotation about a horizontal axis that takes y onto +z: δ ≈ (y_y, −y_x, 0)/|y|
+    // (|y| ≈ g; the snap repeats every sample, so a gain a few percent off is immaterial).
+    let dx = y.y * inverseGravity
+    let dy = -y.x * inverseGravity
+    if dx * dx + dy * dy < 1e-4 {
+      // q ← (1, δ/2) ⊗ q, memory ← memory + δ × memory.
+      let hx = 0.5 * dx
+      let hy = 0.5 * dy
+      let p = q
+      q = Quaternion(
+        w: p.w - hx * p.x - hy * p.y, x: p.x + hx * p.w + hy * p.z,
+        y: p.y - hx * p.z + hy * p.w, z: p.z + hx * p.y - hy * p.x)
+      if isInitialising {
+        initialSum = rotateSmall(initialSum, dx, dy)
+      } else {
+        s1 = rotateSmall(s1, dx, dy)
+        s2 = rotateSmall(s2, dx, dy)
+      }
+      blockCorrectionX += dx
+      blockCorrectionY += dy
+    } else {
+      largeCorrection(y)
+    }
+    // Normalise: one Newton step is exact to rounding for the tiny norm error of one update.
+    let n2 = q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z
+    if abs(n2 - 1) < 1e-6 {
+      let f = 1.5 - 0.5 * n2
+      q = Quaternion(w: q.w * f, x: q.x * f, y: q.y * f, z: q.z * f)
+    } else {
+      q = q.normalized
+    }
+    blockSeconds += dt
+    blockSamples += 1
+    if isInitialising && initialCount >= initialLimit { finishInitialisation(at: y) }
+    if blockSamples >= blockLimit { blockUpdate(atRest: atRest) }
+
+    // Outputs.
+    let g = Vector3(
+      2 * (q.w * q.y - q.x * q.z), -2 * (q.y * q.z + q.w * q.x),
+      -1 + 2 * (q.x * q.x + q.y * q.y))
+    up = -g
+    if sample.isClipped { flags.insert(.clippedInput) }
+    if weight < 1 { flags.insert(.accelerationRejected) }
+    if isRecovering { flags.insert(.recovering) }
+    if isInitialising { flags.insert(.initialising) }
+    if restDetector.isAtRest { flags.insert(.atRest) }
+    if biasEstimator.isLimited { flags.insert(.biasLimited) }
+    lastFlags = flags
+    lastTimestampNanoseconds = sample.timestampNanoseconds
+    let b = atRest ? biasEstimator.bias + temperatureTerm : bias
+    return AttitudeEstimate(
+      timestampNanoseconds: sample.timestampNanoseconds, attitude: q, gravityInBody: g,
+      linearAccelerationMetersPerSecondSquared: accel + g * gravity,
+      angularRateRadiansPerSecond: gyro - b, gyroBiasRadiansPerSecond: b,
+      gyroBiasVariance: biasEstimator.variance, flags: flags,
+      missedSamples: step.missedSamples, integrationIntervalSeconds: dt,
+      samplePeriodSeconds: period)
+  }
+
+  // MARK: - Steps
+
+  /// `a ⊗ (w, x, y, z)`.
+  @inline(__always)
+  func multiply(_ a: Quaternion, _ w: Double, _ x: Double, _ y: Double, _ z: Double)
+    -> Quaternion
+  {
+    Quaternion(
+      w: a.w * w - a.x * x - a.y * y - a.z * z, x: a.w * x + a.x * w + a.y * z - a.z * y,
+      y: a.w * y - a.x * z + a.y * w + a.z * x, z: a.w * z + a.x * y - a.y * x + a.z * w)
+  }
+
+  /// `q ⊗ v ⊗ q*`: body → reference.
+  @inline(__always)
+  func rotate(_ v: Vector3, by q: Quaternion) -> Vector3 {
+    // v + 2w (u × v) + 2 u × (u × v) with u the vector part.
+    let tx = 2 * (q.y * v.z - q.z * v.y)
+    let ty = 2 * (q.z * v.x - q.x * v.z)
+    let tz = 2 * (q.x * v.y - q.y * v.x)
+    return Vector3(
+      v.x + q.w * tx + (q.y * tz - q.z * ty), v.y + q.w * ty + (q.z * tx - q.x * tz),
+      v.z + q.w * tz + (q.x * ty - q.y * tx))
+  }
+
+  @inline(__always)
+  func rotateSmall(_ v: Vector3, _ dx: Double, _ dy: Double) -> Vector3 {
+    Vector3(v.x + dy * v.z, v.y - dx * v.z, v.z + dx * v.y - dy * v.x)
+  }
+
+  func temperatureOffset(_ celsius: Double) -> Vector3 {
+    let c = settings.bias.temperatureCoefficientRadiansPerSecondPerCelsius
+    let t = celsius - settings.bias.referenceTemperatureCelsius
+    return t.isFinite ? c * t : Vector3(0, 0, 0)
+  }
+
+  /// Rest began, ended, or was refused.
+  mutating func handle(
+    _ transition: RestDetector.Transition, flags: inout EstimateFlags, temperatureTerm: Vector3
+  ) {
+    switch transition {
+    case .none:
+      break
+    case .inconsistent:
+      biasEstimator.widen(by: restDetector.excessVariance)
+    case .ended:
+      // The last moments' rotation, held back while the heading was held, was probably the
+      // start of this motion: give it back.
+      resetBlock()
+      driftWeights = Vector3(0, 0, 0)
+      segmentSeconds = 0
+      windowRotation = Vector3(0, 0, 0)
+      if holdsAtRest {
+        let r = restRotation
+        let t2 = r.squaredLength
+        q = multiply(q, 1 - t2 / 8, r.x * 0.5, r.y * 0.5, r.z * 0.5).normalized
+      }
+      restRotation = Vector3(0, 0, 0)
+    case .started:
+      let samples = restDetector.quietSamples
+      if tiltAgrees(meanAcceleration: restDetector.stretchAccelerationSum / Double(samples)) {
+        reanchor(samples: samples, temperatureTerm: temperatureTerm)
+        restRotation = Vector3(0, 0, 0)
+        flags.insert(.restStarted)
+      } else {
+        restDetector.cancelRest()
+      }
+      windowRotation = Vector3(0, 0, 0)
+    }
+  }
+
+  mutating func largeCorrection(_ y: Vector3) {
+    guard y.squaredLength > 0 else { return }
+    let d = Quaternion(from: y, to: .unitZ)
+    q = (d * q).normalized
+    if isInitialising {
+      initialSum = d.rotate(initialSum)
+    } else {
+      s1 = d.rotate(s1)
+      s2 = d.rotate(s2)
+    }
+    slowMean = d.rotate(slowMean)
+  }
+
+  mutating func finishInitialisation(at y: Vector3) {
+    isInitialising = false
+    let up = Vector3(0, 0, y.length)
+    (s1, s2) = steadyFilterStates(up)
+    slowMean = up
+  }
+
+  /// Filter memory that passes a constant `x` unchanged.
+  func steadyFilterStates(_ x: Vector3) -> (Vector3, Vector3) {
+    isSecondOrder ? (x, Vector3(0, 0, 0)) : (x, Vector3(0, 0, 0))
+  }
+
+  /// The first sample: tilt from the accelerometer, heading zero.
+  mutating func start(_ sample: InertialSample) -> AttitudeEstimate {
+    let a = sample.specificForceMetersPerSecondSquared
+    q = Quaternion(from: a, to: .unitZ)
+    hasStarted = true
+    isInitialising = true
+    initialSum = rotate(a, by: q)
+    initialCount = 1
+    if initialLimit <= 1 { finishInitialisation(at: initialSum) }
+    var flags: EstimateFlags = []
+    if isInitialising { flags.insert(.initialising) }
+    if sample.isClipped { flags.insert(.clippedInput) }
+    lastFlags = flags
+    lastTimestampNanoseconds = sample.timestampNanoseconds
+    let g = q.gravityInBody
+    up = -g
+    let bias =
+      biasEstimator.bias
+      + (hasTemperatureModel ? temperatureOffset(sample.temperatureCelsius) : Vector3(0, 0, 0))
+    return AttitudeEstimate(
+      timestampNanoseconds: sample.timestampNanoseconds, attitude: q, gravityInBody: g,
+      linearAccelerationMetersPerSecondSquared: a + g * gravity,
+      angularRateRadiansPerSecond: sample.angularRateRadiansPerSecond - bias,
+      gyroBiasRadiansPerSecond: bias, gyroBiasVariance: biasEstimator.variance, flags: flags,
+      missedSamples: 0, integrationIntervalSeconds: 0, samplePeriodSeconds: clock.periodSeconds)
+  }
+
+  /// A sample that cannot be used: the current state, flagged.
+  mutating func rejected(_ sample: InertialSample, flag: EstimateFlags) -> AttitudeEstimate {
+    let g = q.gravityInBody
+    let bias =
+      biasEstimator.bias
+      + (hasTemperatureModel ? temperatureOffset(sample.temperatureCelsius) : Vector3(0, 0, 0))
+    let accel = sample.specificForceMetersPerSecondSquared
+    let gyro = sample.angularRateRadiansPerSecond
+    return AttitudeEstimate(
+      timestampNanoseconds: sample.timestampNanoseconds, attitude: q, gravityInBody: g,
+      linearAccelerationMetersPerSecondSquared: accel.isFinite
+        ? accel + g * gravity : Vector3(0, 0, 0),
+      angularRateRadiansPerSecond: gyro.isFinite ? gyro - bias : Vector3(0, 0, 0),
+      gyroBiasRadiansPerSecond: bias, gyroBiasVariance: biasEstimator.variance,
+      flags: lastFlags.intersection([.initialising, .atRest]).union(flag), missedSamples: 0,
+      integrationIntervalSeconds: 0, samplePeriodSeconds: clock.periodSeconds)
+  }
+
+  /// Whether a rest window's mean specific force points where the estimate expects gravity's
+  /// reaction, within the settings' angle plus the tilt error the bias uncertainty allows
+  /// (3σ·τ): a sustained push or a steadily accelerating vehicle is quiet too, but not rest.
+  func tiltAgrees(meanAcceleration a: Vector3) -> Bool {
+    let n = a.length
+    guard n > 0 else { return false }
+    let sine = a.cross(up).length / n
+    let v = biasEstimator.variance
+    let sigma = max(v.x, v.y, v.z).squareRoot()
+    let allowed =
+      settings.rest.maximumTiltDisagreementRadians
+      + 3 * sigma * settings.inclination.timeConstantSeconds
+    return allowed >= .pi / 2 || (sine <= sin(allowed) && a.dot(up) > 0)
+  }
+
+  /// A rest has just been declared after `samples` quiet samples: re-anchor.
+  mutating func reanchor(samples: Int, temperatureTerm: Vector3) {
+    let n = Double(samples)
+    let biasBefore = biasEstimator.bias
+    if settings.bias.restEstimationEnabled {
+      biasEstimator.observeAtRest(
+        meanRate: restDetector.stretchGyroSum / n - temperatureTerm, samples: samples,
+        sampleVariance: gyroSampleVariance)
+    }
+    restDetector.setRestBias(
+      biasEstimator.bias + temperatureTerm,
+      variance: biasEstimator.variance + Vector3(1, 1, 1) * (gyroSampleVariance / n))
+    if holdsAtRest {
+      // The window was still: the rotation integrated over it was bias, so undo it; keep the
+      // heading that leaves, and take the tilt from the window's mean acceleration.
+      let undone = q * Quaternion(rotationVector: -windowRotation)
+      let twistNorm = (undone.w * undone.w + undone.z * undone.z).squareRoot()
+      var twist =
+        twistNorm > 1e-9
+        ? Quaternion(w: undone.w / twistNorm, x: 0, y: 0, z: undone.z / twistNorm) : .identity
+      // The bias this rest measured differs from the one the motion was integrated with. Had
+      // it moved there steadily (the expected path of a random walk between two known
+      // points), the heading gained Δb · Σ up·t·Δt / T; take that back.
+      if hasMeasuredRest && segmentSeconds > 0 && settings.bias.restEstimationEnabled {
+        let change = biasEstimator.bias - biasBefore
+        let heading = -change.dot(driftWeights) / segmentSeconds
+        twist = Quaternion(axis: .unitZ, angle: heading) * twist
+      }
+      let meanAcceleration = restDetector.stretchAccelerationSum / n
+      q = (twist * Quaternion(from: meanAcceleration, to: .unitZ)).normalized
+      let level = Vector3(0, 0, meanAcceleration.length)
+      (s1, s2) = steadyFilterStates(level)
+      slowMean = level
+      up = -q.gravityInBody
+      hasMeasuredRest = settings.bias.restEstimationEnabled
+      isInitialising = false
+    }
+    rejectionBlocks = 0
+    isRecovering = false
+    weight = 1
+    sustainedX = (0, 0)
+    sustainedY = (0, 0)
+    resetBlock()
+  }
+
+  mutating func resetBlock() {
+    blockCorrectionX = 0
+    blockCorrectionY = 0
+    blockForce = Vector3(0, 0, 0)
+    blockForceSamples = 0
+    blockSeconds = 0
+    blockSamples = 0
+    blockTrusted = true
+  }
+
+  /// Once per block: the inclination filter and correction, bias prediction, the motion-bias
+  /// measurement, the drift model and the sustained-acceleration detector.
+  mutating func blockUpdate(atRest: Bool) {
+    let seconds = blockSeconds
+    let count = blockForceSamples
+    let force = count > 0 ? blockForce / Double(count) : Vector3(0, 0, 0)
+    let correctionX = blockCorrectionX
+    let correctionY = blockCorrectionY
+    let trusted = blockTrusted && !isInitialising && !isRecovering && !atRest && count > 0
+    resetBlock()
+    if !atRest { biasEstimator.predict(seconds: seconds) }
+
+    // Acceleration rejection decides this block's weight.
+    if rejectSlope > 0 && !atRest && !isInitialising && count > 0 {
+      updateRejection(meanForceX: force.x, meanForceY: force.y)
+    } else {
+      weight = 1
+    }
+    let w = count > 0 ? weight : 0
+    if count > 0 {
+      let gain = slowMeanGain * w
+      slowMean = Vector3(
+        slowMean.x + (force.x - slowMean.x) * gain, slowMean.y + (force.y - slowMean.y) * gain,
+        slowMean.z + (force.z - slowMean.z) * gain)
+    }
+
+    // The corrections of this block turn the slow mean too, and count as recent.
+    let dx = correctionX
+    let dy = correctionY
+    slowMean = rotateSmall(slowMean, dx, dy)
+    recentCorrectionX = recentCorrectionX * recentRetention + dx
+    recentCorrectionY = recentCorrectionY * recentRetention + dy
+    guard !atRest else { return }
+
+    // Rows of R(q) (body → reference).
+    let (qw, qx, qy, qz) = (q.w, q.x, q.y, q.z)
+    let r0 = Vector3(1 - 2 * (qy * qy + qz * qz), 2 * (qx * qy - qw * qz), 2 * (qx * qz + qw * qy))
+    let r1 = Vector3(2 * (qx * qy + qw * qz), 1 - 2 * (qx * qx + qz * qz), 2 * (qy * qz - qw * qx))
+    let r2 = Vector3(2 * (qx * qz - qw * qy), 2 * (qy * qz + qw * qx), 1 - 2 * (qx * qx + qy * qy))
+    segmentSeconds += seconds
+    driftWeights += r2 * ((segmentSeconds - 0.5 * seconds) * seconds)
+    let b = biasEstimator.bias
+    let (h0, h1, rb0, rb1) = rowFilter.update(
+      r0, r1, r0.dot(b), r1.dot(b), coefficients: blockLowPass)
+    guard trusted, settings.bias.motionEstimationEnabled else { return }
+    // The correction rate plus LP(R b̂) measures LP(R) b; innovation e = y − LP(R) b̂ (VQF's
+    // motion bias estimation, with a diagonal covariance and sequential scalar updates).
+    let rate0 = -dx / seconds
+    let rate1 = -dy / seconds
+    biasEstimator.observe(
+      row: h0, innovation: rate0 + rb0 - h0.dot(biasEstimator.bias),
+      noiseVariance: motionNoiseVariance, maximumGain: motionMaximumGain)
+    biasEstimator.observe(
+      row: h1, innovation: rate1 + rb1 - h1.dot(biasEstimator.bias),
+      noiseVariance: motionNoiseVariance, maximumGain: motionMaximumGain)
+  }
+
+  /// Sustained acceleration: the horizontal specific force relative to its slow mean, filtered
+  /// with a one-second time constant. A hand's back-and-forth accelerations mostly cancel in
+  /// it; a push or a vehicle accelerating does not. Rejection with recovery, Fusion-style.
+  mutating func updateRejection(meanForceX: Double, meanForceY: Double) {
+    let c = detectorLowPass
+    let ux = meanForceX - slowMean.x
+    let uy = meanForceY - slowMean.y
+    let ax = ux * c.b0 + sustainedX.0
+    sustainedX = (ux * c.b1 - ax * c.a1 + sustainedX.1, ux * c.b2 - ax * c.a2)
+    let ay = uy * c.b0 + sustainedY.0
+    sustainedY = (uy * c.b1 - ay * c.a1 + sustainedY.1, uy * c.b2 - ay * c.a2)
+    let v2 = ax * ax + ay * ay
+    var w = 1.0
+    if v2 > rejectLowSquared { w = max(0, (rejectHighSquared - v2) * rejectSlope) }
+    if w < 1 {
+      if rejectionBlocks < recoveryBlocks { rejectionBlocks += 1 }
+      if rejectionBlocks >= recoveryBlocks { isRecovering = true }
+    } else if rejectionBlocks > 0 {
+      rejectionBlocks = max(0, rejectionBlocks - settings.accelerationRejection.recoveryRatio)
+      if rejectionBlocks == 0 { isRecovering = false }
+    }
+    if isRecovering { w = 1 }
+    if w < 1 && !wasRejecting { undoRecentCorrections() }
+    wasRejecting = w < 1
+    weight = w
+  }
+
+  /// A sustained acceleration was just detected: the corrections of the last moments were its
+  /// doing, so turn them back, and restart the filter memory from the restored estimate (it
+  /// holds the acceleration's onset, which would otherwise keep pulling).
+  mutating func undoRecentCorrections() {
+    let undo = Quaternion(rotationVector: Vector3(-recentCorrectionX, -recentCorrectionY, 0))
+    q = (undo * q).normalized
+    recentCorrectionX = 0
+    recentCorrectionY = 0
+    slowMean = undo.rotate(slowMean)
+    (s1, s2) = steadyFilterStates(Vector3(0, 0, slowMean.length))
+    up = -q.gravityInBody
+  }
+
+  /// Recomputes everything that depends on the sample period.
+  mutating func setCoefficients(period: Double) {
+    guard period > 0 else { return }
+    coefficientPeriod = period
+    let inclination = settings.inclination
+    let tau = inclination.timeConstantSeconds
+    lowPass = .firstOrder(timeConstantSeconds: tau, periodSeconds: period)
+    filterRate = 2.0.squareRoot() / tau
+    filterRateSquared = filterRate * filterRate
+    filterDamping = 2.0.squareRoot() * filterRate
+    filterStepLimit = 0.5 / filterRate
+    firstOrderRate = 1 / tau
+    restDetector.setSamplePeriod(period)
+    restRotationRetention = 1 - period / settings.rest.meanTimeConstantSeconds
+    let n = settings.noise.gyroNoiseDensity
+    gyroSampleVariance = n * n / period
+    initialLimit = max(1, Int((inclination.initialisationSeconds / period).rounded()))
+    blockLimit = max(1, Int((Self.blockSeconds / period).rounded()))
+    let blockPeriod = Double(blockLimit) * period
+    blockLowPass = .butterworth(timeConstantSeconds: tau, periodSeconds: blockPeriod)
+    // VQF's choice of motion noise: with the random walk's variance growth V per block, a
+    // measurement noise p²/V + p makes the long-run uncertainty settle at p.
+    let k = settings.noise.gyroBiasRandomWalk
+    let v = max(k * k * blockPeriod, 1e-30)
+    let p =
+      settings.bias.motionUncertaintyRadiansPerSecond
+      * settings.bias.motionUncertaintyRadiansPerSecond
+    motionNoiseVariance = p * p / v + p
+    motionMaximumGain = min(1, blockPeriod / settings.bias.motionMinimumTimeConstantSeconds)
+    let rejection = settings.accelerationRejection
+    detectorLowPass = .butterworth(
+      timeConstantSeconds: rejection.detectorTimeConstantSeconds, periodSeconds: blockPeriod)
+    slowMeanGain = blockPeriod / rejection.referenceTimeConstantSeconds
+    recentRetention = 1 - blockPeriod / (2 * rejection.detectorTimeConstantSeconds)
+    recoveryBlocks = max(1, Int((rejection.recoverySeconds / blockPeriod).rounded()))
+  }
+}
+
+/// Low-pass filters (second-order, block rate) over the first two rows of the rotation matrix
+/// and over R·b̂, for the motion-bias measurement model.
+struct RowFilter: Hashable, Sendable {
+  var started = false
+  var r0s1: Vector3 = .zero
+  var r0s2: Vector3 = .zero
+  var r1s1: Vector3 = .zero
+  var r1s2: Vector3 = .zero
+  var b0s1: Double = 0
+  var b0s2: Double = 0
+  var b1s1: Double = 0
+  var b1s2: Double = 0
+
+  init() {}
+
+  @inline(__always)
+  mutating func update(
+    _ r0: Vector3, _ r1: Vector3, _ rb0: Double, _ rb1: Double, coefficients c: LowPassCoefficients
+  ) -> (Vector3, Vector3, Double, Double) {
+    if !started {
+      started = true
+      (r0s1, r0s2) = c.steadyStates(r0)
+      (r1s1, r1s2) = c.steadyStates(r1)
+      (b0s1, b0s2) = c.steadyStates(rb0)
+      (b1s1, b1s2) = c.steadyStates(rb1)
+    }
+    let y0 = r0 * c.b0 + r0s1
+    r0s1 = r0 * c.b1 - y0 * c.a1 + r0s2
+    r0s2 = r0 * c.b2 - y0 * c.a2
+    let y1 = r1 * c.b0 + r1s1
+    r1s1 = r1 * c.b1 - y1 * c.a1 + r1s2
+    r1s2 = r1 * c.b2 - y1 * c.a2
+    let z0 = rb0 * c.b0 + b0s1
+    b0s1 = rb0 * c.b1 - z0 * c.a1 + b0s2
+    b0s2 = rb0 * c.b2 - z0 * c.a2
+    let z1 = rb1 * c.b0 + b1s1
+    b1s1 = rb1 * c.b1 - z1 * c.a1 + b1s2
+    b1s2 = rb1 * c.b2 - z1 * c.a2
+    return (y0, y1, z0, z1)
+  }
+}

@@ -1,0 +1,172 @@
+import Geometry
+
+extension AttitudeEstimator {
+  /// How the inclination (tilt) correction behaves.
+  public struct InclinationSettings: Hashable, Sendable {
+    /// The filter that turns accelerometer readings into a tilt correction.
+    public enum Order: Hashable, Sendable {
+      /// First-order smoothing: the plain complementary filter of seed 001. Its error under a
+      /// sustained horizontal acceleration a⊥ after t seconds is `atan(a⊥/g)(1 − e^(−t/τ))`.
+      case first
+      /// Second-order Butterworth applied in the almost-inertial frame (VQF's idea): the same
+      /// bias error b⊥·τ, but accelerations that come and go (a hand moving, a vehicle
+      /// vibrating) are attenuated 40 dB per decade instead of 20.
+      case second
+    }
+
+    /// τ, seconds: a gyro bias b⊥ about a horizontal axis leaves a steady tilt error of b⊥·τ,
+    /// and a sustained horizontal acceleration takes about τ to tilt the estimate (seed 001's
+    /// one knob). Default 3 s (VQF's default, which scores best on the BROAD recordings): with
+    /// a bias re-estimated to about 0.01 °/s the bias error is 0.03°, and a hand's accelerations
+    /// of a second or two are averaged out.
+    public var timeConstantSeconds: Double
+    /// Default `.second`.
+    public var order: Order
+    /// The start-up window, seconds: the tilt is the running mean of the accelerometer (carried
+    /// along by the gyro) until then, so the first estimate is the first reading and it only
+    /// gets better. Default 1 s. Flagged `.initialising`.
+    public var initialisationSeconds: Double
+
+    public init(
+      timeConstantSeconds: Double = 3, order: Order = .second, initialisationSeconds: Double = 1
+    ) {
+      self.timeConstantSeconds = timeConstantSeconds
+      self.order = order
+      self.initialisationSeconds = initialisationSeconds
+    }
+
+    public static let `default` = InclinationSettings()
+  }
+
+  /// When the accelerometer is trusted less: its reading, mapped into the reference frame,
+  /// minus the gravity the estimate expects, is the linear acceleration the estimate implies.
+  /// A large one means the body is accelerating (or the estimate is wrong); either way that
+  /// sample says little about the tilt.
+  public struct AccelerationRejectionSettings: Hashable, Sendable {
+    /// Default on.
+    public var isEnabled: Bool
+    /// Below this linear acceleration, m/s², the accelerometer is fully trusted.
+    public var lowerThresholdMetersPerSecondSquared: Double
+    /// Above this, m/s², it is ignored; in between its weight falls linearly with the square.
+    public var upperThresholdMetersPerSecondSquared: Double
+    /// Rejection that lasts longer than this, seconds (counting rejected samples up and
+    /// trusted ones down `recoveryRatio` times faster), switches to **recovery**: the
+    /// accelerometer is trusted again until the two agree. A sustained push is then
+    /// indistinguishable from a tilt, and the estimate follows it (seed 001: any acceleration
+    /// that lasts longer than the filter trusts the gyro alone looks like gravity).
+    public var recoverySeconds: Double
+    /// How much faster trusted samples count down than rejected ones count up. Default 9
+    /// (x-io Fusion's rule: prolonged means rejected more than 90 % of the time).
+    public var recoveryRatio: Int
+    /// Time constant of the sustained-acceleration detector's low-pass filter, seconds.
+    public var detectorTimeConstantSeconds: Double
+    /// Time constant of the slow mean the velocity is measured against, seconds.
+    public var referenceTimeConstantSeconds: Double
+
+    public init(
+      isEnabled: Bool = true, lowerThresholdMetersPerSecondSquared: Double = 1.5,
+      upperThresholdMetersPerSecondSquared: Double = 2.5, recoverySeconds: Double = 10,
+      recoveryRatio: Int = 9, detectorTimeConstantSeconds: Double = 1,
+      referenceTimeConstantSeconds: Double = 10
+    ) {
+      self.referenceTimeConstantSeconds = referenceTimeConstantSeconds
+      self.detectorTimeConstantSeconds = detectorTimeConstantSeconds
+      self.isEnabled = isEnabled
+      self.lowerThresholdMetersPerSecondSquared = lowerThresholdMetersPerSecondSquared
+      self.upperThresholdMetersPerSecondSquared = upperThresholdMetersPerSecondSquared
+      self.recoverySeconds = recoverySeconds
+      self.recoveryRatio = recoveryRatio
+    }
+
+    public static let `default` = AccelerationRejectionSettings()
+    public static let off = AccelerationRejectionSettings(isEnabled: false)
+  }
+
+  /// Everything the estimator can be told. Every field has a default with its reason; a
+  /// calibration file overrides `noise` (from its Allan analysis), `bias` (its measured bias
+  /// and uncertainty) and, through `RestDetector.Settings(noise:samplePeriodSeconds:)`, the rest
+  /// thresholds.
+  public struct Settings: Hashable, Sendable {
+    public var sampleClock: SampleClock.Settings
+    public var inclination: InclinationSettings
+    public var accelerationRejection: AccelerationRejectionSettings
+    public var rest: RestDetector.Settings
+    public var bias: GyroBiasEstimator.Settings
+    public var noise: SensorNoise
+    /// Hold the attitude while at rest (no gyro integration: the zero-velocity update of seed
+    /// 000) and re-anchor it when a rest begins (tilt from the rest's mean acceleration,
+    /// heading put back to where the rest began). Default on.
+    public var holdsAttitudeAtRest: Bool
+    /// The magnitude of gravity, m/s². Default standard gravity (9.80665 m/s²).
+    public var gravityMetersPerSecondSquared: Double
+
+    public init(
+      sampleClock: SampleClock.Settings = .default, inclination: InclinationSettings = .default,
+      accelerationRejection: AccelerationRejectionSettings = .default,
+      rest: RestDetector.Settings = .default, bias: GyroBiasEstimator.Settings = .default,
+      noise: SensorNoise = .mpu6050, holdsAttitudeAtRest: Bool = true,
+      gravityMetersPerSecondSquared: Double = standardGravity
+    ) {
+      self.sampleClock = sampleClock
+      self.inclination = inclination
+      self.accelerationRejection = accelerationRejection
+      self.rest = rest
+      self.bias = bias
+      self.noise = noise
+      self.holdsAttitudeAtRest = holdsAttitudeAtRest
+      self.gravityMetersPerSecondSquared = gravityMetersPerSecondSquared
+    }
+
+    /// The full estimator with every default: 100 Hz nominal.
+    public static let `default` = Settings()
+
+    /// The plain complementary filter of seed 001, for comparison: first order with time
+    /// constant `timeConstantSeconds`, no acceleration rejection, no rest detection, no bias
+    /// estimation (the gyro is used as it comes, minus `bias`), no start-up averaging.
+    public static func plain(
+      timeConstantSeconds: Double, sampleClock: SampleClock.Settings = .default
+    ) -> Settings {
+      Settings(
+        sampleClock: sampleClock,
+        inclination: InclinationSettings(
+          timeConstantSeconds: timeConstantSeconds, order: .first, initialisationSeconds: 0),
+        accelerationRejection: .off,
+        rest: RestDetector.Settings(isEnabled: false),
+        bias: GyroBiasEstimator.Settings(
+          restEstimationEnabled: false, motionEstimationEnabled: false),
+        holdsAttitudeAtRest: false)
+    }
+
+    /// What is wrong with these settings, or `nil` when they are usable. The message names the
+    /// setting and what it must be.
+    public var problem: String? {
+      if let p = sampleClock.problem { return "sample clock: \(p)" }
+      if !(inclination.timeConstantSeconds > 0) {
+        return "inclination time constant must be a positive number of seconds"
+      }
+      if !(inclination.initialisationSeconds >= 0) {
+        return "initialisation window must not be negative"
+      }
+      let r = accelerationRejection
+      if r.isEnabled {
+        if !(r.lowerThresholdMetersPerSecondSquared >= 0
+          && r.upperThresholdMetersPerSecondSquared > r.lowerThresholdMetersPerSecondSquared)
+        {
+          return "acceleration rejection needs 0 ≤ lower threshold < upper threshold (m/s²)"
+        }
+        if !(r.recoverySeconds > 0) || r.recoveryRatio < 1 {
+          return "acceleration recovery needs a positive time and a ratio of at least 1"
+        }
+      }
+      if let p = rest.problem { return p }
+      if let p = bias.problem { return p }
+      if !(noise.gyroNoiseDensity > 0 && noise.gyroBiasRandomWalk >= 0
+        && noise.accelerometerNoiseDensity > 0)
+      {
+        return "sensor noise figures must be positive"
+      }
+      if !(gravityMetersPerSecondSquared > 0) { return "gravity must be positive (m/s²)" }
+      return nil
+    }
+  }
+}

@@ -1,0 +1,378 @@
+import Geometry
+
+/// Decides, sample by sample, whether the body is at rest.
+///
+/// **Why not "small gyro".** An MPU-6050's zero-rate output may be ±20 °/s at room temperature
+/// (PS §6.1) and moves with temperature, so a raw gyro magnitude compared with a small threshold
+/// says "moving" forever on one unit and "still" while turning slowly on another. The test here
+/// is the gyro's deviation from **its own recent mean**, which no constant offset affects, and
+/// the same for the accelerometer:
+///
+/// 1. A sample is **quiet** when `|ω − ω̄| < gyroDeviationThreshold` and
+///    `|f − f̄| < accelerationDeviationThreshold`, where ω̄ and f̄ are the means of the current
+///    window (a running mean over the window's first `meanTimeConstantSeconds`, then an
+///    exponential window of that time constant). A sample that is not quiet **restarts the
+///    window** from itself, so a rest that follows motion is not held back by the motion's
+///    memory.
+/// 2. Quiet samples are counted; after `minimumDurationSeconds` of them (a sample count,
+///    recomputed only when the sample period estimate changes) the window must also be
+///    **stationary**: the mean rates of its three thirds agree within `stationaritySigmas`
+///    standard deviations of the noise measured from successive differences. A rotation whose
+///    rate drifts slowly through or near zero is quiet, but it has a trend or a curvature.
+/// 3. **Consistency with the bias** (supplied by the caller): a steady rotation is quiet and
+///    stationary too, and about the vertical the accelerometer cannot see it. So the window
+///    mean must lie within `biasConsistencySigmas` standard deviations (bias uncertainty plus
+///    the mean's own noise) of the bias estimate about the vertical, twice that about
+///    horizontal axes. While the bias is unknown (at start-up, ±20 °/s) only faster rotations
+///    are refused. A stationary window that misses by less than `maximumBiasJump` reports
+///    `.inconsistent` (the caller widens the bias uncertainty: the bias may have jumped) and the
+///    next such window is a rest; a bigger miss is a steady turn.
+/// 4. **Rest ends on the same sample** that breaks either threshold — there is no hold-off, or
+///    the estimator's heading hold would swallow the start of a real rotation — and also when,
+///    during the rest, the window mean drifts away from the bias measured when it began (a slow
+///    turn starting mid-rest).
+public struct RestDetector: Hashable, Sendable {
+  /// Thresholds and timing. The defaults are VQF's published rest-detection defaults (Laidig &
+  /// Seel 2023), which were tuned on real recordings; `init(noise:samplePeriodSeconds:)` derives
+  /// tighter ones from a unit's measured noise.
+  public struct Settings: Hashable, Sendable {
+    /// Turn rest detection on or off. Off: never at rest (no bias re-estimation, no hold).
+    public var isEnabled: Bool
+    /// Largest deviation of one gyro sample from the window mean that still counts as quiet,
+    /// rad/s. Default 2 °/s: about 10 σ of a noisy MPU-6050 sample (0.1–0.2 °/s per axis), so
+    /// noise never ends a rest, while a hand starting to move exceeds it within a few samples.
+    public var gyroDeviationThresholdRadiansPerSecond: Double
+    /// Largest deviation of one accelerometer sample from the window mean, m/s². Default
+    /// 0.5 m/s² (0.05 g): about 5 σ of the MPU-6050's noise at 44 Hz bandwidth (PS §6.2)
+    /// summed over three axes; a tilt of 3° or a push of 0.05 g ends a rest.
+    public var accelerationDeviationThresholdMetersPerSecondSquared: Double
+    /// Time constant of the window mean, seconds. Default 0.5 s.
+    public var meanTimeConstantSeconds: Double
+    /// Quiet time needed before rest is declared, seconds (converted to a sample count).
+    /// Default 1.5 s (seed 000, VQF): long enough that a pause in a gesture is not a rest.
+    public var minimumDurationSeconds: Double
+    /// How many standard deviations the window mean may differ from the bias estimate about
+    /// the vertical (twice as many about horizontal axes, which the accelerometer also
+    /// watches). Default 3: a slow turn about the vertical is refused unless it is within
+    /// the bias's own uncertainty; a true rest is refused with probability 0.3 %, and then
+    /// only until the uncertainty has grown.
+    public var biasConsistencySigmas: Double
+    /// The smallest difference between the window mean and the bias that may refuse a rest,
+    /// rad/s: below it a slow rotation cannot be told from bias anyway. Default 0.1 °/s (6° per
+    /// minute). Because the bias uncertainty grows between rests like a random walk, a bias
+    /// that jumped (a temperature step) is accepted again after a while; it is never accepted
+    /// by a timeout, which would let a long slow turn be taken for rest.
+    public var biasConsistencyFloorRadiansPerSecond: Double
+    /// A quiet, stationary dwell whose mean differs from the bias (about the vertical) by less
+    /// than this, rad/s, widens the bias uncertainty so that the next such dwell is a rest: a
+    /// bias can jump (a temperature step, a knock) beyond its random-walk prediction. Beyond
+    /// this it is taken for a steady turn. Default 0.2 °/s.
+    public var maximumBiasJumpRadiansPerSecond: Double
+    /// A rest is declared only if the gyro's means over the three thirds of the quiet window
+    /// agree pairwise within this many standard deviations (of their difference, from the
+    /// window's own noise), per axis. A rotation whose rate drifts slowly through or near zero
+    /// is quiet and may match the bias, but it has a trend or a curvature; a rest is stationary.
+    /// Default 5.
+    public var stationaritySigmas: Double
+    /// The estimator refuses a rest whose mean acceleration points further than this from the
+    /// gravity it expects, radians, plus the tilt error the bias uncertainty allows (3σ · τ):
+    /// a sustained push or a vehicle accelerating steadily is quiet too, but it is not rest,
+    /// and taking the tilt from it would be wrong. Default 5° (a 0.09 g push).
+    public var maximumTiltDisagreementRadians: Double
+
+    public init(
+      isEnabled: Bool = true,
+      gyroDeviationThresholdRadiansPerSecond: Double = 2 * .pi / 180,
+      accelerationDeviationThresholdMetersPerSecondSquared: Double = 0.5,
+      meanTimeConstantSeconds: Double = 0.5, minimumDurationSeconds: Double = 1.5,
+      biasConsistencySigmas: Double = 4,
+      biasConsistencyFloorRadiansPerSecond: Double = 0.05 * .pi / 180,
+      maximumBiasJumpRadiansPerSecond: Double = 0.5 * .pi / 180, stationaritySigmas: Double = 3,
+      maximumTiltDisagreementRadians: Double = 5 * .pi / 180
+    ) {
+      self.maximumTiltDisagreementRadians = maximumTiltDisagreementRadians
+      self.isEnabled = isEnabled
+      self.gyroDeviationThresholdRadiansPerSecond = gyroDeviationThresholdRadiansPerSecond
+      self.accelerationDeviationThresholdMetersPerSecondSquared =
+        accelerationDeviationThresholdMetersPerSecondSquared
+      self.meanTimeConstantSeconds = meanTimeConstantSeconds
+      self.minimumDurationSeconds = minimumDurationSeconds
+      self.biasConsistencySigmas = biasConsistencySigmas
+      self.biasConsistencyFloorRadiansPerSecond = biasConsistencyFloorRadiansPerSecond
+      self.stationaritySigmas = stationaritySigmas
+      self.maximumBiasJumpRadiansPerSecond = maximumBiasJumpRadiansPerSecond
+    }
+
+    /// VQF-like defaults (see each property).
+    public static let `default` = Settings()
+
+    /// Thresholds derived from a unit's own noise figures (a calibration file's Allan
+    /// analysis): `sigmas` standard deviations of the three-axis norm of one sample's noise,
+    /// never below `floor` (the default's fraction), so that vibration the Allan recording did
+    /// not see does not end every rest.
+    /// - Parameters:
+    ///   - sigmas: default 8, which a 3-axis Gaussian norm exceeds with probability < 10⁻¹².
+    ///   - floorFraction: the smallest thresholds, as a fraction of the defaults; default 0.25.
+    public init(
+      noise: SensorNoise, samplePeriodSeconds: Double, sigmas: Double = 8,
+      floorFraction: Double = 0.25
+    ) {
+      let base = Settings()
+      let gyroSample = noise.gyroNoiseDensity / samplePeriodSeconds.squareRoot()
+      let accelSample = noise.accelerometerNoiseDensity / samplePeriodSeconds.squareRoot()
+      let three = Double(3).squareRoot()
+      self.init(
+        gyroDeviationThresholdRadiansPerSecond: max(
+          sigmas * three * gyroSample,
+          floorFraction * base.gyroDeviationThresholdRadiansPerSecond),
+        accelerationDeviationThresholdMetersPerSecondSquared: max(
+          sigmas * three * accelSample,
+          floorFraction * base.accelerationDeviationThresholdMetersPerSecondSquared))
+    }
+
+    /// What is wrong with these settings, or `nil`.
+    public var problem: String? {
+      if !(gyroDeviationThresholdRadiansPerSecond > 0) {
+        return "rest gyro deviation threshold must be positive"
+      }
+      if !(accelerationDeviationThresholdMetersPerSecondSquared > 0) {
+        return "rest acceleration deviation threshold must be positive"
+      }
+      if !(meanTimeConstantSeconds > 0) { return "rest mean time constant must be positive" }
+      if !(minimumDurationSeconds >= 0) { return "rest minimum duration must not be negative" }
+      if !(biasConsistencySigmas > 0) { return "rest bias consistency must be positive" }
+      return nil
+    }
+  }
+
+  /// What one sample did to the detector.
+  public enum Transition: UInt8, Hashable, Sendable {
+    /// Nothing changed.
+    case none
+    /// Rest was declared on this sample, after `quietSamples` quiet samples (this one
+    /// included); the window's sums are in `stretchGyroSum` and `stretchAccelerationSum`.
+    case started
+    /// Rest ended on this sample.
+    case ended
+    /// A whole dwell was quiet and stationary but its mean rate disagreed with the bias about
+    /// the vertical; `excessVariance` (rad/s)² would have made it consistent.
+    case inconsistent
+  }
+
+  /// With `.inconsistent`: the variance, (rad/s)², that would have made the dwell consistent.
+  public private(set) var excessVariance: Double = 0
+
+  public let settings: Settings
+
+  /// Whether the body is at rest after the last sample.
+  public private(set) var isAtRest: Bool = false
+  /// Consecutive quiet and bias-consistent samples, this rest's included.
+  public private(set) var quietSamples: Int = 0
+  /// The window mean of the gyro, rad/s.
+  public private(set) var gyroMean: Vector3 = .zero
+  /// The window mean of the accelerometer, m/s².
+  public private(set) var accelerationMean: Vector3 = .zero
+  /// Samples in the window (saturates at the time constant's sample count).
+  public private(set) var windowSamples: Int = 0
+  /// Samples for the dwell.
+  public private(set) var dwellSamples: Int = 1
+  /// Sums over the current quiet stretch: gyro, accelerometer, the gyro's first half, and
+  /// the squared deviations of the gyro from the window mean (its noise), per axis.
+  public private(set) var stretchGyroSum: Vector3 = .zero
+  public private(set) var stretchAccelerationSum: Vector3 = .zero
+  private var firstThirdGyroSum: Vector3 = .zero
+  private var twoThirdsGyroSum: Vector3 = .zero
+  /// The bias when the rest began, and its variance: during a rest the window mean is held
+  /// against it (not against the estimate the rest is refining, which would follow a slow
+  /// rotation).
+  private var restBias: Vector3 = .zero
+  private var restBiasVariance: Vector3 = .zero
+  private var deviationSquares: Vector3 = .zero
+  private var previousGyro: Vector3 = .zero
+  private var sampleVariance: Double = 0
+  private var trendSquared: Double
+
+  private var gyroThresholdSquared: Double
+  private var accelThresholdSquared: Double
+  private var consistencySquared: Double
+  private var floorSquared: Double
+  private var windowLimit: Int = 1
+  private var windowGain: Double = 1
+
+  public init(settings: Settings = .default, samplePeriodSeconds: Double = 0.01) {
+    self.settings = settings
+    let g = settings.gyroDeviationThresholdRadiansPerSecond
+    let a = settings.accelerationDeviationThresholdMetersPerSecondSquared
+    gyroThresholdSquared = g * g
+    accelThresholdSquared = a * a
+    consistencySquared = settings.biasConsistencySigmas * settings.biasConsistencySigmas
+    let f = settings.biasConsistencyFloorRadiansPerSecond
+    floorSquared = f * f
+    trendSquared = settings.stationaritySigmas * settings.stationaritySigmas
+    setSamplePeriod(samplePeriodSeconds)
+  }
+
+  /// Converts the durations into sample counts for this period. Call when the period estimate
+  /// changes; it does not disturb a rest in progress.
+  public mutating func setSamplePeriod(_ seconds: Double) {
+    guard seconds > 0 else { return }
+    dwellSamples = max(1, Int((settings.minimumDurationSeconds / seconds).rounded()))
+    windowLimit = max(1, Int((settings.meanTimeConstantSeconds / seconds).rounded()))
+  }
+
+  /// Takes one sample.
+  /// - Parameters:
+  ///   - gyro: raw angular rate, rad/s (offset included; only deviations matter).
+  ///   - acceleration: specific force, m/s².
+  ///   - bias: the current gyro-bias estimate, rad/s.
+  ///   - biasVariance: its variance per axis, (rad/s)².
+  ///   - gyroSampleVariance: the variance of one gyro sample's noise, (rad/s)².
+  ///   - up: the estimated up direction in body axes (unit).
+  ///   - usable: `false` for a sample that must not count as rest (clipped).
+  @inline(__always)
+  public mutating func update(
+    gyro: Vector3, acceleration: Vector3, bias: Vector3, biasVariance: Vector3,
+    gyroSampleVariance: Double, up: Vector3, usable: Bool = true
+  ) -> Transition {
+    guard settings.isEnabled else { return .none }
+    let dg = gyro - gyroMean
+    let da = acceleration - accelerationMean
+    // Successive differences measure the noise without the trend a slow turn would add.
+    let step = gyro - previousGyro
+    previousGyro = gyro
+    sampleVariance = gyroSampleVariance
+    let quiet =
+      usable && dg.squaredLength < gyroThresholdSquared
+      && da.squaredLength < accelThresholdSquared
+    guard quiet else {
+      // Restart the window from this sample.
+      gyroMean = gyro
+      accelerationMean = acceleration
+      windowSamples = 1
+      windowGain = 1
+      quietSamples = 0
+      if isAtRest {
+        isAtRest = false
+        return .ended
+      }
+      return .none
+    }
+    if windowSamples < windowLimit {
+      windowSamples += 1
+      windowGain = 1 / Double(windowSamples)
+    }
+    let w = windowGain
+    gyroMean += dg * w
+    accelerationMean += da * w
+    if isAtRest {
+      // During a rest the bias is being measured and its uncertainty is small: a window mean
+      // drifting away from it is a slow rotation starting, and ends the rest.
+      if consistency(reference: restBias, variance: restBiasVariance, up: up).isConsistent {
+        quietSamples += 1
+        return .none
+      }
+      isAtRest = false
+      quietSamples = 0
+      return .ended
+    }
+    quietSamples += 1
+    if quietSamples == 1 {
+      stretchGyroSum = gyro
+      stretchAccelerationSum = acceleration
+      deviationSquares = Vector3(0, 0, 0)
+    } else {
+      stretchGyroSum += gyro
+      stretchAccelerationSum += acceleration
+      deviationSquares += step.scaled(by: step) * 0.5
+    }
+    if quietSamples == dwellSamples / 3 { firstThirdGyroSum = stretchGyroSum }
+    if quietSamples == 2 * dwellSamples / 3 { twoThirdsGyroSum = stretchGyroSum }
+    guard quietSamples >= dwellSamples else { return .none }
+    guard isStationary() else {
+      quietSamples = 0
+      return .none
+    }
+    let (consistent, vertical) = consistency(reference: bias, variance: biasVariance, up: up)
+    guard consistent else {
+      // Stationary and quiet for a whole dwell, yet not the bias we expected: either a slow
+      // steady turn, or the bias moved further than its uncertainty said. If the difference is
+      // one a bias could plausibly have jumped by, report it (the estimator widens the
+      // uncertainty) and try again: a second such dwell is a rest.
+      quietSamples = 0
+      let jump = settings.maximumBiasJumpRadiansPerSecond
+      guard vertical * vertical <= jump * jump else { return .none }
+      excessVariance = vertical * vertical / consistencySquared
+      return .inconsistent
+    }
+    isAtRest = true
+    return .started
+  }
+
+  /// Is the window mean a plausible bias? Its variance: the bias uncertainty plus the mean's
+  /// own noise (one sample's variance over the samples averaged). The part about the vertical
+  /// is held to `biasConsistencySigmas`: only the gyro sees rotation about the vertical. The
+  /// horizontal part gets twice the allowance, since the accelerometer also watches it.
+  @inline(__always)
+  private func consistency(reference: Vector3, variance rv: Vector3, up: Vector3) -> (
+    isConsistent: Bool, vertical: Double
+  ) {
+    let d = gyroMean - reference
+    let variance = max(rv.x, rv.y, rv.z) + sampleVariance * windowGain
+    let vertical = d.dot(up)
+    let horizontal = d.squaredLength - vertical * vertical
+    let allowance = consistencySquared * variance
+    let consistent =
+      vertical * vertical <= allowance + floorSquared
+      && horizontal <= 4 * allowance + floorSquared
+    return (consistent, vertical)
+  }
+
+  /// The three thirds of the quiet stretch have the same mean rate, within the noise.
+  private func isStationary() -> Bool {
+    let n1 = Double(dwellSamples / 3)
+    let n2 = Double(2 * dwellSamples / 3) - n1
+    let n3 = Double(quietSamples) - n1 - n2
+    guard n1 >= 2, n2 >= 2, n3 >= 2 else { return true }
+    let m1 = firstThirdGyroSum / n1
+    let m2 = (twoThirdsGyroSum - firstThirdGyroSum) / n2
+    let m3 = (stretchGyroSum - twoThirdsGyroSum) / n3
+    // The noise: measured from successive differences, but never below the configured figure
+    // (a low-pass filtered gyro has smaller differences than its noise suggests).
+    let measured = deviationSquares / Double(max(quietSamples - 1, 1))
+    let variance = Vector3(
+      max(measured.x, sampleVariance), max(measured.y, sampleVariance),
+      max(measured.z, sampleVariance))
+    let k = trendSquared
+    func agree(_ a: Vector3, _ b: Vector3, _ na: Double, _ nb: Double) -> Bool {
+      let d = a - b
+      let s = k * (1 / na + 1 / nb)
+      return d.x * d.x <= s * variance.x && d.y * d.y <= s * variance.y
+        && d.z * d.z <= s * variance.z
+    }
+    return agree(m1, m2, n1, n2) && agree(m2, m3, n2, n3) && agree(m1, m3, n1, n3)
+  }
+
+  /// Tells the detector the bias that the rest just declared has measured (the estimator's
+  /// estimate after the window's batch update), and its variance; during the rest the window
+  /// mean must stay consistent with it.
+  public mutating func setRestBias(_ bias: Vector3, variance: Vector3) {
+    restBias = bias
+    restBiasVariance = variance
+  }
+
+  /// Withdraws a rest just declared (the caller found it implausible): the dwell starts again,
+  /// the window means are kept.
+  public mutating func cancelRest() {
+    isAtRest = false
+    quietSamples = 0
+  }
+
+  /// Forgets everything (a restart of the estimator).
+  public mutating func reset() {
+    isAtRest = false
+    quietSamples = 0
+    gyroMean = .zero
+    accelerationMean = .zero
+    windowSamples = 0
+  }
+}
