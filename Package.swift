@@ -78,14 +78,30 @@ targets += [
   .testTarget(name: "RandomnessTests", dependencies: ["Randomness"], swiftSettings: swift6),
   .target(name: "Geometry", swiftSettings: swift6),
   .target(
-    name: "MotionScenarios", dependencies: ["Geometry", "Randomness"], swiftSettings: swift6),
+    name: "MotionScenarios", dependencies: ["Geometry", "Randomness"],
+    swiftSettings: swift6 + [.unsafeFlags(["-O"])]),
   .testTarget(name: "GeometryTests", dependencies: ["Geometry"], swiftSettings: swift6),
-  .target(name: "AttitudeEstimation", dependencies: ["Geometry"], swiftSettings: swift6),
+  // Optimised even in debug builds: the estimator is the hot path of every accuracy test
+  // (and of the firmware); `-O` keeps the ten-minute scenarios in `make test` to seconds.
+  .target(
+    name: "AttitudeEstimation", dependencies: ["Geometry"], exclude: ["README.md"],
+    swiftSettings: swift6 + [.unsafeFlags(["-O"])]),
+  .testTarget(
+    name: "MotionScenariosTests", dependencies: ["MotionScenarios", "Geometry"],
+    swiftSettings: swift6),
   .testTarget(
     name: "AttitudeEstimationTests",
     dependencies: ["AttitudeEstimation", "Geometry", "MotionScenarios"], swiftSettings: swift6),
+  // The 200-seed, ten-minute accuracy scenario runs optimised so `make test` stays fast.
+  .testTarget(
+    name: "AttitudeEstimationAccuracyTests",
+    dependencies: ["AttitudeEstimation", "Geometry", "MotionScenarios"],
+    swiftSettings: swift6 + [.unsafeFlags(["-O"])]),
+  .testTarget(
+    name: "PlumbReplayTests", dependencies: ["plumb", "MotionScenarios", "Geometry"],
+    swiftSettings: swift6),
   .executableTarget(
-    name: "plumb-broad", dependencies: ["AttitudeEstimation", "Geometry"],
+    name: "plumb-broad", dependencies: ["AttitudeEstimation", "CommandLineSupport", "Geometry"],
     path: "tools/plumb-broad", swiftSettings: swift6),
 ]
 
@@ -179,7 +195,10 @@ targets += [
     ], swiftSettings: swift6),
   .executableTarget(
     name: "plumb",
-    dependencies: ["PlumbRuntime", "Firmware", "Telemetry", "CommandLineSupport"],
+    dependencies: [
+      "PlumbRuntime", "Firmware", "Telemetry", "CommandLineSupport", "AttitudeEstimation",
+      "Geometry",
+    ],
     swiftSettings: swift6),
   .testTarget(
     name: "PlumbRuntimeTests",

@@ -28,7 +28,8 @@ extension AttitudeEstimator {
     public var initialisationSeconds: Double
 
     public init(
-      timeConstantSeconds: Double = 3, order: Order = .second, initialisationSeconds: Double = 1) {
+      timeConstantSeconds: Double = 3, order: Order = .second, initialisationSeconds: Double = 1
+    ) {
       self.timeConstantSeconds = timeConstantSeconds
       self.order = order
       self.initialisationSeconds = initialisationSeconds
@@ -96,9 +97,6 @@ extension AttitudeEstimator {
     /// 000) and re-anchor it when a rest begins (tilt from the rest's mean acceleration,
     /// heading put back to where the rest began). Default on.
     public var holdsAttitudeAtRest: Bool
-    public var undoesWindowRotation: Bool = true
-    public var takesTiltFromRest: Bool = true
-    public var restSampleUpdates: Bool = true
     /// The magnitude of gravity, m/s². Default standard gravity (9.80665 m/s²).
     public var gravityMetersPerSecondSquared: Double
 

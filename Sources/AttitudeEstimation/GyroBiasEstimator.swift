@@ -136,7 +136,8 @@ public struct GyroBiasEstimator: Hashable, Sendable {
   public init(settings: Settings = .default, noise: SensorNoise = .mpu6050) {
     self.settings = settings
     bias = settings.initialBiasRadiansPerSecond
-    let v = settings.initialUncertaintyRadiansPerSecond * settings.initialUncertaintyRadiansPerSecond
+    let v =
+      settings.initialUncertaintyRadiansPerSecond * settings.initialUncertaintyRadiansPerSecond
     variance = Vector3(v, v, v)
     maximumVariance = v
     randomWalkVariancePerSecond = noise.gyroBiasRandomWalk * noise.gyroBiasRandomWalk
@@ -168,8 +169,7 @@ public struct GyroBiasEstimator: Hashable, Sendable {
   /// samples (temperature-compensated to the reference), each with noise variance
   /// `sampleVariance`, (rad/s)².
   @inline(__always)
-  public mutating func observeAtRest(meanRate: Vector3, samples: Int = 1, sampleVariance: Double)
-  {
+  public mutating func observeAtRest(meanRate: Vector3, samples: Int = 1, sampleVariance: Double) {
     let r = sampleVariance / Double(max(samples, 1))
     let k = Vector3(
       variance.x / (variance.x + r), variance.y / (variance.y + r), variance.z / (variance.z + r))

@@ -1,3 +1,5 @@
+import Geometry
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -5,8 +7,6 @@
 #elseif canImport(Darwin)
   import Darwin
 #endif
-
-import Geometry
 
 /// Coefficients of one low-pass section in direct form II transposed:
 /// `y = b0·x + s1;  s1 ← b1·x − a1·y + s2;  s2 ← b2·x − a2·y`.

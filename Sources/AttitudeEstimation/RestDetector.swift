@@ -14,20 +14,23 @@ import Geometry
 ///    exponential window of that time constant). A sample that is not quiet **restarts the
 ///    window** from itself, so a rest that follows motion is not held back by the motion's
 ///    memory.
-/// 2. Quiet samples are counted; the body is **at rest** once `minimumDurationSeconds` of
-///    consecutive quiet (and consistent, below) samples are counted. The dwell is a sample count,
-///    recomputed only when the sample period estimate changes.
-/// 3. **Rest ends on the same sample** that breaks either threshold — there is no hold-off, or
-///    the estimator's heading hold would swallow the start of a real rotation.
-/// 4. **Consistency with the bias** (supplied by the caller): a constant rotation is quiet too,
-///    and about the vertical the accelerometer cannot see it. Once the gyro bias is known, a
-///    window mean that differs from the bias by more than `biasConsistencySigmas` standard
-///    deviations (bias uncertainty and the mean's own noise) is a slow rotation, not rest. While
-///    the bias is unknown (at start-up, uncertainty ±20 °/s) only rotations beyond that are
-///    refused. While at rest the same test runs against the bias being measured, so a slow
-///    rotation that starts during a rest ends it. A bias that jumped beyond its predicted
-///    uncertainty (a temperature step) is accepted again once the uncertainty, growing like a
-///    random walk, covers the jump.
+/// 2. Quiet samples are counted; after `minimumDurationSeconds` of them (a sample count,
+///    recomputed only when the sample period estimate changes) the window must also be
+///    **stationary**: the mean rates of its three thirds agree within `stationaritySigmas`
+///    standard deviations of the noise measured from successive differences. A rotation whose
+///    rate drifts slowly through or near zero is quiet, but it has a trend or a curvature.
+/// 3. **Consistency with the bias** (supplied by the caller): a steady rotation is quiet and
+///    stationary too, and about the vertical the accelerometer cannot see it. So the window
+///    mean must lie within `biasConsistencySigmas` standard deviations (bias uncertainty plus
+///    the mean's own noise) of the bias estimate about the vertical, twice that about
+///    horizontal axes. While the bias is unknown (at start-up, ±20 °/s) only faster rotations
+///    are refused. A stationary window that misses by less than `maximumBiasJump` reports
+///    `.inconsistent` (the caller widens the bias uncertainty: the bias may have jumped) and the
+///    next such window is a rest; a bigger miss is a steady turn.
+/// 4. **Rest ends on the same sample** that breaks either threshold — there is no hold-off, or
+///    the estimator's heading hold would swallow the start of a real rotation — and also when,
+///    during the rest, the window mean drifts away from the bias measured when it began (a slow
+///    turn starting mid-rest).
 public struct RestDetector: Hashable, Sendable {
   /// Thresholds and timing. The defaults are VQF's published rest-detection defaults (Laidig &
   /// Seel 2023), which were tuned on real recordings; `init(noise:samplePeriodSeconds:)` derives
@@ -143,17 +146,21 @@ public struct RestDetector: Hashable, Sendable {
   }
 
   /// What one sample did to the detector.
-  public enum Transition: Hashable, Sendable {
+  public enum Transition: UInt8, Hashable, Sendable {
     /// Nothing changed.
     case none
-    /// Rest was declared on this sample, after `samples` quiet samples (this one included).
-    case started(samples: Int)
+    /// Rest was declared on this sample, after `quietSamples` quiet samples (this one
+    /// included); the window's sums are in `stretchGyroSum` and `stretchAccelerationSum`.
+    case started
     /// Rest ended on this sample.
     case ended
     /// A whole dwell was quiet and stationary but its mean rate disagreed with the bias about
     /// the vertical; `excessVariance` (rad/s)² would have made it consistent.
-    case inconsistent(excessVariance: Double)
+    case inconsistent
   }
+
+  /// With `.inconsistent`: the variance, (rad/s)², that would have made the dwell consistent.
+  public private(set) var excessVariance: Double = 0
 
   public let settings: Settings
 
@@ -190,6 +197,7 @@ public struct RestDetector: Hashable, Sendable {
   private var consistencySquared: Double
   private var floorSquared: Double
   private var windowLimit: Int = 1
+  private var windowGain: Double = 1
 
   public init(settings: Settings = .default, samplePeriodSeconds: Double = 0.01) {
     self.settings = settings
@@ -226,6 +234,7 @@ public struct RestDetector: Hashable, Sendable {
     gyro: Vector3, acceleration: Vector3, bias: Vector3, biasVariance: Vector3,
     gyroSampleVariance: Double, up: Vector3, usable: Bool = true
   ) -> Transition {
+    guard settings.isEnabled else { return .none }
     let dg = gyro - gyroMean
     let da = acceleration - accelerationMean
     // Successive differences measure the noise without the trend a slow turn would add.
@@ -233,13 +242,14 @@ public struct RestDetector: Hashable, Sendable {
     previousGyro = gyro
     sampleVariance = gyroSampleVariance
     let quiet =
-      usable && settings.isEnabled && dg.squaredLength < gyroThresholdSquared
+      usable && dg.squaredLength < gyroThresholdSquared
       && da.squaredLength < accelThresholdSquared
     guard quiet else {
       // Restart the window from this sample.
       gyroMean = gyro
       accelerationMean = acceleration
       windowSamples = 1
+      windowGain = 1
       quietSamples = 0
       if isAtRest {
         isAtRest = false
@@ -247,28 +257,17 @@ public struct RestDetector: Hashable, Sendable {
       }
       return .none
     }
-    if windowSamples < windowLimit { windowSamples += 1 }
-    let w = 1 / Double(windowSamples)
+    if windowSamples < windowLimit {
+      windowSamples += 1
+      windowGain = 1 / Double(windowSamples)
+    }
+    let w = windowGain
     gyroMean += dg * w
     accelerationMean += da * w
-    // Is the window mean a plausible bias? Its variance: the bias uncertainty plus the mean's
-    // own noise (one sample's variance over the samples averaged). The part about the vertical
-    // is held to `biasConsistencySigmas`: only the gyro sees rotation about the vertical. The
-    // horizontal part gets twice the allowance, since the accelerometer also watches it.
-    let reference = isAtRest ? restBias : bias
-    let rv = isAtRest ? restBiasVariance : biasVariance
-    let d = gyroMean - reference
-    let variance = max(rv.x, rv.y, rv.z) + gyroSampleVariance * w
-    let vertical = d.dot(up)
-    let horizontal = d.squaredLength - vertical * vertical
-    let allowance = consistencySquared * variance
-    let consistent =
-      vertical * vertical <= allowance + floorSquared
-      && horizontal <= 4 * allowance + floorSquared
     if isAtRest {
       // During a rest the bias is being measured and its uncertainty is small: a window mean
       // drifting away from it is a slow rotation starting, and ends the rest.
-      if consistent {
+      if consistency(reference: restBias, variance: restBiasVariance, up: up).isConsistent {
         quietSamples += 1
         return .none
       }
@@ -280,7 +279,7 @@ public struct RestDetector: Hashable, Sendable {
     if quietSamples == 1 {
       stretchGyroSum = gyro
       stretchAccelerationSum = acceleration
-      deviationSquares = .zero
+      deviationSquares = Vector3(0, 0, 0)
     } else {
       stretchGyroSum += gyro
       stretchAccelerationSum += acceleration
@@ -288,25 +287,44 @@ public struct RestDetector: Hashable, Sendable {
     }
     if quietSamples == dwellSamples / 3 { firstThirdGyroSum = stretchGyroSum }
     if quietSamples == 2 * dwellSamples / 3 { twoThirdsGyroSum = stretchGyroSum }
-    if quietSamples >= dwellSamples {
-      guard isStationary() else {
-        quietSamples = 0
-        return .none
-      }
-      guard consistent else {
-        // Stationary and quiet for a whole dwell, yet not the bias we expected: either a slow
-        // steady turn, or the bias moved further than its uncertainty said. If the difference
-        // is one a bias could plausibly have jumped by, report it (the estimator widens the
-        // uncertainty) and try again: a second such dwell is a rest.
-        quietSamples = 0
-        let jump = settings.maximumBiasJumpRadiansPerSecond
-        guard vertical * vertical <= jump * jump else { return .none }
-        return .inconsistent(excessVariance: vertical * vertical / consistencySquared)
-      }
-      isAtRest = true
-      return .started(samples: quietSamples)
+    guard quietSamples >= dwellSamples else { return .none }
+    guard isStationary() else {
+      quietSamples = 0
+      return .none
     }
-    return .none
+    let (consistent, vertical) = consistency(reference: bias, variance: biasVariance, up: up)
+    guard consistent else {
+      // Stationary and quiet for a whole dwell, yet not the bias we expected: either a slow
+      // steady turn, or the bias moved further than its uncertainty said. If the difference is
+      // one a bias could plausibly have jumped by, report it (the estimator widens the
+      // uncertainty) and try again: a second such dwell is a rest.
+      quietSamples = 0
+      let jump = settings.maximumBiasJumpRadiansPerSecond
+      guard vertical * vertical <= jump * jump else { return .none }
+      excessVariance = vertical * vertical / consistencySquared
+      return .inconsistent
+    }
+    isAtRest = true
+    return .started
+  }
+
+  /// Is the window mean a plausible bias? Its variance: the bias uncertainty plus the mean's
+  /// own noise (one sample's variance over the samples averaged). The part about the vertical
+  /// is held to `biasConsistencySigmas`: only the gyro sees rotation about the vertical. The
+  /// horizontal part gets twice the allowance, since the accelerometer also watches it.
+  @inline(__always)
+  private func consistency(reference: Vector3, variance rv: Vector3, up: Vector3) -> (
+    isConsistent: Bool, vertical: Double
+  ) {
+    let d = gyroMean - reference
+    let variance = max(rv.x, rv.y, rv.z) + sampleVariance * windowGain
+    let vertical = d.dot(up)
+    let horizontal = d.squaredLength - vertical * vertical
+    let allowance = consistencySquared * variance
+    let consistent =
+      vertical * vertical <= allowance + floorSquared
+      && horizontal <= 4 * allowance + floorSquared
+    return (consistent, vertical)
   }
 
   /// The three thirds of the quiet stretch have the same mean rate, within the noise.

@@ -102,8 +102,12 @@ public struct SampleClock: Hashable, Sendable {
   public private(set) var periodNanoseconds: Double
   /// Accepted intervals averaged so far (saturates at `averagingSamples`).
   public private(set) var averagedCount: Int
-  /// The last accepted timestamp.
-  public private(set) var lastTimestampNanoseconds: Int64?
+  /// The last accepted timestamp (meaningful once a sample has been seen).
+  public private(set) var lastTimestamp: Int64
+  private var hasStarted: Bool
+  private var averagingGain: Double
+  private var windowHalfWidth: Double
+  private var gapThreshold: Double
   /// Samples counted missing since the start.
   public private(set) var totalMissedSamples: Int
   /// Gaps seen since the start.
@@ -121,7 +125,11 @@ public struct SampleClock: Hashable, Sendable {
     self.settings = settings
     periodNanoseconds = (settings.nominalPeriodSeconds ?? 0) * 1e9
     averagedCount = 0
-    lastTimestampNanoseconds = nil
+    lastTimestamp = 0
+    hasStarted = false
+    averagingGain = 1
+    windowHalfWidth = 0
+    gapThreshold = .infinity
     totalMissedSamples = 0
     gapCount = 0
     rejectedCount = 0
@@ -129,6 +137,8 @@ public struct SampleClock: Hashable, Sendable {
     streakCount = 0
     streakMeanNanoseconds = 0
     maximumIntervalNanoseconds = Int64(settings.maximumIntegrationIntervalSeconds * 1e9)
+    windowHalfWidth = settings.jitterTolerance * periodNanoseconds
+    gapThreshold = periodNanoseconds > 0 ? settings.gapFactor * periodNanoseconds : .infinity
   }
 
   /// The current period estimate, seconds (0 until known).
@@ -136,40 +146,25 @@ public struct SampleClock: Hashable, Sendable {
   public var periodSeconds: Double { periodNanoseconds * 1e-9 }
 
   /// Takes the next sample's timestamp.
+  @inline(__always)
   public mutating func advance(toNanoseconds timestamp: Int64) -> Step {
-    guard let last = lastTimestampNanoseconds else {
-      lastTimestampNanoseconds = timestamp
-      return Step(intervalSeconds: 0, missedSamples: 0, isGap: false, isRejected: false, isFirst: true)
-    }
-    let interval = timestamp &- last
-    guard interval > 0 else {
-      rejectedCount += 1
-      return Step(intervalSeconds: 0, missedSamples: 0, isGap: false, isRejected: true, isFirst: false)
-    }
-    lastTimestampNanoseconds = timestamp
+    let interval = timestamp &- lastTimestamp
+    if interval <= 0 || !hasStarted { return unusual(timestamp) }
+    lastTimestamp = timestamp
     let iv = Double(interval)
-    var period = periodNanoseconds
-    if period <= 0 {
-      // No nominal period: the first interval is the first estimate.
-      period = iv
-      periodNanoseconds = iv
-      averagedCount = 1
-    } else if abs(iv - period) <= settings.jitterTolerance * period {
-      // Inside the jitter window: average it in (running mean, then an exponential window).
-      if averagedCount < settings.averagingSamples { averagedCount += 1 }
-      period += (iv - period) / Double(averagedCount)
-      periodNanoseconds = period
-      streakCount = 0
+    let period = periodNanoseconds
+    if abs(iv - period) <= windowHalfWidth {
+      // Inside the jitter window: average it in (a running mean, then an exponential window).
+      periodNanoseconds = period + (iv - period) * averagingGain
+      if averagedCount < settings.averagingSamples { countAccepted() }
     } else {
-      trackStreak(iv)
-      period = periodNanoseconds
+      outsideWindow(iv)
     }
-
     var missed = 0
     var isGap = false
-    if iv > settings.gapFactor * period {
+    if iv > gapThreshold {
       isGap = true
-      missed = Int((iv / period).rounded()) - 1
+      missed = Int((iv / periodNanoseconds).rounded()) - 1
       gapCount += 1
       totalMissedSamples += missed
     }
@@ -179,16 +174,60 @@ public struct SampleClock: Hashable, Sendable {
       isRejected: false, isFirst: false)
   }
 
+  /// The first timestamp, or one that does not increase.
+  private mutating func unusual(_ timestamp: Int64) -> Step {
+    if !hasStarted {
+      hasStarted = true
+      lastTimestamp = timestamp
+      return Step(
+        intervalSeconds: 0, missedSamples: 0, isGap: false, isRejected: false, isFirst: true)
+    }
+    rejectedCount += 1
+    return Step(
+      intervalSeconds: 0, missedSamples: 0, isGap: false, isRejected: true, isFirst: false)
+  }
+
+  private mutating func countAccepted() {
+    averagedCount += 1
+    averagingGain = 1 / Double(averagedCount + 1)
+    if averagedCount >= settings.averagingSamples {
+      averagingGain = 1 / Double(settings.averagingSamples)
+    }
+    updateWindow()
+  }
+
+  private mutating func updateWindow() {
+    windowHalfWidth = settings.jitterTolerance * periodNanoseconds
+    gapThreshold = settings.gapFactor * periodNanoseconds
+  }
+
+  /// An interval outside the window: the first one when the period is unknown, a gap, a doubled
+  /// edge, or the start of a new rate.
+  private mutating func outsideWindow(_ iv: Double) {
+    if periodNanoseconds <= 0 {
+      periodNanoseconds = iv
+      averagedCount = 1
+      averagingGain = 0.5
+      updateWindow()
+      return
+    }
+    trackStreak(iv)
+    updateWindow()
+  }
+
   /// Out-of-window intervals that agree with each other for long enough replace the estimate.
   private mutating func trackStreak(_ iv: Double) {
-    if streakCount > 0, abs(iv - streakMeanNanoseconds) > settings.jitterTolerance * streakMeanNanoseconds {
+    if streakCount > 0,
+      abs(iv - streakMeanNanoseconds) > settings.jitterTolerance * streakMeanNanoseconds
+    {
       streakCount = 0
     }
     streakCount += 1
     streakMeanNanoseconds += (iv - streakMeanNanoseconds) / Double(streakCount)
     if streakCount >= settings.reacquisitionSamples {
       periodNanoseconds = streakMeanNanoseconds
-      averagedCount = streakCount
+      averagedCount = min(streakCount, settings.averagingSamples)
+      averagingGain = 1 / Double(averagedCount + 1)
       reacquisitionCount += 1
       streakCount = 0
     }

@@ -1,4 +1,5 @@
 import Geometry
+import Randomness
 
 /// What a simulated inertial sensor reports for one sample.
 public struct InertialReading: Hashable, Sendable {
@@ -70,13 +71,13 @@ public struct InertialSensorModel: Sendable {
   }
 
   public let settings: Settings
-  private var random: ScenarioRandom
+  private var random: SeededGenerator
   /// The gyro bias now, rad/s (it wanders).
   public private(set) var gyroBiasRadiansPerSecond: Vector3
 
   public init(settings: Settings, seed: UInt64) {
     self.settings = settings
-    random = ScenarioRandom(seed: seed)
+    random = SeededGenerator(seed: seed)
     gyroBiasRadiansPerSecond = settings.gyroBiasRadiansPerSecond
   }
 
@@ -97,7 +98,8 @@ public struct InertialSensorModel: Sendable {
       + an * settings.accelerometerNoiseMetersPerSecondSquared
     return InertialReading(
       angularRateRadiansPerSecond: gyro, specificForceMetersPerSecondSquared: accel,
-      temperatureCelsius: truth.temperatureCelsius, gyroBiasRadiansPerSecond: gyroBiasRadiansPerSecond)
+      temperatureCelsius: truth.temperatureCelsius,
+      gyroBiasRadiansPerSecond: gyroBiasRadiansPerSecond)
   }
 }
 
@@ -113,7 +115,7 @@ public struct SampleSchedule: Hashable, Sendable {
     nominalPeriodSeconds: Double, count: Int, jitterSeconds: Double = 0,
     dropped: Set<Int> = [], seed: UInt64 = 0
   ) {
-    var random = ScenarioRandom(seed: seed)
+    var random = SeededGenerator(seed: seed)
     var times: [Int64] = []
     times.reserveCapacity(count)
     for i in 0..<count {

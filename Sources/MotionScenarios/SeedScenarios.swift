@@ -1,3 +1,5 @@
+import Geometry
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -5,8 +7,6 @@
 #elseif canImport(Darwin)
   import Darwin
 #endif
-
-import Geometry
 
 /// The scenarios of the seed articles, with exact ground truth: attitude, angular rate (the
 /// attitude's analytic derivative) and specific force (gravity's reaction plus the body's
@@ -66,7 +66,8 @@ public struct PushScenario: MotionSource, Hashable, Sendable {
 
   public func truth(atSeconds t: Double) -> MotionTruth {
     let pushing = t >= startSeconds && t < endSeconds
-    let world = Vector3(0, 0, standardGravity) + (pushing ? accelerationMetersPerSecondSquared : .zero)
+    let world =
+      Vector3(0, 0, standardGravity) + (pushing ? accelerationMetersPerSecondSquared : .zero)
     return MotionTruth(
       timeSeconds: t, attitude: attitude, angularRateRadiansPerSecond: .zero,
       specificForceMetersPerSecondSquared: attitude.inverseRotate(world), temperatureCelsius: 25)

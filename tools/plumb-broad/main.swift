@@ -5,6 +5,7 @@
 // M. Caruso, A. Cereatti and T. Seel, CC BY 4.0 (public repository dlaidig/broad).
 
 import AttitudeEstimation
+import CommandLineSupport
 import Foundation
 import Geometry
 
@@ -13,22 +14,6 @@ let attribution = """
   A. Cereatti and T. Seel, published under CC BY 4.0 (public repository dlaidig/broad).
   Scoring as defined by its authors: inclination 2·acos(√(e_w²+e_z²)), heading drift
   2·atan(e_z/e_w) minus one constant offset per trial, RMSE over movement samples.
-  """
-
-let usage = """
-  USAGE: plumb-broad [--data DIR] [--set NAME=VALUE ...] [--sensitivity]
-
-  Runs Plumb's attitude estimator, with its defaults, over every *.csv.gz BROAD trial in DIR
-  (default /work/shared/data/broad), decompressing each with `gzip -dc`, and prints the
-  inclination and heading-drift RMSE per trial and their means.
-
-  OPTIONS:
-    --data DIR          folder holding the BROAD *.csv.gz files
-    --set NAME=VALUE    change one setting from its default, for a sensitivity study
-                        (names: \(Override.names.joined(separator: ", ")))
-    --sensitivity       also rerun with each main setting halved and doubled, to show the
-                        result is not balanced on one value
-    -h, --help          show this help
   """
 
 /// A setting that `--set` can change; angles in degrees, times in seconds.
@@ -59,9 +44,6 @@ struct Override: Sendable {
     Override(name: "rest-tau") { $0.rest.meanTimeConstantSeconds = $1 },
     Override(name: "rest-sigmas") { $0.rest.biasConsistencySigmas = $1 },
     Override(name: "hold") { $0.holdsAttitudeAtRest = $1 != 0 },
-    Override(name: "undo") { $0.undoesWindowRotation = $1 != 0 },
-    Override(name: "snap") { $0.takesTiltFromRest = $1 != 0 },
-    Override(name: "rest-samples") { $0.restSampleUpdates = $1 != 0 },
     Override(name: "rest-bias") { $0.bias.restEstimationEnabled = $1 != 0 },
     Override(name: "motion-bias") { $0.bias.motionEstimationEnabled = $1 != 0 },
     Override(name: "bias-sigma-init") {
@@ -82,62 +64,79 @@ func fail(_ message: String, status: Int32) -> Never {
   exit(status)
 }
 
-var dataDirectory = "/work/shared/data/broad"
+let spec = CommandSpec(
+  name: "plumb-broad",
+  abstract: "score the attitude estimator on the BROAD recordings (one set of defaults)",
+  discussion: """
+    Runs Plumb's attitude estimator, with its defaults, over every *.csv.gz BROAD trial in
+    DIR, decompressing each with `gzip -dc`, and prints the inclination and heading-drift RMSE
+    per trial (the dataset authors' 6D scoring) and their means, with the data's attribution.
+    The rate of each recording comes from its timestamps.
+    """,
+  options: [
+    .option(
+      "data", value: "DIR", help: "folder holding the BROAD *.csv.gz files",
+      default: "/work/shared/data/broad"),
+    .option(
+      "set", value: "NAME=VALUE",
+      help:
+        "change one setting, for a sensitivity study (angles in degrees, times in seconds; "
+        + "names: \(Override.names.joined(separator: ", ")))", repeating: true),
+    .flag(
+      "sensitivity",
+      help: "also rerun with each main setting halved and doubled, to show robustness"),
+  ],
+  examples: ["plumb-broad", "plumb-broad --sensitivity", "plumb-broad --set tau=2"])
+
+func fail(_ message: String, status: ExitCode) -> Never {
+  printError("plumb-broad: \(message)")
+  exit(status.rawValue)
+}
+
+let parsed: ParsedArguments
+do {
+  parsed = try ParsedArguments(Array(CommandLine.arguments.dropFirst()), spec: spec)
+} catch {
+  printError(error.description)
+  exit(ExitCode.usage.rawValue)
+}
+if parsed.wantsHelp {
+  print(spec.help, terminator: "")
+  exit(ExitCode.success.rawValue)
+}
+let dataDirectory = parsed.value("data") ?? "/work/shared/data/broad"
+let runSensitivity = parsed.flag("sensitivity")
 var settings = AttitudeEstimator.Settings.default
 // A recording's rate comes from its timestamps (285.7 Hz here), not from the firmware's 100 Hz.
 settings.sampleClock.nominalPeriodSeconds = nil
-var runSensitivity = false
-var dumpTrial: String? = nil
-var dumpFile = ""
-var arguments = Array(CommandLine.arguments.dropFirst())
-while !arguments.isEmpty {
-  let argument = arguments.removeFirst()
-  switch argument {
-  case "-h", "--help":
-    print(usage)
-    exit(0)
-  case "--data":
-    guard !arguments.isEmpty else { fail("--data needs a folder", status: 64) }
-    dataDirectory = arguments.removeFirst()
-  case "--set":
-    guard !arguments.isEmpty else { fail("--set needs NAME=VALUE", status: 64) }
-    let pair = arguments.removeFirst().split(separator: "=", maxSplits: 1).map(String.init)
-    guard pair.count == 2, let value = Double(pair[1]),
-      let override = Override.all.first(where: { $0.name == pair[0] })
-    else {
-      fail(
-        "--set takes NAME=NUMBER with NAME one of: \(Override.names.joined(separator: ", "))",
-        status: 64)
-    }
-    override.apply(&settings, value)
-  case "--dump":
-    // Development aid: writes one trial's estimates (t, q, flags, bias) to a CSV.
-    guard arguments.count >= 2 else { fail("--dump needs TRIAL-PREFIX FILE", status: 64) }
-    dumpTrial = arguments.removeFirst()
-    dumpFile = arguments.removeFirst()
-  case "--sensitivity":
-    runSensitivity = true
-  default:
-    fail("unknown argument '\(argument)' (try --help)", status: 64)
+for assignment in parsed.values("set") {
+  let pair = assignment.split(separator: "=", maxSplits: 1).map(String.init)
+  guard pair.count == 2, let value = Double(pair[1]),
+    let override = Override.all.first(where: { $0.name == pair[0] })
+  else {
+    fail(
+      "--set takes NAME=NUMBER with NAME one of: \(Override.names.joined(separator: ", "))",
+      status: .usage)
   }
+  override.apply(&settings, value)
 }
-if let problem = settings.problem { fail("invalid settings: \(problem)", status: 64) }
+if let problem = settings.problem { fail("invalid settings: \(problem)", status: .usage) }
 
 let files: [String]
 do {
   files = try FileManager.default.contentsOfDirectory(atPath: dataDirectory)
     .filter { $0.hasSuffix(".csv.gz") }.sorted()
 } catch {
-  fail("cannot read \(dataDirectory): \(error.localizedDescription)", status: 66)
+  fail("cannot read \(dataDirectory): \(error.localizedDescription)", status: .noInput)
 }
-if files.isEmpty { fail(BroadError.noFiles(dataDirectory).description, status: 66) }
+if files.isEmpty { fail(BroadError.noFiles(dataDirectory).description, status: .noInput) }
 
 var loaded: [BroadTrial] = []
 for file in files {
   do {
     loaded.append(try loadTrial(path: (dataDirectory as NSString).appendingPathComponent(file)))
   } catch {
-    fail("\(error)", status: 65)
+    fail("\(error)", status: .dataError)
   }
 }
 let trials = loaded
@@ -159,23 +158,6 @@ func means(_ results: [(TrialScore, Double)]) -> (Double, Double) {
     results.map(\.0.inclinationRMSEDegrees).reduce(0, +) / n,
     results.map(\.0.headingDriftRMSEDegrees).reduce(0, +) / n
   )
-}
-
-if let prefix = dumpTrial, let trial = trials.first(where: { $0.name.hasPrefix(prefix) }) {
-  var estimator = AttitudeEstimator(settings: settings)
-  var text = "t,qw,qx,qy,qz,flags,bx,by,bz\n"
-  for i in 0..<trial.count {
-    let e = estimator.update(
-      InertialSample(
-        timestampNanoseconds: trial.timestampNanoseconds[i],
-        angularRateRadiansPerSecond: trial.gyro[i],
-        specificForceMetersPerSecondSquared: trial.acceleration[i]))
-    let q = e.attitude
-    let b = e.gyroBiasRadiansPerSecond
-    text += "\(Double(trial.timestampNanoseconds[i]) * 1e-9),\(q.w),\(q.x),\(q.y),\(q.z),"
-    text += "\(e.flags.rawValue),\(b.x),\(b.y),\(b.z)\n"
-  }
-  try? text.write(toFile: dumpFile, atomically: true, encoding: .utf8)
 }
 
 let results = evaluate(settings)

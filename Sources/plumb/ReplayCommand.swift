@@ -1,0 +1,150 @@
+import AttitudeEstimation
+import CommandLineSupport
+import Foundation
+
+/// `plumb replay --input IN.csv --output OUT.csv`: the attitude estimator over a recording.
+///
+/// Exit status (sysexits.h): 0 done; 64 usage error; 65 the input is malformed (the message
+/// names the line and the problem); 66 the input cannot be read; 73 the output cannot be
+/// created. The output is written to a temporary file beside it and renamed into place only
+/// when every line succeeded, so a failed replay never leaves a partial output file.
+struct ReplayCommand {
+  static let spec = CommandSpec(
+    name: "plumb replay",
+    abstract: "run the attitude estimator over a CSV recording",
+    discussion: """
+      Runs Plumb's attitude estimator, with its default settings, over a recording and writes
+      one line of estimates per sample.
+
+      INPUT: a CSV file whose header starts
+          t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z
+      (more columns may follow and are ignored, except an eighth named temp_c, the die
+      temperature in °C), then one sample per line: time in seconds, strictly increasing, at
+      any rate (the interval comes from t_s); angular rate in rad/s; specific force in m/s²
+      (about +9.8 on the up axis at rest); body axes.
+
+      OUTPUT: a CSV file with the header
+          \(ReplayFormat.outputHeader)
+      and exactly one line per input line: t_s copied verbatim; the attitude quaternion (w, x,
+      y, z), mapping body vectors into the reference frame (z up, x = the heading at start;
+      without a magnetometer the heading is relative and drifts slowly); gravity's direction in
+      the body; linear acceleration (m/s²); bias-corrected rate (rad/s); gyro bias and its 1σ
+      uncertainty (rad/s); rest (1/0); the estimator's flags (bits: 0 initialising, 1 at rest,
+      2 acceleration rejected, 3 recovering, 4 gap, 5 clipped input, 8 rest started, 9 bias
+      limited); samples missed before this one.
+
+      The output is written beside OUT.csv and renamed into place only when every line
+      succeeded: a malformed line (named, with the problem) leaves no partial file.
+      Exit status: 0 done, 64 usage, 65 malformed input, 66 unreadable input, 73 output not
+      creatable.
+      """,
+    options: [
+      .option("input", value: "IN.csv", help: "the recording to read", required: true),
+      .option(
+        "output", value: "OUT.csv", help: "where to write the estimates (replaced only on success)",
+        required: true),
+    ],
+    examples: [
+      "gzip -dc 01_undisturbed_slow_rotation_A.csv.gz > trial.csv",
+      "plumb replay --input trial.csv --output trial-estimates.csv",
+    ])
+
+  static let subcommand = CommandGroup.Subcommand(spec) { arguments in
+    let input = arguments.value("input") ?? ""
+    let output = arguments.value("output") ?? ""
+    guard URL(fileURLWithPath: input).standardized != URL(fileURLWithPath: output).standardized
+    else {
+      throw UsageError("--input and --output must be different files", spec: spec)
+    }
+    _ = try ReplayCommand(inputPath: input, outputPath: output).run()
+  }
+
+  var inputPath: String
+  var outputPath: String
+
+  /// Replays; returns the number of samples.
+  func run() throws(CommandFailure) -> Int {
+    let data: Data
+    do {
+      data = try Data(contentsOf: URL(fileURLWithPath: inputPath))
+    } catch {
+      throw CommandFailure(.noInput, "cannot read \(inputPath): \(error.localizedDescription)")
+    }
+    let text = String(decoding: data, as: UTF8.self)
+    var settings = AttitudeEstimator.Settings.default
+    settings.sampleClock.nominalPeriodSeconds = nil  // the rate comes from t_s
+    var estimator = AttitudeEstimator(settings: settings)
+
+    let outputURL = URL(fileURLWithPath: outputPath)
+    let directory = outputURL.deletingLastPathComponent()
+    let temporary = directory.appendingPathComponent(
+      ".\(outputURL.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).partial")
+    guard FileManager.default.createFile(atPath: temporary.path, contents: nil),
+      let handle = try? FileHandle(forWritingTo: temporary)
+    else {
+      throw CommandFailure(
+        .cannotCreate,
+        "cannot create \(temporary.path) (beside \(outputPath)): check the folder exists and is writable"
+      )
+    }
+    var succeeded = false
+    defer {
+      try? handle.close()
+      if !succeeded { try? FileManager.default.removeItem(at: temporary) }
+    }
+
+    var buffer = ReplayFormat.outputHeader + "\n"
+    var count = 0
+    var lineNumber = 0
+    var previous: Int64?
+    var hasTemperature = false
+    do throws(ReplayFormat.InputError) {
+      for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        lineNumber += 1
+        if lineNumber == 1 {
+          hasTemperature = try ReplayFormat.checkHeader(line)
+          continue
+        }
+        if line.trimmingCharacters().isEmpty { continue }
+        let (timeText, nanoseconds, sample) = try ReplayFormat.parse(
+          line, number: lineNumber, temperature: hasTemperature)
+        if let p = previous, nanoseconds <= p {
+          throw ReplayFormat.InputError(
+            line: lineNumber,
+            message:
+              "t_s \(timeText) does not increase (the previous sample was at \(Double(p) * 1e-9) s)"
+          )
+        }
+        previous = nanoseconds
+        let estimate = estimator.update(sample)
+        buffer += ReplayFormat.format(timeText: timeText, estimate)
+        buffer += "\n"
+        count += 1
+        if buffer.utf8.count > 1 << 20 {
+          handle.write(Data(buffer.utf8))
+          buffer = ""
+        }
+      }
+      if lineNumber == 0 || (lineNumber == 1 && text.isEmpty) {
+        throw ReplayFormat.InputError(line: 1, message: "the file is empty: it needs a header")
+      }
+    } catch {
+      throw CommandFailure(.dataError, "\(inputPath): \(error.description)")
+    }
+    handle.write(Data(buffer.utf8))
+    do {
+      try handle.synchronize()
+      try handle.close()
+      if FileManager.default.fileExists(atPath: outputURL.path) {
+        _ = try FileManager.default.replaceItemAt(outputURL, withItemAt: temporary)
+      } else {
+        try FileManager.default.moveItem(at: temporary, to: outputURL)
+      }
+    } catch {
+      throw CommandFailure(
+        .cannotCreate, "cannot write \(outputPath): \(error.localizedDescription)")
+    }
+    succeeded = true
+    return count
+  }
+}

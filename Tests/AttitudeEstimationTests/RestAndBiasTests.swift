@@ -1,0 +1,175 @@
+import AttitudeEstimation
+import Geometry
+import MotionScenarios
+import Testing
+
+/// A level body that turns about the vertical at a constant rate per segment.
+struct YawSegments: MotionSource {
+  var segments: [(seconds: Double, rate: Double)]
+  var durationSeconds: Double? { segments.map(\.seconds).reduce(0, +) }
+
+  func truth(atSeconds time: Double) -> MotionTruth {
+    var t = max(time, 0)
+    var heading = 0.0
+    var rate = segments.last?.rate ?? 0
+    for segment in segments {
+      if t <= segment.seconds {
+        heading += segment.rate * t
+        rate = segment.rate
+        t = 0
+        break
+      }
+      heading += segment.rate * segment.seconds
+      t -= segment.seconds
+    }
+    heading += rate * t
+    return MotionTruth(
+      timeSeconds: time, attitude: Quaternion(axis: .unitZ, angle: heading),
+      angularRateRadiansPerSecond: Vector3(0, 0, rate),
+      specificForceMetersPerSecondSquared: Vector3(0, 0, 9.80665), temperatureCelsius: 25)
+  }
+}
+
+/// An MPU-6050-like sensor: noise as seed 000's, the given raw gyro offset, no wander.
+func mpuLike(offset: Vector3) -> InertialSensorModel.Settings {
+  InertialSensorModel.Settings(
+    gyroBiasRadiansPerSecond: offset, gyroNoiseRadiansPerSecond: 0.002,
+    accelerometerNoiseMetersPerSecondSquared: 0.03)
+}
+
+func headingError(_ s: RunSample) -> Double {
+  degrees(s.estimate.attitude.relative(to: s.truth.attitude).heading)
+}
+
+@Suite struct RestDetectionTests {
+  /// A raw MPU-6050 offset of up to 20 °/s per axis, no bench calibration: the first rest is
+  /// found from the gyro's deviation from its own mean, and the offset is measured there.
+  @Test(arguments: [Vector3(0.1, -0.2, 0.35), Vector3(-0.3, 0.05, -0.1)])
+  func rawOffsetIsLearnedAtTheFirstRest(offset: Vector3) {
+    let motion = YawSegments(segments: [(5, 0), (10, radians(30)), (5, 0)])
+    let samples = run(motion, sensor: mpuLike(offset: offset), seed: 21)
+    let firstRest = samples.firstIndex { $0.estimate.isAtRest }
+    #expect(firstRest != nil && firstRest! <= 160, "rest declared at sample \(firstRest ?? -1)")
+    let afterRest = samples[400].estimate.gyroBiasRadiansPerSecond
+    #expect(degrees((afterRest - offset).length) < 0.05)
+    // The heading drifted by the raw offset for the 1.5 s before rest was declared; that was
+    // undone, so the heading is right after the turn and the second rest.
+    #expect(abs(headingError(samples.last!)) < 0.5)
+  }
+
+  /// Rest ends on the very sample a turn starts, so the heading hold swallows nothing.
+  @Test func restEndsOnTheSampleMotionStarts() {
+    let motion = YawSegments(segments: [(5, 0), (3, radians(10))])
+    let samples = run(motion, sensor: mpuLike(offset: Vector3(0.02, -0.01, 0.03)), seed: 22)
+    let start = samples.firstIndex { $0.truth.angularRateRadiansPerSecond.z != 0 }!
+    #expect(samples[start - 1].estimate.isAtRest)
+    #expect(!samples[start].estimate.isAtRest)
+    #expect(abs(headingError(samples.last!)) < 0.1)
+  }
+
+  /// While at rest the heading does not move: no yaw integration (seed 000's zero-velocity
+  /// update), whatever the gyro's noise and offset.
+  @Test func headingIsHeldAtRest() {
+    let motion = YawSegments(segments: [(60, 0)])
+    let samples = run(motion, sensor: mpuLike(offset: Vector3(0.05, 0.08, -0.12)), seed: 23)
+    let start = samples[300].estimate.attitude
+    #expect(samples[300...].allSatisfy { $0.estimate.isAtRest })
+    let end = samples.last!.estimate.attitude
+    #expect(degrees(abs(end.relative(to: start).heading)) < 0.005)
+    // The tilt is still refined from the accelerometer (its noise moves it a little).
+    #expect(degrees(end.angle(to: start)) < 0.05)
+  }
+
+  /// Once the bias is known, a slow steady turn is not rest: it is refused, so it is neither
+  /// swallowed by the heading hold nor absorbed into the bias.
+  @Test(arguments: [1.0, 3.0])
+  func slowTurnIsNotTakenForRest(degreesPerSecond: Double) {
+    let offset = Vector3(0.01, -0.02, 0.015)
+    let motion = YawSegments(segments: [(5, 0), (20, radians(degreesPerSecond))])
+    let samples = run(motion, sensor: mpuLike(offset: offset), seed: 24)
+    #expect(!samples[600...].contains { $0.estimate.isAtRest })
+    #expect(degrees((samples.last!.estimate.gyroBiasRadiansPerSecond - offset).length) < 0.02)
+    #expect(abs(headingError(samples.last!)) < 0.3)
+  }
+
+  /// A sustained push is quiet too, but not rest: the tilt it implies disagrees.
+  @Test func sustainedPushIsNotRest() {
+    let samples = run(
+      PushScenario(startSeconds: 2, endSeconds: 9, totalSeconds: 9), sensor: .seed001)
+    #expect(!samples[250...].contains { $0.estimate.isAtRest })
+  }
+
+  @Test func thresholdsFollowTheUnitsNoise() {
+    let quiet = SensorNoise(gyroNoiseDensity: 0.003 * .pi / 180, accelerometerNoiseDensity: 1e-3)
+    let noisy = SensorNoise(gyroNoiseDensity: 0.05 * .pi / 180, accelerometerNoiseDensity: 0.01)
+    let a = RestDetector.Settings(noise: quiet, samplePeriodSeconds: 0.01)
+    let b = RestDetector.Settings(noise: noisy, samplePeriodSeconds: 0.01)
+    #expect(a.gyroDeviationThresholdRadiansPerSecond < b.gyroDeviationThresholdRadiansPerSecond)
+    #expect(
+      a.accelerationDeviationThresholdMetersPerSecondSquared
+        < b.accelerationDeviationThresholdMetersPerSecondSquared)
+    // Never below a quarter of the defaults.
+    #expect(
+      a.gyroDeviationThresholdRadiansPerSecond
+        >= 0.25 * RestDetector.Settings.default.gyroDeviationThresholdRadiansPerSecond)
+    // 8σ of the three-axis norm of one sample's noise.
+    let sigma = 0.05 * .pi / 180 / 0.01.squareRoot()
+    #expect(abs(b.gyroDeviationThresholdRadiansPerSecond - 8 * 3.0.squareRoot() * sigma) < 1e-12)
+  }
+
+  @Test func restDetectionCanBeTurnedOff() {
+    var settings = AttitudeEstimator.Settings.default
+    settings.rest.isEnabled = false
+    let samples = run(YawSegments(segments: [(10, 0)]), sensor: .seed001, settings: settings)
+    #expect(!samples.contains { $0.estimate.isAtRest })
+  }
+}
+
+@Suite struct GyroBiasTests {
+  @Test func calibrationSeedsTheEstimate() {
+    let calibrated = Vector3(0.01, -0.02, 0.03)
+    var settings = AttitudeEstimator.Settings.default
+    settings.bias = .calibrated(
+      biasRadiansPerSecond: calibrated, uncertaintyRadiansPerSecond: 0.001)
+    settings.rest.isEnabled = false
+    let samples = run(
+      YawSegments(segments: [(2, radians(20))]), sensor: mpuLike(offset: calibrated),
+      settings: settings)
+    #expect(samples[1].estimate.gyroBiasRadiansPerSecond == calibrated)
+    #expect(abs(samples[1].estimate.gyroBiasUncertaintyRadiansPerSecond.z - 0.001) < 1e-5)
+    #expect(abs(headingError(samples.last!)) < 0.1)
+  }
+
+  /// The uncertainty grows between rests like a random walk and shrinks during them; the
+  /// longer the rest, the smaller it gets.
+  @Test func uncertaintyGrowsBetweenRestsAndShrinksAtRest() {
+    let motion = YawSegments(segments: [(4, 0), (60, radians(20)), (8, 0)])
+    let samples = run(motion, sensor: mpuLike(offset: Vector3(0.01, 0.01, 0.01)), seed: 25)
+    let sigmaZ = samples.map { $0.estimate.gyroBiasUncertaintyRadiansPerSecond.z }
+    #expect(sigmaZ[399] < sigmaZ[6399])  // end of the first rest < end of the turn
+    #expect(sigmaZ[6399] > sigmaZ[6399 - 3000])  // growing during the turn
+    #expect(sigmaZ[7199] < sigmaZ[6699])  // shrinking through the second rest
+    // The random walk: K √t (K = 1e-4 rad/s/√s by default) for a vertical axis nothing sees.
+    let grown = sigmaZ[6399] * sigmaZ[6399] - sigmaZ[3399] * sigmaZ[3399]
+    #expect(abs(grown - 1e-8 * 30) < 0.3e-8 * 30)
+  }
+
+  /// In motion the inclination correction measures the horizontal part of the bias (VQF's
+  /// motion bias estimation): a level body turning slowly, no rests allowed.
+  @Test func horizontalBiasIsEstimatedInMotion() {
+    var settings = AttitudeEstimator.Settings.default
+    settings.rest.isEnabled = false
+    settings.bias.initialUncertaintyRadiansPerSecond = radians(1)
+    let offset = Vector3(radians(0.3), radians(-0.2), radians(0.1))
+    let samples = run(
+      YawSegments(segments: [(180, radians(5))]), sensor: mpuLike(offset: offset), seed: 26,
+      settings: settings)
+    let b = samples.last!.estimate.gyroBiasRadiansPerSecond
+    #expect(abs(degrees(b.x - offset.x)) < 0.05)
+    #expect(abs(degrees(b.y - offset.y)) < 0.05)
+    // The vertical part is unobservable without a magnetometer: untouched.
+    #expect(abs(degrees(b.z)) < 0.005)
+    // The tilt stays right although the bias started unknown.
+    #expect(samples.suffix(1000).map(\.gravityErrorDegrees).max()! < 0.2)
+  }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import Geometry
+import MotionScenarios
+import Testing
+
+/// `plumb replay` end to end: the built executable, real files, exit statuses.
+@Suite struct ReplayCommandTests {
+  /// The `plumb` executable beside the test bundle.
+  static let plumb: URL = {
+    var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("plumb").path),
+      directory.path != "/"
+    {
+      directory.deleteLastPathComponent()
+    }
+    return directory.appendingPathComponent("plumb")
+  }()
+
+  struct Result {
+    var status: Int32
+    var standardError: String
+    var standardOutput: String
+  }
+
+  func plumb(_ arguments: [String]) throws -> Result {
+    let process = Process()
+    process.executableURL = Self.plumb
+    process.arguments = arguments
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let o = out.fileHandleForReading.readDataToEndOfFile()
+    let e = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Result(
+      status: process.terminationStatus, standardError: String(decoding: e, as: UTF8.self),
+      standardOutput: String(decoding: o, as: UTF8.self))
+  }
+
+  func temporaryDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "plumb-replay-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+  }
+
+  /// A recording of seed 001's tilt, 285.7 Hz like BROAD, with an extra column.
+  func recording(extraColumn: Bool = false) -> String {
+    var model = InertialSensorModel(settings: .seed001, seed: 3)
+    var text = "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z" + (extraColumn ? ",movement" : "") + "\n"
+    let period = 0.0035
+    for i in 0..<1700 {
+      let t = Double(i) * period
+      let r = model.measure(TiltScenario().truth(atSeconds: t), intervalSeconds: period)
+      let g = r.angularRateRadiansPerSecond
+      let a = r.specificForceMetersPerSecondSquared
+      text += "\(t),\(g.x),\(g.y),\(g.z),\(a.x),\(a.y),\(a.z)" + (extraColumn ? ",1" : "") + "\n"
+    }
+    return text
+  }
+
+  @Test func writesOneDeterministicLinePerSample() throws {
+    let dir = try temporaryDirectory()
+    let input = dir.appendingPathComponent("in.csv")
+    try recording(extraColumn: true).write(to: input, atomically: true, encoding: .utf8)
+    let first = dir.appendingPathComponent("a.csv")
+    let second = dir.appendingPathComponent("b.csv")
+    #expect(try plumb(["replay", "--input", input.path, "--output", first.path]).status == 0)
+    #expect(try plumb(["replay", "--input", input.path, "--output", second.path]).status == 0)
+    let a = try Data(contentsOf: first)
+    #expect(a == (try Data(contentsOf: second)))
+    let lines = String(decoding: a, as: UTF8.self).split(separator: "\n")
+    #expect(lines.count == 1701)
+    #expect(lines[0].hasPrefix("t_s,qw,qx,qy,qz,"))
+    let inputLines = try String(contentsOf: input, encoding: .utf8).split(separator: "\n")
+    for (out, inp) in zip(lines.dropFirst(), inputLines.dropFirst()) {
+      // Time copied verbatim; a unit quaternion.
+      #expect(out.split(separator: ",")[0] == inp.split(separator: ",")[0])
+      let q = out.split(separator: ",")[1...4].map { Double($0)! }
+      #expect(abs(q.map { $0 * $0 }.reduce(0, +) - 1) < 1e-9)
+    }
+    // The tilt came through: 60° about x at the end.
+    let last = lines.last!.split(separator: ",").map { Double($0)! }
+    let attitude = Quaternion(w: last[1], x: last[2], y: last[3], z: last[4])
+    #expect(abs(attitude.angle * 180 / .pi - 60) < 1)
+  }
+
+  @Test(arguments: [
+    (
+      "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n0,0,0,0,0,0,9.8\n0.01,0,0,0,0,0,9.8\n0.01,0,0,0,0,0,9.8\n",
+      "line 4", "does not increase"
+    ),
+    (
+      "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n0,0,0,0,0,0,9.8\n0.01,0,nan,0,0,0,9.8\n", "line 3",
+      "gyr_y"
+    ),
+    (
+      "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n0,0,0,0,0,0,9.8\n0.01,0,0,0,0\n", "line 3",
+      "7 columns"
+    ),
+    (
+      "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n0,0,0,0,0,0,9.8\n0.01,0,zero,0,0,0,9.8\n", "line 3",
+      "not a number"
+    ),
+    ("time,gx,gy,gz,ax,ay,az\n0,0,0,0,0,0,9.8\n", "line 1", "header"),
+  ])
+  func badInputIsAClearErrorAndLeavesNoOutput(text: String, line: String, problem: String) throws {
+    let dir = try temporaryDirectory()
+    let input = dir.appendingPathComponent("bad.csv")
+    try text.write(to: input, atomically: true, encoding: .utf8)
+    let output = dir.appendingPathComponent("out.csv")
+    let result = try plumb(["replay", "--input", input.path, "--output", output.path])
+    #expect(result.status == 65)
+    #expect(result.standardError.contains(line) && result.standardError.contains(problem))
+    #expect(!FileManager.default.fileExists(atPath: output.path))
+    // Nothing half-written is left behind either.
+    #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["bad.csv"])
+  }
+
+  /// An eighth column named temp_c is the die temperature; it must be a number.
+  @Test func readsAnOptionalTemperatureColumn() throws {
+    let dir = try temporaryDirectory()
+    let good = dir.appendingPathComponent("good.csv")
+    try
+      "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,temp_c\n0,0,0,0,0,0,9.8,31.5\n0.01,0,0,0,0,0,9.8,31.5\n"
+      .write(to: good, atomically: true, encoding: .utf8)
+    #expect(
+      try plumb([
+        "replay", "--input", good.path, "--output", dir.appendingPathComponent("o.csv").path,
+      ])
+      .status == 0)
+    let bad = dir.appendingPathComponent("bad.csv")
+    try "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,temp_c\n0,0,0,0,0,0,9.8,warm\n".write(
+      to: bad, atomically: true, encoding: .utf8)
+    let result = try plumb([
+      "replay", "--input", bad.path, "--output", dir.appendingPathComponent("p.csv").path,
+    ])
+    #expect(result.status == 65 && result.standardError.contains("line 2: temp_c"))
+  }
+
+  @Test func aFailedReplayLeavesAnExistingOutputUntouched() throws {
+    let dir = try temporaryDirectory()
+    let input = dir.appendingPathComponent("bad.csv")
+    try "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n0,0,0,0,0,0,9.8\n-1,0,0,0,0,0,9.8\n".write(
+      to: input, atomically: true, encoding: .utf8)
+    let output = dir.appendingPathComponent("out.csv")
+    try "previous results\n".write(to: output, atomically: true, encoding: .utf8)
+    #expect(try plumb(["replay", "--input", input.path, "--output", output.path]).status == 65)
+    #expect(try String(contentsOf: output, encoding: .utf8) == "previous results\n")
+  }
+
+  @Test func usageErrorsExitWith64AndHelpWith0() throws {
+    #expect(try plumb(["replay"]).status == 64)
+    #expect(try plumb(["replay", "--input", "x.csv"]).status == 64)
+    #expect(try plumb(["replay", "--bogus"]).status == 64)
+    #expect(try plumb(["frobnicate"]).status == 64)
+    let help = try plumb(["replay", "--help"])
+    #expect(help.status == 0 && help.standardOutput.contains("--input"))
+    let missing = try plumb([
+      "replay", "--input", "/nonexistent/in.csv", "--output", "/tmp/out.csv",
+    ])
+    #expect(missing.status == 66)
+  }
+}
