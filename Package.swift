@@ -170,7 +170,7 @@ targets += [
     name: "Firmware",
     dependencies: [
       "HardwareAbstraction", "MPU6050", "AttitudeEstimation", "Telemetry", "Calibration",
-      "Geometry",
+      "Geometry", "Recording",
     ], swiftSettings: swift6),
   .testTarget(
     name: "FirmwareTests",
@@ -191,20 +191,21 @@ targets += [
     dependencies: [
       "Firmware", "Boards", "Calibration", "Telemetry", "MPU6050", "MPU6050Simulation",
       "MotionScenarios", "SimulatedHardware", "LinuxHardware", "HardwareAbstraction",
-      "Geometry", "POSIXSupport", "SystemdNotify",
+      "Geometry", "POSIXSupport", "SystemdNotify", "Recording", "JSON",
     ], swiftSettings: swift6),
   .executableTarget(
     name: "plumb",
     dependencies: [
       "PlumbRuntime", "Firmware", "Telemetry", "CommandLineSupport", "AttitudeEstimation",
-      "Geometry",
+      "Geometry", "Recording",
     ],
     swiftSettings: swift6),
   .testTarget(
     name: "PlumbRuntimeTests",
     dependencies: [
       "PlumbRuntime", "plumb", "Telemetry", "SimulatedHardware", "LinuxHardware",
-      "HardwareAbstraction", "Calibration", "Geometry", "MPU6050Simulation",
+      "HardwareAbstraction", "Calibration", "Geometry", "MPU6050Simulation", "Boards",
+      "Firmware", "MotionScenarios", "Recording",
     ], swiftSettings: swift6),
 ]
 

@@ -1,6 +1,8 @@
 import AttitudeEstimation
 import CommandLineSupport
 import Foundation
+import Geometry
+import Recording
 
 /// `plumb replay --input IN.csv --output OUT.csv`: the attitude estimator over a recording.
 ///
@@ -16,7 +18,8 @@ struct ReplayCommand {
       Runs Plumb's attitude estimator, with its default settings, over a recording and writes
       one line of estimates per sample.
 
-      INPUT: a CSV file whose header starts
+      INPUT: a .plumbraw recording (`plumb record`; read with its recorded scale and mounting,
+      so the estimator sees body axes as the firmware did), or a CSV file whose header starts
           t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z
       (more columns may follow and are ignored, except an eighth named temp_c, the die
       temperature in °C), then one sample per line: time in seconds, strictly increasing, at
@@ -64,13 +67,19 @@ struct ReplayCommand {
 
   /// Replays; returns the number of samples.
   func run() throws(CommandFailure) -> Int {
-    let data: Data
-    do {
-      data = try Data(contentsOf: URL(fileURLWithPath: inputPath))
-    } catch {
-      throw CommandFailure(.noInput, "cannot read \(inputPath): \(error.localizedDescription)")
+    var text: String
+    var mounting = Matrix3.identity
+    if inputPath.hasSuffix(".plumbraw") {
+      (text, mounting) = try Self.rawRecordingAsCSV(inputPath)
+    } else {
+      let data: Data
+      do {
+        data = try Data(contentsOf: URL(fileURLWithPath: inputPath))
+      } catch {
+        throw CommandFailure(.noInput, "cannot read \(inputPath): \(error.localizedDescription)")
+      }
+      text = String(decoding: data, as: UTF8.self)
     }
-    let text = String(decoding: data, as: UTF8.self)
     var settings = AttitudeEstimator.Settings.default
     settings.sampleClock.nominalPeriodSeconds = nil  // the rate comes from t_s
     var estimator = AttitudeEstimator(settings: settings)
@@ -106,8 +115,13 @@ struct ReplayCommand {
           continue
         }
         if line.trimmingCharacters().isEmpty { continue }
-        let (timeText, nanoseconds, sample) = try ReplayFormat.parse(
+        var (timeText, nanoseconds, sample) = try ReplayFormat.parse(
           line, number: lineNumber, temperature: hasTemperature)
+        if mounting != .identity {
+          sample.angularRateRadiansPerSecond = mounting * sample.angularRateRadiansPerSecond
+          sample.specificForceMetersPerSecondSquared =
+            mounting * sample.specificForceMetersPerSecondSquared
+        }
         if let p = previous, nanoseconds <= p {
           throw ReplayFormat.InputError(
             line: lineNumber,
@@ -146,5 +160,33 @@ struct ReplayCommand {
     }
     succeeded = true
     return count
+  }
+
+  /// A .plumbraw recording in the CSV layout (through `exportCSV`, the one conversion of recorded
+  /// counts), and its mounting rotation.
+  static func rawRecordingAsCSV(_ path: String) throws(CommandFailure) -> (String, Matrix3) {
+    let reader: PlumbRawReader
+    do {
+      reader = try PlumbRawReader(contentsOf: path)
+    } catch {
+      throw CommandFailure(.dataError, error.description)
+    }
+    let temporary =
+      FileManager.default.temporaryDirectory.appendingPathComponent(
+        "plumb-replay-\(ProcessInfo.processInfo.processIdentifier).csv")
+    defer { try? FileManager.default.removeItem(at: temporary) }
+    do {
+      _ = try exportCSV(reader: reader, to: temporary.path)
+    } catch {
+      throw CommandFailure(.cannotCreate, error.description)
+    }
+    guard let data = try? Data(contentsOf: temporary) else {
+      throw CommandFailure(.cannotCreate, "cannot read back \(temporary.path)")
+    }
+    let m = reader.header.mounting
+    let mounting = Matrix3(
+      rows: Vector3(m.row0.x, m.row0.y, m.row0.z), Vector3(m.row1.x, m.row1.y, m.row1.z),
+      Vector3(m.row2.x, m.row2.y, m.row2.z))
+    return (String(decoding: data, as: UTF8.self), mounting)
   }
 }
