@@ -200,10 +200,14 @@ targets += [
       "Geometry", "Recording",
     ],
     swiftSettings: swift6),
+  .executableTarget(
+    name: "plumb-probe",
+    dependencies: ["PlumbRuntime", "MPU6050", "Geometry", "CommandLineSupport"],
+    path: "tools/plumb-probe", swiftSettings: swift6),
   .testTarget(
     name: "PlumbRuntimeTests",
     dependencies: [
-      "PlumbRuntime", "plumb", "Telemetry", "SimulatedHardware", "LinuxHardware",
+      "PlumbRuntime", "plumb", "plumb-probe", "Telemetry", "SimulatedHardware", "LinuxHardware",
       "HardwareAbstraction", "Calibration", "Geometry", "MPU6050Simulation", "Boards",
       "Firmware", "MotionScenarios", "Recording",
     ], swiftSettings: swift6),
