@@ -197,7 +197,7 @@ targets += [
     name: "plumb",
     dependencies: [
       "PlumbRuntime", "Firmware", "Telemetry", "CommandLineSupport", "AttitudeEstimation",
-      "Geometry", "Recording",
+      "Geometry", "Recording", "Calibration",
     ],
     swiftSettings: swift6),
   .executableTarget(

@@ -20,6 +20,7 @@ let plumb = CommandGroup(
     .init(checkBoardSpec) { try checkBoardCommand($0) },
     .init(recordSpec) { try recordCommand($0) },
     .init(exportSpec) { try exportCommand($0) },
+    .init(calibrateSpec) { try calibrateCommand($0) },
     ReplayCommand.subcommand,
   ])
 
