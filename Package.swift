@@ -261,6 +261,7 @@ targets += [
     dependencies: [
       "Monitoring", "plumb-monitor", "Telemetry", "Geometry", "JSON", "CommandLineSupport",
       "HardwareAbstraction", "POSIXSupport", "LinuxHardware", "SimulatedHardware", "TestSupport",
+      "Randomness",
     ],
     swiftSettings: swift6),
   .target(
