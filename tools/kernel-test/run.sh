@@ -12,7 +12,7 @@
 #   KT_EDGES=500          data-ready edges at 100 Hz in Plumb's main run (at least 300)
 #   KT_TIME_LIMIT=900     seconds for the whole script (cold: downloads and a release build)
 #   KT_QEMU_TIMEOUT=180   seconds for the guest to boot, test and power off
-#   KT_ICOUNT=shift=3,sleep=off   QEMU -icount: the guest's clock counts instructions (2^shift ns
+#   KT_ICOUNT=shift=4,sleep=off   QEMU -icount: the guest's clock counts instructions (2^shift ns
 #                         each), so host load cannot delay an edge; "off": the host's clock
 #   KT_CACHE=<repo>/.cache/kernel-test   downloads, kernel, modules, run artifacts
 #   SWIFT=swift           the Swift driver (PATH gets /opt/swift/usr/bin first)
@@ -24,7 +24,7 @@ export PATH=/opt/swift/usr/bin:$PATH
 KT_EDGES=${KT_EDGES:-500}
 KT_TIME_LIMIT=${KT_TIME_LIMIT:-900}
 KT_QEMU_TIMEOUT=${KT_QEMU_TIMEOUT:-180}
-KT_ICOUNT=${KT_ICOUNT:-shift=3,sleep=off}
+KT_ICOUNT=${KT_ICOUNT:-shift=4,sleep=off}
 KT_CACHE=${KT_CACHE:-$repo/.cache/kernel-test}
 SWIFT=${SWIFT:-swift}
 log() { echo "kernel-test: $*" >&2; }
@@ -171,6 +171,8 @@ python3 "$here/check.py" --run "$work" --monitor "$monitor" --plumb "$plumb" \
 step ""
 log "times: $(printf '%s, ' "${timings[@]}")total $(seconds $(($(milliseconds) - started)))"
 if [ "$check_status" -ne 0 ]; then
+  echo "kernel-test: the guest's console (last lines):"
+  tail -15 "$work/console.log" 2>/dev/null | sed 's/^/  | /'
   echo "kernel-test: console: $work/console.log, results: $work/results.txt, frames: $work/frames.bin"
   echo "kernel-test: FAIL"
   exit 1
