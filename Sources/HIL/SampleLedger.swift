@@ -48,10 +48,16 @@ public struct SampleAccounting: Hashable, Sendable {
 
 /// One frame as the reconciliation needs it: its sequence number, sample time and the
 /// cumulative missed-sample count it carries.
-struct FrameRecord: Hashable, Sendable {
-  var sequence: UInt32
-  var sampleTime: Timestamp
-  var missedSamples: UInt32
+public struct FrameRecord: Hashable, Sendable {
+  public var sequence: UInt32
+  public var sampleTime: Timestamp
+  public var missedSamples: UInt32
+
+  public init(sequence: UInt32, sampleTime: Timestamp, missedSamples: UInt32) {
+    self.sequence = sequence
+    self.sampleTime = sampleTime
+    self.missedSamples = missedSamples
+  }
 }
 
 /// Reconciles the samples the chip produced with the frames a host received, as they arrive.
@@ -73,8 +79,9 @@ struct FrameRecord: Hashable, Sendable {
 ///   excess; the rest is **counted but not produced** (the chip was resetting or unpowered, and
 ///   the loop's missed counter, which counts elapsed sample slots, counted them anyway).
 ///
-/// Memory stays bounded: produced times are kept only until a frame passes them.
-final class SampleLedger {
+/// Memory stays bounded: produced times are kept only until a frame passes them. A class: the
+/// chip's callback and the host's decoder feed the same ledger; one thread.
+public final class SampleLedger {
   /// How long an excess may wait to be accounted for before it is a silent loss, ns (the
   /// driver dates FIFO losses within a few drains, or by estimate after 30 s).
   let settlingNanoseconds: Int64
@@ -104,7 +111,7 @@ final class SampleLedger {
   private var notProduced: UInt64 = 0
   private var delivered: UInt64 = 0
 
-  init(
+  public init(
     samplePeriodNanoseconds: Int64, divider: Int, warmUpSamples: Int,
     settlingSeconds: Double = 40
   ) {
@@ -117,7 +124,7 @@ final class SampleLedger {
   }
 
   /// The chip produced a sample at `time`.
-  func produced(at time: Timestamp) {
+  public func produced(at time: Timestamp) {
     if let closedAt, time > closedAt { return }
     producedTotal += 1
     if startUpBoundary == nil {
@@ -128,17 +135,17 @@ final class SampleLedger {
   }
 
   /// Streaming begins: samples produced until now belong to start-up.
-  func startStreaming(at time: Timestamp) {
+  public func startStreaming(at time: Timestamp) {
     startUpBoundary = time
   }
 
   /// Stops counting production (the run's end); later samples are not the run's.
-  func close(at time: Timestamp) {
+  public func close(at time: Timestamp) {
     closedAt = time
   }
 
   /// The host received `frame`.
-  func received(_ frame: FrameRecord) {
+  public func received(_ frame: FrameRecord) {
     guard frame.sequence > 0 else { return }
     delivered += 1
     settle(producedThrough(frame.sampleTime) - accounted(by: frame), at: frame.sampleTime)
@@ -200,7 +207,7 @@ final class SampleLedger {
   /// (whether or not it arrived), `loopSamples` the samples it consumed after warm-up and
   /// `loopWarmUp` those it discarded as warm-up: frames after the last one received were lost
   /// in the link, and the loop's last frame says how many samples they stood for.
-  func finish(loopLastFrame: FrameRecord?, loopSamples: UInt64, loopWarmUp: UInt64)
+  public func finish(loopLastFrame: FrameRecord?, loopSamples: UInt64, loopWarmUp: UInt64)
     -> SampleAccounting
   {
     var result = SampleAccounting()
