@@ -279,16 +279,19 @@ extension HILResult {
       charts: [
         Chart(
           title: "inclination error (worst per \(fixed(series.binSeconds, 2)) s)",
-          xAxis: Axis("motion time (s)"), yAxis: Axis("inclination error (°)"),
+          xAxis: timeAxis, yAxis: Axis("inclination error (°)"),
           series: [Series("inclination", points: inclination, stroke: Stroke(.blue))],
           guides: guides, legend: nil),
         Chart(
-          title: "heading error (start offset removed)", xAxis: Axis("motion time (s)"),
+          title: "heading error (start offset removed)", xAxis: timeAxis,
           yAxis: Axis("heading error (°)"),
           series: [Series("heading", points: heading, stroke: Stroke(.red))], guides: guides,
           legend: nil),
       ], chartHeight: 320)
   }
+
+  /// Motion time over the whole run.
+  var timeAxis: Axis { Axis("motion time (s)", range: 0...max(seconds, 1)) }
 
   /// The fault's start and the first episodes, as vertical guides.
   var eventGuides: [GuideLine] {
@@ -320,7 +323,7 @@ extension HILResult {
       charts: [
         Chart(
           title: "fraction of frames flagged rest (blue) and truly at rest (black, ×1.04)",
-          xAxis: Axis("motion time (s)"), yAxis: Axis("fraction", range: -0.05...1.1),
+          xAxis: timeAxis, yAxis: Axis("fraction", range: -0.05...1.1),
           series: [
             Series("rest flag", points: flagged, stroke: Stroke(.blue)),
             Series("truly at rest", points: truth, stroke: Stroke.dashed(.black)),
@@ -345,7 +348,7 @@ extension HILResult {
       }
       charts.append(
         Chart(
-          title: "gyro bias, \(name) axis", xAxis: Axis("motion time (s)"),
+          title: "gyro bias, \(name) axis", xAxis: timeAxis,
           yAxis: Axis("bias (°/s)"),
           series: [
             Series("estimate (frames)", points: estimate, stroke: Stroke(.blue)),

@@ -23,7 +23,7 @@ import Randomness
 ///
 /// **The body** (x forward, y left, z up) pitches nose-down under braking and nose-up under
 /// acceleration by 0.5° per m/s², rolls outward in turns by 0.5° per m/s² of lateral
-/// acceleration, and follows a road grade of ±2° over two minutes. Its acceleration in the
+/// acceleration, and follows a road grade of ±2° over 1.5 km of road. Its acceleration in the
 /// reference frame is horizontal (along and across the heading) plus the road's vertical shake:
 /// three seeded sines between 8 and 16 Hz whose amplitude grows with speed (about 0.6 m/s² at
 /// 20 m/s), and the engine's idle vibration at 27 Hz (0.03 m/s²) during stops.
@@ -48,6 +48,8 @@ public struct CarRide: MotionSource, RestSchedule, Sendable {
     var acceleration: Double
     /// Heading at the start, radians.
     var heading: Double
+    /// Distance travelled at the start, metres.
+    var distance: Double
     /// Peak yaw rate, rad/s.
     var turnRate: Double
   }
@@ -64,9 +66,9 @@ public struct CarRide: MotionSource, RestSchedule, Sendable {
   public static let idleAmplitudeMetersPerSecondSquared = 0.03
   /// Body pitch and roll per m/s² of longitudinal and lateral acceleration, radians.
   public static let leanPerMetersPerSecondSquared = 0.5 * radiansPerDegree
-  /// Road grade amplitude, radians, and its period, seconds.
+  /// Road grade amplitude, radians, and the length of one hill and valley, metres.
   public static let gradeRadians = 2 * radiansPerDegree
-  public static let gradePeriodSeconds = 120.0
+  public static let hillMetres = 1500.0
 
   /// A ride of `seconds` (5 minutes by default) drawn from `seed`.
   public init(seconds: Double = 300, seed: UInt64 = 1) {
@@ -77,17 +79,19 @@ public struct CarRide: MotionSource, RestSchedule, Sendable {
     var segments: [Segment] = []
     var t = 0.0
     var heading = 0.0
+    var distance = 0.0
     func append(
       _ kind: Kind, _ length: Double, speed: Double, acceleration: Double = 0,
       turnRate: Double = 0
     ) {
-      segments.append(
-        Segment(
-          kind: kind, start: t, length: length, speed: speed, acceleration: acceleration,
-          heading: heading, turnRate: turnRate))
+      let segment = Segment(
+        kind: kind, start: t, length: length, speed: speed, acceleration: acceleration,
+        heading: heading, distance: distance, turnRate: turnRate)
+      segments.append(segment)
       if kind == .turn {
         heading += turnRate * length / 2
       }
+      distance = Self.distance(in: segment, after: length)
       t += length
     }
     append(.stop, 5, speed: 0)
@@ -129,6 +133,19 @@ public struct CarRide: MotionSource, RestSchedule, Sendable {
     segments[index(at: max(0, seconds))].kind == .stop
   }
 
+  /// The distance travelled `tau` seconds into `segment`, metres: its speed integrated
+  /// (`v₀τ + A(τ²/4 + T²(cos(2πτ/T) − 1)/(8π²))` while accelerating or braking).
+  static func distance(in segment: Segment, after tau: Double) -> Double {
+    var d = segment.distance + segment.speed * tau
+    if segment.kind == .accelerate || segment.kind == .brake {
+      let T = segment.length
+      d +=
+        segment.acceleration
+        * (tau * tau / 4 + T * T * (cos(2 * Double.pi * tau / T) - 1) / (8 * Double.pi * Double.pi))
+    }
+    return d
+  }
+
   /// Speed at `seconds`, m/s.
   public func speed(atSeconds seconds: Double) -> Double { state(at: max(0, seconds)).speed }
 
@@ -142,27 +159,29 @@ public struct CarRide: MotionSource, RestSchedule, Sendable {
     return low
   }
 
-  /// Speed, longitudinal acceleration, heading and yaw rate at `t`.
+  /// Speed, longitudinal acceleration, heading, yaw rate and distance at `t`.
   func state(at t: Double) -> (
-    speed: Double, acceleration: Double, heading: Double, yawRate: Double
+    speed: Double, acceleration: Double, heading: Double, yawRate: Double, distance: Double
   ) {
     let segment = segments[index(at: t)]
     let tau = min(max(t - segment.start, 0), segment.length)
+    let distance = Self.distance(in: segment, after: tau)
     let u = tau / segment.length
     let window = sin(Double.pi * u) * sin(Double.pi * u)
     // ∫₀^τ sin²(π s / T) ds = τ/2 − T sin(2π τ / T) / (4π)
     let integral = tau / 2 - segment.length * sin(2 * Double.pi * u) / (4 * Double.pi)
     switch segment.kind {
     case .stop, .cruise:
-      return (segment.speed, 0, segment.heading, 0)
+      return (segment.speed, 0, segment.heading, 0, distance)
     case .accelerate, .brake:
       return (
         max(0, segment.speed + segment.acceleration * integral), segment.acceleration * window,
-        segment.heading, 0
+        segment.heading, 0, distance
       )
     case .turn:
       return (
-        segment.speed, 0, segment.heading + segment.turnRate * integral, segment.turnRate * window
+        segment.speed, 0, segment.heading + segment.turnRate * integral,
+        segment.turnRate * window, distance
       )
     }
   }
@@ -188,7 +207,9 @@ public struct CarRide: MotionSource, RestSchedule, Sendable {
   func attitude(at t: Double) -> Quaternion {
     let s = state(at: t)
     let lean = Self.leanPerMetersPerSecondSquared
-    let grade = Self.gradeRadians * sin(2 * Double.pi * t / Self.gradePeriodSeconds)
+    // Hills are where they are on the road: the grade follows the distance, so a stopped car
+    // does not pitch.
+    let grade = Self.gradeRadians * sin(2 * Double.pi * s.distance / Self.hillMetres)
     // Positive pitch about y turns the nose (x) down: braking dives, accelerating squats.
     let pitch = grade - lean * s.acceleration
     // Positive roll about x lifts the left side: outward in a left turn (positive yaw rate).
