@@ -277,7 +277,7 @@ targets += [
     dependencies: [
       "Firmware", "MPU6050", "MPU6050Simulation", "SimulatedHardware", "LinuxHardware",
       "HardwareAbstraction", "MotionScenarios", "Telemetry", "Monitoring", "Plotting", "JSON",
-      "Geometry", "Randomness", "CommandLineSupport", "AttitudeEstimation",
+      "Geometry", "Randomness",
     ],
     swiftSettings: swift6),
   .executableTarget(

@@ -1,5 +1,6 @@
 import Firmware
 import Geometry
+import HardwareAbstraction
 import JSON
 import MPU6050
 import MPU6050Simulation
@@ -85,7 +86,7 @@ extension HILResult {
           ])
         ))
     }
-    members += [
+    members.append(
       (
         "accuracy",
         .object([
@@ -107,7 +108,8 @@ extension HILResult {
             ])
           ),
         ])
-      ),
+      ))
+    members.append(
       (
         "reconciliation",
         .object([
@@ -121,12 +123,18 @@ extension HILResult {
           ("counted_but_not_produced", integer(a.countedButNotProduced)),
           ("in_flight_at_end", integer(a.inFlightAtEnd)),
           ("silent_losses", integer(a.silentLosses)),
+          ("silent_loss_at_s", .array(a.silentLossTimes.map { number(motionSeconds($0)) })),
+          (
+            "counted_but_not_produced_at_s",
+            .array(a.countedButNotProducedTimes.map { number(motionSeconds($0)) })
+          ),
           ("balanced", .bool(a.isBalanced)),
           ("unidentified_mavlink_frames", integer(unidentifiedFrames)),
         ])
-      ),
-      ("recovery_seconds", number(longestEpisodeSeconds)),
-      ("chip_misconfigured_count", integer(chipStretchCount)),
+      ))
+    members.append(("recovery_seconds", number(longestEpisodeSeconds)))
+    members.append(("chip_misconfigured_count", integer(chipStretchCount)))
+    members.append(
       (
         "chip_misconfigured",
         .array(
@@ -137,8 +145,9 @@ extension HILResult {
               ("duration_s", c.durationSeconds.map(number) ?? .null),
             ])
           })
-      ),
-      ("episode_count", integer(episodeCount)),
+      ))
+    members.append(("episode_count", integer(episodeCount)))
+    members.append(
       (
         "episodes",
         .array(
@@ -155,7 +164,8 @@ extension HILResult {
               ("samples_missed", integer(e.samplesMissed)),
             ])
           })
-      ),
+      ))
+    members.append(
       (
         "loop",
         .object([
@@ -180,7 +190,8 @@ extension HILResult {
           ("maximum_latency_us", integer(s.maximumLatencyMicroseconds)),
           ("mode", .string(s.mode.rawValue)),
         ])
-      ),
+      ))
+    members.append(
       (
         "driver",
         .object([
@@ -202,7 +213,8 @@ extension HILResult {
           ("fifo_overflows", integer(d.fifoOverflows)), ("fifo_resets", integer(d.fifoResets)),
           ("fifo_samples_lost", integer(d.samplesLost)),
         ])
-      ),
+      ))
+    members.append(
       (
         "injected",
         .object([
@@ -227,7 +239,8 @@ extension HILResult {
           ("chip_device_resets", integer(i.chip.deviceResets)),
           ("chip_fifo_overflows", integer(i.chip.fifoOverflows)),
         ])
-      ),
+      ))
+    members.append(
       (
         "link",
         .object([
@@ -242,7 +255,8 @@ extension HILResult {
           ("serial_reopens", integer(serial.reopens)),
           ("serial_bytes_discarded_at_unplug", integer(serialBytesDiscarded)),
         ])
-      ),
+      ))
+    members.append(
       (
         "timing",
         .object([
@@ -251,9 +265,8 @@ extension HILResult {
           ("inter_arrival", latency(interArrival)),
           ("arrival_rate_hz", arrivalRateHz.map(number) ?? .null),
         ])
-      ),
-      ("plots", .array(HILReportFiles.all.dropFirst().map { .string($0) })),
-    ]
+      ))
+    members.append(("plots", .array(HILReportFiles.all.dropFirst().map { .string($0) })))
     return .object(members)
   }
 
@@ -288,6 +301,11 @@ extension HILResult {
           series: [Series("heading", points: heading, stroke: Stroke(.red))], guides: guides,
           legend: nil),
       ], chartHeight: 320)
+  }
+
+  /// Seconds of motion time at `time` (the board's clock starts at 1 s, the motion at 0).
+  func motionSeconds(_ time: Timestamp) -> Double {
+    Double(time.nanoseconds(since: motionStart)) * 1e-9
   }
 
   /// Motion time over the whole run.

@@ -22,8 +22,13 @@ public struct HILResult: Sendable {
   public var seconds: Double
   /// When the fault plan's faults began, seconds of motion time.
   public var faultStartSeconds: Double
+  /// The board's clock reading at the motion's time 0.
+  public var motionStart: Timestamp
   /// The output divider: samples per frame.
   public var divider: Int
+  /// The chip's true sample period at the end of the run, ns (its oscillator's, a few percent
+  /// off the nominal 10 ms).
+  public var chipSamplePeriodNanoseconds: Double
   public var frameRateHz: Double
   public var startup: MPU6050StartupReport?
   public var accounting: SampleAccounting
@@ -188,7 +193,8 @@ public func runHIL(_ options: HILOptions, progress: ((Double) -> Void)? = nil) t
     scenario: options.scenario, faults: options.faults, seed: options.seed,
     format: options.format, realtime: options.realtime,
     seconds: Double(outcome.endTime.nanoseconds(since: motionStart)) * 1e-9,
-    faultStartSeconds: options.faultStartSeconds, divider: divider,
+    faultStartSeconds: options.faultStartSeconds, motionStart: motionStart, divider: divider,
+    chipSamplePeriodNanoseconds: board.chip.samplePeriodNanoseconds,
     frameRateHz: validated.sampleRateHertz / Double(divider), startup: outcome.startup,
     accounting: accounting, accuracy: analyser.accuracy, episodes: analyser.recovery.episodes,
     episodeCount: analyser.recovery.episodeCount, status: outcome.status,

@@ -34,6 +34,11 @@ public struct SampleAccounting: Hashable, Sendable {
   public var inFlightAtEnd: UInt64 = 0
   /// Produced, and neither delivered nor counted anywhere: what must be 0.
   public var silentLosses: UInt64 = 0
+  /// The sample times of the frames after which silent losses were found (the first 20), and
+  /// of the frames after which the loop counted samples the chip had not produced (the first
+  /// 20): where to look.
+  public var silentLossTimes: [Timestamp] = []
+  public var countedButNotProducedTimes: [Timestamp] = []
 
   public init() {}
 
@@ -109,6 +114,8 @@ public final class SampleLedger {
   private var excessStart = 0
   private var silent: UInt64 = 0
   private var notProduced: UInt64 = 0
+  private var silentTimes: [Timestamp] = []
+  private var notProducedTimes: [Timestamp] = []
   private var delivered: UInt64 = 0
 
   public init(
@@ -164,13 +171,17 @@ public final class SampleLedger {
         change += take
         if excess[excessStart].count == 0 { excessStart += 1 }
       }
-      notProduced += UInt64(-change)
+      if change < 0 {
+        notProduced += UInt64(-change)
+        if notProducedTimes.count < 20 { notProducedTimes.append(time) }
+      }
     }
     // Excess older than the settling time is lost for good.
     while excessStart < excess.count,
       time.nanoseconds(since: excess[excessStart].time) > settlingNanoseconds
     {
       silent += UInt64(excess[excessStart].count)
+      if silentTimes.count < 20 { silentTimes.append(excess[excessStart].time) }
       excessStart += 1
     }
     if excessStart > 32 {
@@ -234,6 +245,11 @@ public final class SampleLedger {
     result.countedButNotProduced = notProduced
     // Excess still waiting when the run ends will never be accounted for: silent.
     result.silentLosses = silent + UInt64(max(0, pending))
+    for index in excessStart..<excess.count where excess[index].count > 0 {
+      if silentTimes.count < 20 { silentTimes.append(excess[index].time) }
+    }
+    result.silentLossTimes = silentTimes
+    result.countedButNotProducedTimes = notProducedTimes
     let tail = Int64(producedTotal) - producedAtLast - Int64(consumedAfterLast)
     result.inFlightAtEnd = UInt64(max(0, tail))
     return result
