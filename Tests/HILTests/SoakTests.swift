@@ -25,7 +25,9 @@ import Testing
     #expect(result.status.serialDisconnects == 3 && result.status.serialReopens == 3)
     #expect(result.garbageBytesSent > 1000 && result.repliesError > 0 && result.repliesOK > 0)
     // Every produced sample is accounted for; frames lost in the link are the unplugs'.
-    #expect(a.isBalanced && i.edges.isReconciled && result.link.crcErrors == 0)
+    #expect(a.isBalanced && i.edges.isReconciled)
+    // An unplug may cut the frame being sent (the host gets its head): at most one per unplug.
+    #expect(result.link.crcErrors + result.link.malformed <= result.status.serialDisconnects)
     #expect(a.produced == i.chip.samplesProduced && a.countedMissed == result.status.missedSamples)
     #expect(result.link.framesLost == a.lostInLink)
     #expect(a.lostInLink >= result.status.framesDroppedDisconnected)
