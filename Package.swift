@@ -282,7 +282,7 @@ targets += [
     swiftSettings: swift6),
   .executableTarget(
     name: "plumb-hil", dependencies: ["HIL", "CommandLineSupport"], path: "tools/plumb-hil",
-    swiftSettings: swift6),
+    exclude: ["README.md"], swiftSettings: swift6),
   .testTarget(
     name: "HILTests",
     dependencies: [
