@@ -69,6 +69,21 @@ import Testing
     #expect(result.suffix(200).allSatisfy { !$0.isGap })
   }
 
+  @Test func isolatedGapsNeverReacquireTheirLength() {
+    // A busy host misses one edge in fifty, for far longer than the re-acquisition streak: each
+    // gap is isolated (normal intervals between them), so none may count toward re-learning
+    // the period as 20 ms, and every lost sample is counted.
+    let dropped = Set(stride(from: 25, to: 2_500, by: 50))
+    let schedule = SampleSchedule(
+      nominalPeriodSeconds: 0.01, count: 2_500, dropped: dropped)
+    let (clock, result) = steps(schedule.timestampsNanoseconds)
+    #expect(clock.reacquisitionCount == 0)
+    #expect(abs(clock.periodSeconds - 0.01) < 1e-9)
+    #expect(clock.gapCount == dropped.count)
+    #expect(clock.totalMissedSamples == dropped.count)
+    #expect(result.filter(\.isGap).allSatisfy { $0.missedSamples == 1 })
+  }
+
   @Test func settingsAreValidated() {
     #expect(SampleClock.Settings.default.problem == nil)
     #expect(SampleClock.Settings(nominalPeriodSeconds: -1).problem != nil)
