@@ -11,7 +11,8 @@
 /// - **The period estimate is jitter-gated**, as Linux IIO's `inv_sensors_timestamp` does: an
 ///   interval within ±`jitterTolerance` of the current estimate is averaged into it; others (gaps,
 ///   doubled edges) are not. If the estimate is lost — `reacquisitionSamples` consecutive
-///   intervals outside the window that agree with each other — it is re-acquired from them.
+///   intervals outside the window that agree with each other, with no in-window interval
+///   between them — it is re-acquired from them. Isolated gaps, however many, never are.
 /// - **A gap** is an interval longer than `gapFactor` (1.5) × the period; it missed
 ///   `round(interval / period) − 1` samples.
 /// - **A timestamp that does not increase is rejected**, flagged, and never integrated; the
@@ -157,6 +158,9 @@ public struct SampleClock: Hashable, Sendable {
       // Inside the jitter window: average it in (a running mean, then an exponential window).
       periodNanoseconds = period + (iv - period) * averagingGain
       if averagedCount < settings.averagingSamples { countAccepted() }
+      // The estimate holds: out-of-window intervals before this one were isolated events
+      // (gaps, doubled edges), not a new rate, so they never add up to a re-acquisition.
+      streakCount = 0
     } else {
       outsideWindow(iv)
     }
