@@ -1,7 +1,7 @@
 import AttitudeEstimation
 import CommandLineSupport
-import Glibc
 import Geometry
+import Glibc
 import PlumbRuntime
 import Recording
 
