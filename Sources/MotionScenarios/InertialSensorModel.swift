@@ -35,14 +35,22 @@ public struct InertialSensorModel: Sendable {
     public var accelerometerNoiseMetersPerSecondSquared: Double
     /// Accelerometer scale per axis (1 = exact).
     public var accelerometerScale: Vector3
+    /// Gyro bias change per °C away from `referenceTemperatureCelsius`, rad/s/°C (a warming
+    /// chip's zero-rate drift, PS §6.1). Default zero.
+    public var gyroBiasTemperatureCoefficient: Vector3
+    /// The temperature at which `gyroBiasRadiansPerSecond` holds, °C. Default 25.
+    public var referenceTemperatureCelsius: Double
 
     public init(
       gyroBiasRadiansPerSecond: Vector3 = .zero, gyroBiasRandomWalk: Double = 0,
       gyroNoiseRadiansPerSecond: Double = 0, gyroScale: Vector3 = Vector3(1, 1, 1),
       accelerometerBiasMetersPerSecondSquared: Vector3 = .zero,
       accelerometerNoiseMetersPerSecondSquared: Double = 0,
-      accelerometerScale: Vector3 = Vector3(1, 1, 1)
+      accelerometerScale: Vector3 = Vector3(1, 1, 1),
+      gyroBiasTemperatureCoefficient: Vector3 = .zero, referenceTemperatureCelsius: Double = 25
     ) {
+      self.gyroBiasTemperatureCoefficient = gyroBiasTemperatureCoefficient
+      self.referenceTemperatureCelsius = referenceTemperatureCelsius
       self.gyroBiasRadiansPerSecond = gyroBiasRadiansPerSecond
       self.gyroBiasRandomWalk = gyroBiasRandomWalk
       self.gyroNoiseRadiansPerSecond = gyroNoiseRadiansPerSecond
@@ -72,7 +80,7 @@ public struct InertialSensorModel: Sendable {
 
   public let settings: Settings
   private var random: SeededGenerator
-  /// The gyro bias now, rad/s (it wanders).
+  /// The gyro bias's wandering part now, rad/s (the temperature term comes on top).
   public private(set) var gyroBiasRadiansPerSecond: Vector3
 
   public init(settings: Settings, seed: UInt64) {
@@ -89,8 +97,13 @@ public struct InertialSensorModel: Sendable {
     gyroBiasRadiansPerSecond += w * walk
     let gn = Vector3(random.gaussian(), random.gaussian(), random.gaussian())
     let an = Vector3(random.gaussian(), random.gaussian(), random.gaussian())
+    let dT = truth.temperatureCelsius - settings.referenceTemperatureCelsius
+    let bias =
+      settings.gyroBiasTemperatureCoefficient == .zero || !dT.isFinite
+      ? gyroBiasRadiansPerSecond
+      : gyroBiasRadiansPerSecond + settings.gyroBiasTemperatureCoefficient * dT
     let gyro =
-      truth.angularRateRadiansPerSecond.scaled(by: settings.gyroScale) + gyroBiasRadiansPerSecond
+      truth.angularRateRadiansPerSecond.scaled(by: settings.gyroScale) + bias
       + gn * settings.gyroNoiseRadiansPerSecond
     let accel =
       truth.specificForceMetersPerSecondSquared.scaled(by: settings.accelerometerScale)
@@ -98,8 +111,7 @@ public struct InertialSensorModel: Sendable {
       + an * settings.accelerometerNoiseMetersPerSecondSquared
     return InertialReading(
       angularRateRadiansPerSecond: gyro, specificForceMetersPerSecondSquared: accel,
-      temperatureCelsius: truth.temperatureCelsius,
-      gyroBiasRadiansPerSecond: gyroBiasRadiansPerSecond)
+      temperatureCelsius: truth.temperatureCelsius, gyroBiasRadiansPerSecond: bias)
   }
 }
 
