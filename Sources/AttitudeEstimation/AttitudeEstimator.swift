@@ -92,6 +92,8 @@ public struct AttitudeEstimator: Sendable {
   /// Rotation integrated (leaky, over the rest window's time constant) while the attitude is
   /// held at rest: applied when the rest ends.
   var restRotation = Vector3(0, 0, 0)
+  /// T − T_ref when the current rest was declared, °C (0 without a temperature).
+  var restTemperatureOffset: Double = 0
   var lastFlags: EstimateFlags = .initialising
   var lastTimestampNanoseconds: Int64 = 0
 
@@ -174,7 +176,7 @@ public struct AttitudeEstimator: Sendable {
     rejectSlope = r.isEnabled ? 1 / max(rejectHighSquared - rejectLowSquared, 1e-12) : 0
     isSecondOrder = settings.inclination.order == .second
     holdsAtRest = settings.holdsAttitudeAtRest
-    hasTemperatureModel = settings.bias.temperatureCoefficientRadiansPerSecondPerCelsius != .zero
+    hasTemperatureModel = biasEstimator.hasTemperatureModel
     setCoefficients(period: period)
   }
 
@@ -202,9 +204,13 @@ public struct AttitudeEstimator: Sendable {
     }
     let dt = step.intervalSeconds
 
-    // Bias, compensated for temperature when a model is configured.
+    // Bias at this temperature (the learnt model; `GyroBiasEstimator`).
+    let temperatureOffset =
+      hasTemperatureModel
+      ? sample.temperatureCelsius - biasEstimator.referenceTemperatureCelsius : 0
     let temperatureTerm =
-      hasTemperatureModel ? temperatureOffset(sample.temperatureCelsius) : Vector3(0, 0, 0)
+      temperatureOffset.isFinite
+      ? biasEstimator.temperatureCoefficient * temperatureOffset : Vector3(0, 0, 0)
     let bias = biasEstimator.bias + temperatureTerm
     let omega = gyro - bias
 
@@ -213,7 +219,9 @@ public struct AttitudeEstimator: Sendable {
       gyro: gyro, acceleration: accel, bias: bias, biasVariance: biasEstimator.variance,
       gyroSampleVariance: gyroSampleVariance, up: up, usable: !sample.isClipped)
     if transition != .none {
-      handle(transition, flags: &flags, temperatureTerm: temperatureTerm)
+      handle(
+        transition, flags: &flags, temperatureTerm: temperatureTerm,
+        temperatureOffset: temperatureOffset)
     }
     let atRest = holdsAtRest && restDetector.isAtRest
 
@@ -222,8 +230,14 @@ public struct AttitudeEstimator: Sendable {
     if atRest {
       restRotation = restRotation * restRotationRetention + omega * dt
       if settings.bias.restEstimationEnabled {
+        // Every sample of a rest measures the bias at the rest's temperature: the model holds
+        // the bias constant in time within a rest, so a temperature creeping during one must
+        // not turn the random walk of those seconds into a slope. Slopes come from rests at
+        // different temperatures.
+        let d = restTemperatureOffset
         biasEstimator.observeAtRest(
-          meanRate: gyro - temperatureTerm, sampleVariance: gyroSampleVariance)
+          meanRate: gyro - biasEstimator.temperatureCoefficient * d,
+          sampleVariance: gyroSampleVariance, temperatureOffsetCelsius: d)
       }
     } else {
       let r = omega * dt
@@ -312,7 +326,7 @@ public struct AttitudeEstimator: Sendable {
     if biasEstimator.isLimited { flags.insert(.biasLimited) }
     lastFlags = flags
     lastTimestampNanoseconds = sample.timestampNanoseconds
-    let b = atRest ? biasEstimator.bias + temperatureTerm : bias
+    let b = atRest ? biasNow(temperatureOffset: temperatureOffset) : bias
     return AttitudeEstimate(
       timestampNanoseconds: sample.timestampNanoseconds, attitude: q, gravityInBody: g,
       linearAccelerationMetersPerSecondSquared: accel + g * gravity,
@@ -351,15 +365,20 @@ public struct AttitudeEstimator: Sendable {
     Vector3(v.x + dy * v.z, v.y - dx * v.z, v.z + dx * v.y - dy * v.x)
   }
 
-  func temperatureOffset(_ celsius: Double) -> Vector3 {
-    let c = settings.bias.temperatureCoefficientRadiansPerSecondPerCelsius
-    let t = celsius - settings.bias.referenceTemperatureCelsius
-    return t.isFinite ? c * t : Vector3(0, 0, 0)
+  /// The bias at T_ref + `temperatureOffset` with the model as it stands now (a rest
+  /// measurement may just have moved both the bias and the coefficient).
+  func biasNow(temperatureOffset d: Double) -> Vector3 {
+    d.isFinite ? biasEstimator.bias + biasEstimator.temperatureCoefficient * d : biasEstimator.bias
+  }
+
+  func temperatureTerm(_ celsius: Double) -> Vector3 {
+    hasTemperatureModel ? biasEstimator.temperatureTerm(atCelsius: celsius) : Vector3(0, 0, 0)
   }
 
   /// Rest began, ended, or was refused.
   mutating func handle(
-    _ transition: RestDetector.Transition, flags: inout EstimateFlags, temperatureTerm: Vector3
+    _ transition: RestDetector.Transition, flags: inout EstimateFlags, temperatureTerm: Vector3,
+    temperatureOffset: Double
   ) {
     switch transition {
     case .none:
@@ -382,7 +401,9 @@ public struct AttitudeEstimator: Sendable {
     case .started:
       let samples = restDetector.quietSamples
       if tiltAgrees(meanAcceleration: restDetector.stretchAccelerationSum / Double(samples)) {
-        reanchor(samples: samples, temperatureTerm: temperatureTerm)
+        reanchor(
+          samples: samples, temperatureTerm: temperatureTerm,
+          temperatureOffset: temperatureOffset)
         restRotation = Vector3(0, 0, 0)
         flags.insert(.restStarted)
       } else {
@@ -422,6 +443,8 @@ public struct AttitudeEstimator: Sendable {
     let a = sample.specificForceMetersPerSecondSquared
     q = Quaternion(from: a, to: .unitZ)
     hasStarted = true
+    // The temperature model starts at this temperature (`GyroBiasEstimator.start(atCelsius:)`).
+    if hasTemperatureModel { biasEstimator.start(atCelsius: sample.temperatureCelsius) }
     isInitialising = true
     initialSum = rotate(a, by: q)
     initialCount = 1
@@ -434,8 +457,7 @@ public struct AttitudeEstimator: Sendable {
     let g = q.gravityInBody
     up = -g
     let bias =
-      biasEstimator.bias
-      + (hasTemperatureModel ? temperatureOffset(sample.temperatureCelsius) : Vector3(0, 0, 0))
+      biasEstimator.bias + temperatureTerm(sample.temperatureCelsius)
     return AttitudeEstimate(
       timestampNanoseconds: sample.timestampNanoseconds, attitude: q, gravityInBody: g,
       linearAccelerationMetersPerSecondSquared: a + g * gravity,
@@ -448,8 +470,7 @@ public struct AttitudeEstimator: Sendable {
   mutating func rejected(_ sample: InertialSample, flag: EstimateFlags) -> AttitudeEstimate {
     let g = q.gravityInBody
     let bias =
-      biasEstimator.bias
-      + (hasTemperatureModel ? temperatureOffset(sample.temperatureCelsius) : Vector3(0, 0, 0))
+      biasEstimator.bias + temperatureTerm(sample.temperatureCelsius)
     let accel = sample.specificForceMetersPerSecondSquared
     let gyro = sample.angularRateRadiansPerSecond
     return AttitudeEstimate(
@@ -478,16 +499,32 @@ public struct AttitudeEstimator: Sendable {
   }
 
   /// A rest has just been declared after `samples` quiet samples: re-anchor.
-  mutating func reanchor(samples: Int, temperatureTerm: Vector3) {
+  mutating func reanchor(samples: Int, temperatureTerm: Vector3, temperatureOffset: Double) {
+    var temperatureTerm = temperatureTerm
+    var temperatureOffset = temperatureOffset
+    if hasTemperatureModel && temperatureOffset.isFinite && temperatureOffset != 0 {
+      // The model's reference follows the rests: its bias is the bias at this rest's
+      // temperature, the one the rest measures directly, and its variance the one every
+      // consumer of "the bias uncertainty" (rest consistency, tilt agreement, motion gain)
+      // means. The slope still learns, through the bias–slope covariance the move creates.
+      biasEstimator.moveReference(
+        toCelsius: biasEstimator.referenceTemperatureCelsius + temperatureOffset)
+      temperatureTerm = Vector3(0, 0, 0)
+      temperatureOffset = 0
+    }
+    restTemperatureOffset = temperatureOffset.isFinite ? temperatureOffset : 0
     let n = Double(samples)
-    let biasBefore = biasEstimator.bias
+    // The bias at this temperature, before and after the measurement: a change of the slope
+    // moves it as much as a change of the offset.
+    let biasBefore = biasEstimator.bias + temperatureTerm
     if settings.bias.restEstimationEnabled {
       biasEstimator.observeAtRest(
         meanRate: restDetector.stretchGyroSum / n - temperatureTerm, samples: samples,
-        sampleVariance: gyroSampleVariance)
+        sampleVariance: gyroSampleVariance, temperatureOffsetCelsius: temperatureOffset)
     }
+    let biasAfter = biasNow(temperatureOffset: temperatureOffset)
     restDetector.setRestBias(
-      biasEstimator.bias + temperatureTerm,
+      biasAfter,
       variance: biasEstimator.variance + Vector3(1, 1, 1) * (gyroSampleVariance / n))
     if holdsAtRest {
       // The window was still: the rotation integrated over it was bias, so undo it; keep the
@@ -501,7 +538,7 @@ public struct AttitudeEstimator: Sendable {
       // it moved there steadily (the expected path of a random walk between two known
       // points), the heading gained Δb · Σ up·t·Δt / T; take that back.
       if hasMeasuredRest && segmentSeconds > 0 && settings.bias.restEstimationEnabled {
-        let change = biasEstimator.bias - biasBefore
+        let change = biasAfter - biasBefore
         let heading = -change.dot(driftWeights) / segmentSeconds
         twist = Quaternion(axis: .unitZ, angle: heading) * twist
       }

@@ -23,10 +23,21 @@ import Geometry
 /// motion the uncertainty settles at `motionUncertainty` (VQF's formulation), and its gain is
 /// capped so the bias loop stays slower than the inclination filter it listens to.
 ///
-/// **Temperature.** The estimate is of the bias at `referenceTemperatureCelsius`; the bias at
-/// temperature T is `bias + temperatureCoefficient · (T − T_ref)`. The coefficient comes from a
-/// bench calibration (issue 6) and is zero by default; learning it online from rests at
-/// different temperatures only needs a second state per axis here.
+/// **Temperature, learnt online.** A MEMS gyro's zero-rate output moves with the die
+/// temperature (PS §6.1: up to ±20 °/s over −40…+85 °C), and a board warms for minutes after
+/// power-up. So each axis has a second state: the bias is `b(T) = bias + c · (T − T_ref)` with
+/// `bias` the bias at `referenceTemperatureCelsius` and `c` the temperature coefficient, and the
+/// pair (bias, c) carries a 2 × 2 covariance per axis. A rest at temperature T measures
+/// `b(T)`, the row `[1, T − T_ref]`: rests at one temperature pin the bias there, rests at
+/// different temperatures separate the slope from the offset, and between rests — in motion,
+/// while the chip keeps warming — the bias is *predicted* from the temperature instead of
+/// standing at the last rest's value. The random walk of the bias competes with the slope for
+/// every change seen between rests, in proportion to their variances (time elapsed against
+/// temperature change), so a bias that wanders at constant temperature teaches no slope, and a
+/// slope is believed once rests at several temperatures agree on it. The coefficient starts at
+/// the bench calibration's (zero without one) with `temperatureCoefficientUncertainty`; set
+/// that to zero to freeze it (no online learning). Motion measurements update the bias only
+/// (the slope is a "consider" state there: they are weak and short-lived).
 public struct GyroBiasEstimator: Hashable, Sendable {
   public struct Settings: Hashable, Sendable {
     /// Re-estimate the bias during rests. Default on.
@@ -55,8 +66,19 @@ public struct GyroBiasEstimator: Hashable, Sendable {
     /// The largest bias magnitude per axis, rad/s. Default 30 °/s, beyond the MPU-6050's
     /// ±20 °/s zero-rate tolerance; reaching it is flagged.
     public var maximumBiasRadiansPerSecond: Double
-    /// Bias change per degree Celsius, rad/s/°C, per axis. Default zero (no model).
+    /// Bias change per degree Celsius, rad/s/°C, per axis: the starting value of the learnt
+    /// coefficient. Default zero.
     public var temperatureCoefficientRadiansPerSecondPerCelsius: Vector3
+    /// One standard deviation of that starting coefficient, rad/s/°C; zero freezes it (no
+    /// online learning). Default 0.03 °/s/°C: MPU-6050 units typically drift 0.01–0.05 °/s per
+    /// °C; the datasheet's worst case (±20 °/s over the range, PS §6.1, about 0.3 °/s/°C) is
+    /// still learnt, only more slowly. A wider prior would let the first two rests, a degree
+    /// apart, mistake the bias's random walk for a slope. With a bench temperature fit applied
+    /// upstream, the residual's: see `FirmwareSettings.apply(calibration:)`.
+    public var temperatureCoefficientUncertaintyRadiansPerSecondPerCelsius: Double
+    /// The largest learnt coefficient magnitude per axis, rad/s/°C. Default 0.5 °/s/°C, beyond
+    /// the datasheet's worst case.
+    public var maximumTemperatureCoefficientRadiansPerSecondPerCelsius: Double
     /// The temperature at which `initialBias` and the estimate hold, °C. Default 25 °C.
     public var referenceTemperatureCelsius: Double
 
@@ -69,8 +91,14 @@ public struct GyroBiasEstimator: Hashable, Sendable {
       motionInnovationLimitRadiansPerSecond: Double = 2 * .pi / 180,
       maximumBiasRadiansPerSecond: Double = 30 * .pi / 180,
       temperatureCoefficientRadiansPerSecondPerCelsius: Vector3 = .zero,
-      referenceTemperatureCelsius: Double = 25
+      referenceTemperatureCelsius: Double = 25,
+      temperatureCoefficientUncertaintyRadiansPerSecondPerCelsius: Double = 0.03 * .pi / 180,
+      maximumTemperatureCoefficientRadiansPerSecondPerCelsius: Double = 0.5 * .pi / 180
     ) {
+      self.temperatureCoefficientUncertaintyRadiansPerSecondPerCelsius =
+        temperatureCoefficientUncertaintyRadiansPerSecondPerCelsius
+      self.maximumTemperatureCoefficientRadiansPerSecondPerCelsius =
+        maximumTemperatureCoefficientRadiansPerSecondPerCelsius
       self.restEstimationEnabled = restEstimationEnabled
       self.motionEstimationEnabled = motionEstimationEnabled
       self.initialBiasRadiansPerSecond = initialBiasRadiansPerSecond
@@ -118,6 +146,14 @@ public struct GyroBiasEstimator: Hashable, Sendable {
       {
         return "gyro-bias temperature model must be finite"
       }
+      if !(temperatureCoefficientUncertaintyRadiansPerSecondPerCelsius >= 0
+        && temperatureCoefficientUncertaintyRadiansPerSecondPerCelsius.isFinite)
+      {
+        return "gyro-bias temperature coefficient uncertainty must be zero or positive"
+      }
+      if !(maximumTemperatureCoefficientRadiansPerSecondPerCelsius > 0) {
+        return "maximum gyro-bias temperature coefficient must be positive"
+      }
       return nil
     }
   }
@@ -127,6 +163,15 @@ public struct GyroBiasEstimator: Hashable, Sendable {
   public private(set) var bias: Vector3
   /// The variance of the estimate per axis, (rad/s)².
   public private(set) var variance: Vector3
+  /// The temperature coefficient c per axis, rad/s/°C: learnt from rests at different
+  /// temperatures, starting from the settings' value.
+  public private(set) var temperatureCoefficient: Vector3
+  /// Its variance per axis, (rad/s/°C)².
+  public private(set) var temperatureCoefficientVariance: Vector3
+  /// The covariance of bias and coefficient per axis, (rad/s)²/°C.
+  public private(set) var biasCoefficientCovariance: Vector3
+  /// T_ref, °C: the temperature at which `bias` holds (see `moveReference(toCelsius:)`).
+  public private(set) var referenceTemperatureCelsius: Double
   /// The estimate reached `maximumBias` on some axis at the last update.
   public private(set) var isLimited: Bool = false
 
@@ -141,6 +186,56 @@ public struct GyroBiasEstimator: Hashable, Sendable {
     variance = Vector3(v, v, v)
     maximumVariance = v
     randomWalkVariancePerSecond = noise.gyroBiasRandomWalk * noise.gyroBiasRandomWalk
+    temperatureCoefficient = settings.temperatureCoefficientRadiansPerSecondPerCelsius
+    let u = settings.temperatureCoefficientUncertaintyRadiansPerSecondPerCelsius
+    temperatureCoefficientVariance = Vector3(u * u, u * u, u * u)
+    biasCoefficientCovariance = .zero
+    referenceTemperatureCelsius = settings.referenceTemperatureCelsius
+  }
+
+  /// Whether the bias depends on temperature at all (a coefficient, or one being learnt).
+  public var hasTemperatureModel: Bool {
+    temperatureCoefficient != .zero || temperatureCoefficientVariance != .zero
+  }
+
+  /// `c · (T − T_ref)`: the bias at `temperatureCelsius` less the bias at the reference, rad/s;
+  /// zero when the temperature is not finite.
+  @inline(__always)
+  public func temperatureTerm(atCelsius temperatureCelsius: Double) -> Vector3 {
+    let d = temperatureCelsius - referenceTemperatureCelsius
+    return d.isFinite ? temperatureCoefficient * d : Vector3(0, 0, 0)
+  }
+
+  /// Starts the model at `celsius`, the first sample's temperature: the bias moves along the
+  /// starting coefficient to the bias there, and the configured uncertainties are taken to
+  /// hold there, uncorrelated (they describe the unit as it starts: a datasheet tolerance, or
+  /// a bench calibration's residual). So a board that never changes temperature never learns
+  /// a slope: nothing couples the two states until rests at different temperatures do.
+  public mutating func start(atCelsius celsius: Double) {
+    let d = celsius - referenceTemperatureCelsius
+    guard d.isFinite else { return }
+    bias += temperatureCoefficient * d
+    biasCoefficientCovariance = .zero
+    referenceTemperatureCelsius = celsius
+    limit()
+  }
+
+  /// Moves T_ref to `celsius` without changing what the model says: the bias becomes the bias
+  /// there, and its variance that of the bias there. The estimator moves it to every rest's
+  /// temperature, so that `bias` and `variance` describe the bias where it was last measured.
+  public mutating func moveReference(toCelsius celsius: Double) {
+    let d = celsius - referenceTemperatureCelsius
+    guard d.isFinite, d != 0 else { return }
+    let c = temperatureCoefficient
+    let pcc = temperatureCoefficientVariance
+    let pbc = biasCoefficientCovariance
+    bias += c * d
+    variance = Vector3(
+      variance.x + 2 * d * pbc.x + d * d * pcc.x, variance.y + 2 * d * pbc.y + d * d * pcc.y,
+      variance.z + 2 * d * pbc.z + d * d * pcc.z)
+    biasCoefficientCovariance = pbc + pcc * d
+    referenceTemperatureCelsius = celsius
+    limit()
   }
 
   /// One standard deviation per axis, rad/s.
@@ -151,9 +246,7 @@ public struct GyroBiasEstimator: Hashable, Sendable {
   /// The bias at `temperatureCelsius` (the estimate when the temperature is not finite).
   @inline(__always)
   public func bias(atTemperature temperatureCelsius: Double) -> Vector3 {
-    let c = settings.temperatureCoefficientRadiansPerSecondPerCelsius
-    let offset = temperatureCelsius - settings.referenceTemperatureCelsius
-    return offset.isFinite ? bias + c * offset : bias
+    bias + temperatureTerm(atCelsius: temperatureCelsius)
   }
 
   /// Time passes without a measurement: the variance grows like a random walk's.
@@ -163,6 +256,59 @@ public struct GyroBiasEstimator: Hashable, Sendable {
     let m = maximumVariance
     variance = Vector3(
       min(variance.x + dv, m), min(variance.y + dv, m), min(variance.z + dv, m))
+    if biasCoefficientCovariance != .zero { keepPositive() }
+  }
+
+  /// A direct measurement of the bias at rest, at `temperatureOffsetCelsius` = T − T_ref:
+  /// `meanRate` is the mean of `samples` raw gyro samples less the model's temperature term
+  /// there (`temperatureTerm(atCelsius:)`), each with noise variance `sampleVariance`,
+  /// (rad/s)². Updates the bias and, when T differs from T_ref, the temperature coefficient.
+  public mutating func observeAtRest(
+    meanRate: Vector3, samples: Int = 1, sampleVariance: Double, temperatureOffsetCelsius d: Double
+  ) {
+    // Without a temperature difference or a bias–slope correlation the slope cannot move:
+    // the one-state update is the same arithmetic, cheaper.
+    guard d.isFinite, temperatureCoefficientVariance != .zero,
+      d != 0 || biasCoefficientCovariance != .zero
+    else {
+      observeAtRest(meanRate: meanRate, samples: samples, sampleVariance: sampleVariance)
+      return
+    }
+    let r = sampleVariance / Double(max(samples, 1))
+    let e = meanRate - bias
+    var b = bias
+    var c = temperatureCoefficient
+    var pbb = variance
+    var pbc = biasCoefficientCovariance
+    var pcc = temperatureCoefficientVariance
+    // Per axis: x = (bias, c), H = [1, d], K = P Hᵀ / (H P Hᵀ + r), P ← P − K (P Hᵀ)ᵀ.
+    func update(
+      _ e: Double, _ b: inout Double, _ c: inout Double, _ pbb: inout Double,
+      _ pbc: inout Double, _ pcc: inout Double
+    ) {
+      let h0 = pbb + d * pbc
+      let h1 = pbc + d * pcc
+      let s = h0 + d * h1 + r
+      guard s > 0 else { return }
+      let k0 = h0 / s
+      let k1 = h1 / s
+      b += k0 * e
+      c += k1 * e
+      pbb -= k0 * h0
+      pbc -= k0 * h1
+      pcc -= k1 * h1
+    }
+    update(e.x, &b.x, &c.x, &pbb.x, &pbc.x, &pcc.x)
+    update(e.y, &b.y, &c.y, &pbb.y, &pbc.y, &pcc.y)
+    update(e.z, &b.z, &c.z, &pbb.z, &pbc.z, &pcc.z)
+    bias = b
+    variance = pbb
+    biasCoefficientCovariance = pbc
+    temperatureCoefficientVariance = pcc
+    let m = settings.maximumTemperatureCoefficientRadiansPerSecondPerCelsius
+    temperatureCoefficient = Vector3(
+      max(-m, min(m, c.x)), max(-m, min(m, c.y)), max(-m, min(m, c.z)))
+    limit()
   }
 
   /// A direct measurement of the bias at rest: `meanRate` is the mean of `samples` raw gyro
@@ -175,6 +321,7 @@ public struct GyroBiasEstimator: Hashable, Sendable {
       variance.x / (variance.x + r), variance.y / (variance.y + r), variance.z / (variance.z + r))
     bias += k.scaled(by: meanRate - bias)
     variance = variance - k.scaled(by: variance)
+    if biasCoefficientCovariance != .zero { shrinkCovariance(k) }
     limit()
   }
 
@@ -195,7 +342,16 @@ public struct GyroBiasEstimator: Hashable, Sendable {
     let k = ph / s
     bias += k * e
     variance = variance - k.scaled(by: ph)
+    if biasCoefficientCovariance != .zero { shrinkCovariance(k.scaled(by: h)) }
     self.limit()
+  }
+
+  /// A measurement of the bias alone with per-axis gain `k` (the coefficient held): the
+  /// cross-covariance shrinks with the bias's variance, (1 − k)·P_bc, keeping P positive.
+  @inline(never)
+  mutating func shrinkCovariance(_ k: Vector3) {
+    let p = biasCoefficientCovariance
+    biasCoefficientCovariance = Vector3(p.x * (1 - k.x), p.y * (1 - k.y), p.z * (1 - k.z))
   }
 
   @inline(__always)
@@ -215,6 +371,21 @@ public struct GyroBiasEstimator: Hashable, Sendable {
     self.variance = Vector3(
       min(self.variance.x + variance, m), min(self.variance.y + variance, m),
       min(self.variance.z + variance, m))
+    if biasCoefficientCovariance != .zero { keepPositive() }
+  }
+
+  /// After a variance was capped: |P_bc| ≤ √(P_bb · P_cc), so the covariance stays positive.
+  @inline(never)
+  mutating func keepPositive() {
+    func clamp(_ pbc: Double, _ pbb: Double, _ pcc: Double) -> Double {
+      let m = (pbb * pcc).squareRoot() * 0.999
+      return max(-m, min(m, pbc))
+    }
+    let p = biasCoefficientCovariance
+    let b = variance
+    let c = temperatureCoefficientVariance
+    biasCoefficientCovariance = Vector3(
+      clamp(p.x, b.x, c.x), clamp(p.y, b.y, c.y), clamp(p.z, b.z, c.z))
   }
 
   /// Replaces the estimate (for instance with a stored value at start-up).
@@ -222,6 +393,7 @@ public struct GyroBiasEstimator: Hashable, Sendable {
     self.bias = bias
     let v = uncertaintyRadiansPerSecond * uncertaintyRadiansPerSecond
     variance = Vector3(v, v, v)
+    biasCoefficientCovariance = .zero
     limit()
   }
 }
