@@ -175,7 +175,7 @@ targets += [
   .testTarget(
     name: "FirmwareTests",
     dependencies: [
-      "Firmware", "MPU6050", "MPU6050Simulation", "SimulatedHardware", "MotionScenarios",
+      "Firmware", "Calibration", "AttitudeEstimation", "MPU6050", "MPU6050Simulation", "SimulatedHardware", "MotionScenarios",
       "Telemetry", "Geometry", "HardwareAbstraction", "TestSupport",
     ], swiftSettings: swift6),
 ]

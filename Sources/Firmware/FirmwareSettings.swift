@@ -81,6 +81,16 @@ public struct FirmwareSettings: Sendable {
         biasRadiansPerSecond: .zero, uncertaintyRadiansPerSecond: uncertainty)
       bias.restEstimationEnabled = estimator.bias.restEstimationEnabled
       bias.motionEstimationEnabled = estimator.bias.motionEstimationEnabled
+      // The estimator learns the slope of what the bench model leaves over: with a bench
+      // temperature fit, a residual slope of 0.01 °/s/°C at 1σ (a fit's slope error over a
+      // warm-up); without one, the unit's whole slope, so the estimator's wider default. Set to
+      // zero on the board side, this freezes the learning.
+      bias.temperatureCoefficientUncertaintyRadiansPerSecondPerCelsius =
+        gyroscope.temperatureRangeCelsius == nil
+        ? estimator.bias.temperatureCoefficientUncertaintyRadiansPerSecondPerCelsius
+        : min(
+          0.01 * radiansPerDegree,
+          estimator.bias.temperatureCoefficientUncertaintyRadiansPerSecondPerCelsius)
       estimator.bias = bias
     }
     if let thresholds = calibration.restDetector {
