@@ -18,6 +18,10 @@ public struct HILOptions: Sendable {
   public var format: TelemetryFormat
   /// Run the simulated chip on the real clock, frames over a real pseudo-terminal.
   public var realtime: Bool
+  /// Real-time runs: also pass every byte the host receives, as it arrives, to a second
+  /// pseudo-terminal whose terminal side is linked here, for an outside reader such as
+  /// `plumb-monitor PATH` (a tap on the line, like a second receiver on the UART's TX wire).
+  public var monitorLinkPath: String?
   /// When the fault plan's faults begin, seconds of motion time (5: after start-up, warm-up and
   /// the estimator's first second, so the fault meets a running loop).
   public var faultStartSeconds: Double
@@ -52,6 +56,7 @@ public struct HILOptions: Sendable {
     self.seed = seed
     self.format = format
     self.realtime = realtime
+    monitorLinkPath = nil
     faultStartSeconds = 5
     serialUnplugs = []
     commandGarbage = []

@@ -264,6 +264,8 @@ extension HILResult {
           ("host_latency", latency(hostLatency)),
           ("inter_arrival", latency(interArrival)),
           ("arrival_rate_hz", arrivalRateHz.map(number) ?? .null),
+          ("monitor_bytes_passed", .number(Double(monitorBytesPassed))),
+          ("monitor_bytes_dropped", .number(Double(monitorBytesDropped))),
         ])
       ))
     members.append(("plots", .array(HILReportFiles.all.dropFirst().map { .string($0) })))

@@ -57,6 +57,10 @@ public struct HILResult: Sendable {
   /// Real-time runs: sample time to arrival at the host, and between arrivals, µs.
   public var hostLatency: LatencyHistogram
   public var interArrival: LatencyHistogram
+  /// Real-time runs with a monitor link: bytes passed to it, and bytes it could not take (its
+  /// reader was not keeping up, or not there yet: the tap never holds the run back).
+  public var monitorBytesPassed: UInt64
+  public var monitorBytesDropped: UInt64
   /// The same three, binned for plots.
   public var frameLatencyBins: BinnedHistogram
   public var hostLatencyBins: BinnedHistogram
@@ -117,6 +121,9 @@ public func runHIL(_ options: HILOptions, progress: ((Double) -> Void)? = nil) t
   let seconds = options.seconds ?? entry.naturalSeconds ?? 60
   guard seconds > 0, seconds.isFinite else {
     throw .invalid("--seconds must be a positive number of seconds, not \(seconds)")
+  }
+  if options.monitorLinkPath != nil && !options.realtime {
+    throw .invalid("a monitor link needs --realtime (it is a pseudo-terminal read in real time)")
   }
   if options.realtime && !options.serialUnplugs.isEmpty {
     throw .invalid("serial unplugs are simulated on the memory port only: not with --realtime")
@@ -207,7 +214,9 @@ public func runHIL(_ options: HILOptions, progress: ((Double) -> Void)? = nil) t
     repliesError: analyser.repliesError, garbageBytesSent: outcome.garbageBytes,
     unidentifiedFrames: analyser.unidentifiedFrames, frameLatency: analyser.frameLatency,
     hostLatency: analyser.hostLatency, interArrival: analyser.interArrival,
-    frameLatencyBins: analyser.frameLatencyBins, hostLatencyBins: analyser.hostLatencyBins,
+    monitorBytesPassed: outcome.monitorBytesPassed,
+    monitorBytesDropped: outcome.monitorBytesDropped, frameLatencyBins: analyser.frameLatencyBins,
+    hostLatencyBins: analyser.hostLatencyBins,
     interArrivalBins: analyser.interArrivalBins,
     arrivalRateHz: arrivalRate, series: analyser.series,
     frames: analyser.frames, bytes: outcome.bytes,
@@ -229,6 +238,8 @@ private struct Session {
     var endTime: Timestamp
     var bytes: [UInt8]
     var chipWatch: ChipWatch
+    var monitorBytesPassed: UInt64 = 0
+    var monitorBytesDropped: UInt64 = 0
   }
 
   let options: HILOptions
@@ -368,12 +379,15 @@ private struct Session {
   mutating func runRealTime(settings: FirmwareSettings) throws(HILError) -> Outcome {
     let host: PseudoTerminalSerialPort
     let port: TermiosSerialPort
+    var tap: PseudoTerminalSerialPort? = nil
     do {
       host = try PseudoTerminalSerialPort()
       port = try TermiosSerialPort(path: host.terminalPath, baudRate: settings.baudRate)
+      if let link = options.monitorLinkPath { tap = try PseudoTerminalSerialPort(linkPath: link) }
     } catch {
       throw .pseudoTerminal(error.description)
     }
+    defer { tap?.close() }
     var loop: FirmwareLoop<SimulatedI2CBus, SimulatedDataReadyLine, TermiosSerialPort, ManualClock>
     let startup: MPU6050StartupReport
     do {
@@ -390,7 +404,7 @@ private struct Session {
     let realStart = wall.now()
     let offset = realStart.nanoseconds - simulatedStart.nanoseconds
     analyser.realTimeOffsetNanoseconds = offset
-    var reader = HostReader(host: host)
+    var reader = HostReader(host: host, tap: tap)
     var stalls = board.faultPlan.hostStalls[...]
     while clock.now() < end {
       // Hold the simulated world to the wall: wait (reading the host side) until the chip's
@@ -424,7 +438,8 @@ private struct Session {
     return Outcome(
       status: status, driver: loop.driver.counters, injected: injected, lastFrame: lastFrame,
       startup: startup, serial: port.statistics, serialBytesDiscarded: 0,
-      garbageBytes: garbage.sent, endTime: endTime, bytes: kept, chipWatch: chipWatch)
+      garbageBytes: garbage.sent, endTime: endTime, bytes: kept, chipWatch: chipWatch,
+      monitorBytesPassed: reader.tapPassed, monitorBytesDropped: reader.tapDropped)
   }
 }
 
@@ -485,14 +500,20 @@ struct ChipWatch {
 
 /// Reads the host end of the pseudo-terminal while waiting for a deadline on CLOCK_MONOTONIC,
 /// stamping each read with its arrival time (to 0.25 ms: the pause between reads).
+/// With a `tap`, every chunk read is also written to it, without waiting: what it cannot take
+/// is counted, never retried (a monitor that is slow or absent must not change the run).
 private struct HostReader {
   let host: PseudoTerminalSerialPort
+  let tap: PseudoTerminalSerialPort?
   let wall = LinuxMonotonicClock()
   var buffer = [UInt8](repeating: 0, count: 4096)
   var kept: [UInt8] = []
+  var tapPassed: UInt64 = 0
+  var tapDropped: UInt64 = 0
 
-  init(host: PseudoTerminalSerialPort) {
+  init(host: PseudoTerminalSerialPort, tap: PseudoTerminalSerialPort? = nil) {
     self.host = host
+    self.tap = tap
   }
 
   mutating func read(until deadline: Timestamp, into analyser: HostAnalyser) {
@@ -513,8 +534,16 @@ private struct HostReader {
       }
       guard count > 0 else { return }
       let arrival = wall.now().nanoseconds
+      var written = 0
+      let tap = self.tap
       buffer.withUnsafeBytes { bytes in
-        analyser.consume(UnsafeRawBufferPointer(rebasing: bytes[0..<count]), arrival: arrival)
+        let chunk = UnsafeRawBufferPointer(rebasing: bytes[0..<count])
+        analyser.consume(chunk, arrival: arrival)
+        if let tap { written = (try? tap.write(chunk)) ?? 0 }
+      }
+      if tap != nil {
+        tapPassed += UInt64(written)
+        tapDropped += UInt64(count - written)
       }
       kept += buffer[0..<count]
     }

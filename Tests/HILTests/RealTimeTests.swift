@@ -1,3 +1,4 @@
+import Foundation
 import HIL
 import Testing
 
@@ -27,5 +28,49 @@ import Testing
     // clock, byte for byte.
     let fullSpeed = try hil("handheld", seconds: 3) { $0.keepBytes = true }
     #expect(realTime.bytes == fullSpeed.bytes)
+  }
+
+  /// The real-time line read by the real `plumb-monitor`, as a person at the bench would: the
+  /// run passes every byte it receives to a pseudo-terminal linked at a path, and
+  /// `plumb-monitor PATH` reads it live. The monitor must find the stream whole (no CRC error,
+  /// no gap) at the chip's rate, measured from the frames' sample times.
+  @Test func plumbMonitorReadsTheRealTimeLine() throws {
+    let directory = try temporaryDirectory()
+    let link = directory + "/plumb-hil-tty"
+    let run = try RunningProcess(
+      plumbHILExecutable,
+      [
+        "run", "handheld", "--seconds", "6", "--realtime", "--monitor-link", link, "--report",
+        directory + "/report",
+      ])
+    // The link appears once the run has made its pseudo-terminals (before start-up).
+    var waited = 0
+    while !FileManager.default.fileExists(atPath: link) && waited < 400 {
+      usleep(50_000)
+      waited += 1
+    }
+    let monitor = try RunningProcess(
+      plumbMonitorExecutable,
+      [
+        link, "--quiet", "--count", "300", "--expect-frames", "300", "--expect-rate", "100",
+        "--rate-tolerance", "3",
+      ]
+    ).wait()
+    let hil = run.wait()
+    #expect(hil.status == 0, "\(hil.standardError)")
+    #expect(hil.standardOutput.contains("silent_losses=0"))
+    #expect(monitor.status == 0, "\(monitor.standardOutput) \(monitor.standardError)")
+    #expect(monitor.standardOutput.contains("300 telemetry"), "\(monitor.standardOutput)")
+    #expect(monitor.standardOutput.contains("CRC 0; malformed 0"), "\(monitor.standardOutput)")
+    #expect(monitor.standardOutput.contains("lost          0 frames"))
+    let report = try String(contentsOfFile: directory + "/report/report.json", encoding: .utf8)
+    #expect(report.contains("\"monitor_bytes_passed\""))
+    #expect(!FileManager.default.fileExists(atPath: link), "the link is removed at the end")
+  }
+
+  @Test func aMonitorLinkNeedsRealTime() {
+    var options = HILOptions(scenario: "tilt", seconds: 1)
+    options.monitorLinkPath = "/tmp/never-made"
+    #expect(throws: HILError.self) { try runHIL(options) }
   }
 }

@@ -27,25 +27,41 @@ struct ProcessResult {
   var standardError: String
 }
 
-/// Runs `plumb-hil` with `arguments` and waits for it.
-func runPlumbHIL(_ arguments: [String]) throws -> ProcessResult {
+/// The `plumb-monitor` executable, beside `plumb-hil`.
+let plumbMonitorExecutable: String =
+  URL(fileURLWithPath: plumbHILExecutable).deletingLastPathComponent()
+  .appendingPathComponent("plumb-monitor").path
+
+/// A started process whose output is collected when it is waited for.
+struct RunningProcess {
   let process = Process()
-  process.executableURL = URL(fileURLWithPath: plumbHILExecutable)
-  process.arguments = arguments
-  process.currentDirectoryURL = URL(fileURLWithPath: repositoryRoot)
   let output = Pipe()
   let error = Pipe()
-  process.standardOutput = output
-  process.standardError = error
-  process.standardInput = FileHandle.nullDevice
-  try process.run()
-  let outputData = output.fileHandleForReading.readDataToEndOfFile()
-  let errorData = error.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
-  return ProcessResult(
-    status: process.terminationStatus,
-    standardOutput: String(decoding: outputData, as: UTF8.self),
-    standardError: String(decoding: errorData, as: UTF8.self))
+
+  init(_ executable: String, _ arguments: [String]) throws {
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: repositoryRoot)
+    process.standardOutput = output
+    process.standardError = error
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+  }
+
+  func wait() -> ProcessResult {
+    let outputData = output.fileHandleForReading.readDataToEndOfFile()
+    let errorData = error.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return ProcessResult(
+      status: process.terminationStatus,
+      standardOutput: String(decoding: outputData, as: UTF8.self),
+      standardError: String(decoding: errorData, as: UTF8.self))
+  }
+}
+
+/// Runs `plumb-hil` with `arguments` and waits for it.
+func runPlumbHIL(_ arguments: [String]) throws -> ProcessResult {
+  try RunningProcess(plumbHILExecutable, arguments).wait()
 }
 
 /// A fresh temporary directory.

@@ -48,6 +48,10 @@ let runSpec = CommandSpec(
     .flag(
       "realtime",
       help: "the chip on the real clock, frames over a real pseudo-terminal (timing in the report)"),
+    .option(
+      "monitor-link", value: "PATH",
+      help: "with --realtime: pass the received bytes on, as they arrive, to a pseudo-terminal "
+        + "linked at PATH for plumb-monitor PATH (its directory must exist)"),
   ],
   positionals: [PositionalSpec("SCENARIO", help: "a scenario (plumb-hil scenarios)")],
   examples: [
@@ -55,6 +59,8 @@ let runSpec = CommandSpec(
     "plumb-hil run handheld --seconds 60 --faults bus-lockup --report /tmp/hil",
     "plumb-hil run push --format mavlink",
     "plumb-hil run rest-turn --seconds 5 --realtime --report /tmp/hil-rt",
+    "plumb-hil run handheld --seconds 30 --realtime --monitor-link /tmp/plumb-hil-tty "
+      + "(and plumb-monitor /tmp/plumb-hil-tty --reopen)",
   ])
 
 let scenariosSpec = CommandSpec(
@@ -111,6 +117,7 @@ func runCommand(_ arguments: ParsedArguments) throws {
     seconds: try arguments.double("seconds", in: 0.5...(30 * 86_400)),
     seed: UInt64(try arguments.integer("seed", in: 0...Int.max) ?? 1),
     format: TelemetryFormat(rawValue: formatName)!, realtime: arguments.flag("realtime"))
+  options.monitorLinkPath = arguments.value("monitor-link")
   options.faultStartSeconds = try arguments.double("fault-start", in: 0...(30 * 86_400)) ?? 5
   switch try arguments.choice("unit", from: ["typical", "noisy", "ideal"]) ?? "typical" {
   case "noisy": options.unit = .noisy(seed: options.seed)
