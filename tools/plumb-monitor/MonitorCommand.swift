@@ -58,7 +58,9 @@ let monitorSpec = CommandSpec(
       "send", value: "LINE",
       help: "send a host command (status, tare, version, format F, rate HZ) and print the reply; "
         + "may be repeated", repeating: true),
-    .flag("reopen", help: "when the serial device disappears, wait for it and carry on"),
+    .flag(
+      "reopen",
+      help: "when the serial device is not there yet or disappears, wait for it and carry on"),
   ],
   positionals: [
     PositionalSpec(
@@ -138,13 +140,24 @@ func nanoseconds(_ seconds: Double) -> Int64 { Int64((seconds * 1e9).rounded()) 
 func openMonitorInput(_ command: MonitorCommandLine) throws(CommandFailure) -> MonitorInput {
   let input: MonitorInput
   do throws(MonitorError) {
-    input = try MonitorInput.open(path: command.input, baudRate: command.baudRate) {
-      (path, baudRate) throws(SerialError) -> any SerialPort in
-      try TermiosSerialPort(path: path, baudRate: baudRate)
-    }
+    input = try openPath(command)
   } catch {
     throw CommandFailure(exitCode(for: error), error.description)
   }
+  return try checked(input, command)
+}
+
+func openPath(_ command: MonitorCommandLine) throws(MonitorError) -> MonitorInput {
+  try MonitorInput.open(path: command.input, baudRate: command.baudRate) {
+    (path, baudRate) throws(SerialError) -> any SerialPort in
+    try TermiosSerialPort(path: path, baudRate: baudRate)
+  }
+}
+
+/// What only a serial device can do (send commands, reopen) refused on anything else.
+func checked(_ input: MonitorInput, _ command: MonitorCommandLine) throws(CommandFailure)
+  -> MonitorInput
+{
   if input.kind != .serialDevice {
     if !command.options.commands.isEmpty {
       throw CommandFailure(.usage, MonitorError.cannotSend(input: input.name).description)
@@ -155,6 +168,36 @@ func openMonitorInput(_ command: MonitorCommandLine) throws(CommandFailure) -> M
     }
   }
   return input
+}
+
+/// With `--reopen`, a device that is not there yet is waited for, as after a disconnect: a USB
+/// adapter plugged in after the monitor started, a `plumb-hil --monitor-link` run that has not
+/// made its pseudo-terminal yet. One notice on standard error, then a look every
+/// `intervalNanoseconds` until it appears or `shouldStop()` (SIGINT/SIGTERM: the missing device's
+/// error and exit status). Without `--reopen`, a missing device is the error at once.
+func openMonitorInputWaiting(
+  _ command: MonitorCommandLine, intervalNanoseconds: Int64 = 200_000_000,
+  shouldStop: () -> Bool
+) throws(CommandFailure) -> MonitorInput {
+  let clock = LinuxMonotonicClock()
+  var announced = false
+  while true {
+    let input: MonitorInput
+    do throws(MonitorError) {
+      input = try openPath(command)
+    } catch {
+      guard case .inputMissing = error, command.options.reopen, !shouldStop() else {
+        throw CommandFailure(exitCode(for: error), error.description)
+      }
+      if !announced {
+        printError("plumb-monitor: waiting for \(command.input) to appear (--reopen)")
+        announced = true
+      }
+      clock.sleep(until: clock.now().advanced(byNanoseconds: intervalNanoseconds))
+      continue
+    }
+    return try checked(input, command)
+  }
 }
 
 /// Runs the session and prints through `write`; throws the failure that sets the exit status.
@@ -216,8 +259,10 @@ func installStopHandlers() {
 func plumbMonitor(_ arguments: [String]) -> Int32 {
   runCommand(arguments, spec: monitorSpec) { parsed in
     let command = try parseMonitorCommandLine(parsed)
-    let input = try openMonitorInput(command)
     installStopHandlers()
+    let input = try openMonitorInputWaiting(command) {
+      stopRequested.load(ordering: .relaxed)
+    }
     var clock = LinuxMonotonicClock()
     try runMonitor(
       command, input: input, clock: &clock,
