@@ -85,7 +85,7 @@ targets += [
   // (and of the firmware); `-O` keeps the ten-minute scenarios in `make test` to seconds.
   .target(
     name: "AttitudeEstimation", dependencies: ["Geometry"], exclude: ["README.md"],
-    swiftSettings: swift6 + [.unsafeFlags(["-O"])]),
+    swiftSettings: swift6 + [.unsafeFlags(["-O", "-Xllvm", "-vectorize-slp=false"])]),
   .testTarget(
     name: "MotionScenariosTests", dependencies: ["MotionScenarios", "Geometry"],
     swiftSettings: swift6),

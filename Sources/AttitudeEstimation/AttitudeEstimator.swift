@@ -72,7 +72,8 @@ public struct AttitudeEstimator: Sendable {
 
   // MARK: Per-sample state
 
-  /// Body → reference attitude (normalised every update).
+  /// Body → reference attitude, without the inclination correction still pending for this
+  /// block (see `update`); renormalised whenever the correction is applied.
   var q = Quaternion(w: 1, x: 0, y: 0, z: 0)
   /// Inclination filter memory (reference frame): the filtered specific force (m/s²) and its
   /// rate of change (m/s³).
@@ -82,7 +83,6 @@ public struct AttitudeEstimator: Sendable {
   var initialSum = Vector3(0, 0, 0)
   var initialCount: Int = 0
   var isInitialising = true
-  var hasStarted = false
   /// The estimated up direction in body axes after the last sample.
   var up = Vector3(0, 0, 1)
   /// The accelerometer's weight (acceleration rejection), fixed for a block.
@@ -93,7 +93,9 @@ public struct AttitudeEstimator: Sendable {
   /// held at rest: applied when the rest ends.
   var restRotation = Vector3(0, 0, 0)
   var lastFlags: EstimateFlags = .initialising
-  var lastTimestampNanoseconds: Int64 = 0
+  /// The flags that change only at block boundaries and events (rejection, recovery,
+  /// start-up), as raw bits.
+  var blockFlags: UInt16 = EstimateFlags.initialising.rawValue
 
   // MARK: Block state (every `blockSeconds`)
 
@@ -103,7 +105,6 @@ public struct AttitudeEstimator: Sendable {
   var blockForceSamples: Int = 0
   var blockSeconds: Double = 0
   var blockSamples: Int = 0
-  var blockTrusted = true
   /// Low-pass filtered first two rows of the rotation matrix and of R·b̂ (motion bias).
   var rowFilter = RowFilter()
   /// Sustained-acceleration detector (block rate): the horizontal specific force relative to
@@ -126,6 +127,9 @@ public struct AttitudeEstimator: Sendable {
   // MARK: Coefficients (recomputed when the period estimate moves by 0.5 %)
 
   var coefficientPeriod: Double = 0
+  /// The coefficients are recomputed when the period estimate leaves this band (±0.5 %).
+  var coefficientPeriodLow: Double = 0
+  var coefficientPeriodHigh: Double = 0
   var lowPass = LowPassCoefficients(b0: 1, b1: 0, b2: 0, a1: 0, a2: 0)
   /// The second-order inclination filter's cutoff ω_c = √2/τ, rad/s, and its squares.
   var filterRate: Double = 0.47
@@ -152,6 +156,7 @@ public struct AttitudeEstimator: Sendable {
   let isSecondOrder: Bool
   let holdsAtRest: Bool
   let hasTemperatureModel: Bool
+  let restEstimationEnabled: Bool
 
   /// Housekeeping (bias prediction, motion-bias measurement, acceleration rejection) runs once
   /// per block of this length, seconds, not every sample.
@@ -175,11 +180,23 @@ public struct AttitudeEstimator: Sendable {
     isSecondOrder = settings.inclination.order == .second
     holdsAtRest = settings.holdsAttitudeAtRest
     hasTemperatureModel = settings.bias.temperatureCoefficientRadiansPerSecondPerCelsius != .zero
+    restEstimationEnabled = settings.bias.restEstimationEnabled
     setCoefficients(period: period)
   }
 
-  /// The current attitude (body → reference).
-  public var attitude: Quaternion { q }
+  /// The current attitude (body → reference), as the last estimate gave it.
+  public var attitude: Quaternion {
+    let y = filterOutput
+    let dx = y.y * inverseGravity
+    let dy = -y.x * inverseGravity
+    return dx * dx + dy * dy < 1e-4 ? corrected(q, dx, dy) : q
+  }
+
+  /// The inclination filter's output: the reference-frame specific force it currently
+  /// believes, m/s² (the running mean while initialising).
+  var filterOutput: Vector3 {
+    isInitialising ? initialSum * (1 / Double(max(initialCount, 1))) : s1
+  }
 
   /// Takes one sample and returns the estimate after it. Exactly one estimate per sample;
   /// a sample that cannot be used (non-increasing timestamp, NaN) returns the current attitude
@@ -194,129 +211,125 @@ public struct AttitudeEstimator: Sendable {
     if step.isRejected { return rejected(sample, flag: .timestampRejected) }
     if step.isFirst { return start(sample) }
 
-    var flags: EstimateFlags = []
-    if step.isGap { flags.insert(.gap) }
     let period = clock.periodSeconds
-    if abs(period - coefficientPeriod) > 0.005 * coefficientPeriod {
+    if !(period >= coefficientPeriodLow && period <= coefficientPeriodHigh) {
       setCoefficients(period: period)
     }
     let dt = step.intervalSeconds
+    let clipped = sample.isClipped
 
     // Bias, compensated for temperature when a model is configured.
-    let temperatureTerm =
-      hasTemperatureModel ? temperatureOffset(sample.temperatureCelsius) : Vector3(0, 0, 0)
-    let bias = biasEstimator.bias + temperatureTerm
+    var temperatureTerm = Vector3(0, 0, 0)
+    var bias = biasEstimator.bias
+    if hasTemperatureModel {
+      temperatureTerm = temperatureOffset(sample.temperatureCelsius)
+      bias += temperatureTerm
+    }
     let omega = gyro - bias
 
     // Rest.
+    var flags = EstimateFlags(rawValue: step.isGap ? EstimateFlags.gap.rawValue : 0)
     let transition = restDetector.update(
       gyro: gyro, acceleration: accel, bias: bias, biasVariance: biasEstimator.variance,
-      gyroSampleVariance: gyroSampleVariance, up: up, usable: !sample.isClipped)
+      gyroSampleVariance: gyroSampleVariance, up: up, usable: !clipped)
     if transition != .none {
       handle(transition, flags: &flags, temperatureTerm: temperatureTerm)
     }
     let atRest = holdsAtRest && restDetector.isAtRest
 
     // Propagation: q ← q ⊗ exp(ω dt), third-order series (relative angle error below θ⁴/1920,
-    // 4 × 10⁻⁹ at 1000 °/s and 100 Hz). None at rest: the heading is held.
+    // 4 × 10⁻⁹ at 1000 °/s and 100 Hz; the norm stays 1 to O(θ⁶)). None at rest: the heading
+    // is held.
     if atRest {
       restRotation = restRotation * restRotationRetention + omega * dt
-      if settings.bias.restEstimationEnabled {
+      if restEstimationEnabled {
         biasEstimator.observeAtRest(
-          meanRate: gyro - temperatureTerm, sampleVariance: gyroSampleVariance)
+          meanRate: hasTemperatureModel ? gyro - temperatureTerm : gyro,
+          sampleVariance: gyroSampleVariance)
       }
     } else {
       let r = omega * dt
-      let quiet = restDetector.quietSamples
-      if quiet == 1 {
-        windowRotation = r
-      } else if quiet > 1 {
-        windowRotation += r
-      }
-      let t2 = r.squaredLength
+      // The rotation over the quiet stretch so far (read only once the stretch is a rest).
+      windowRotation = restDetector.quietSamples <= 1 ? r : windowRotation + r
+      let t2 = r.x * r.x + r.y * r.y + r.z * r.z
       let c = 1 - t2 * (1.0 / 8) + t2 * t2 * (1.0 / 384)
       let h = 0.5 - t2 * (1.0 / 48)
       q = multiply(q, c, r.x * h, r.y * h, r.z * h)
     }
 
-    // Inclination: the specific force in the reference frame, low-pass filtered there, and the
-    // attitude turned (about a horizontal axis) so that the filtered vector points up.
+    // Inclination: the specific force in the reference frame, low-pass filtered there.
     let x = rotate(accel, by: q)
-    let w = sample.isClipped ? 0 : weight
-    if !sample.isClipped {
-      blockForce += x
-      blockForceSamples += 1
+    var w = weight
+    if clipped {
+      w = 0
+    } else {
+      blockForce = Vector3(blockForce.x + x.x, blockForce.y + x.y, blockForce.z + x.z)
+      blockForceSamples &+= 1
     }
-    var y: Vector3
+    let y: Vector3
     if isInitialising {
       initialSum += x * w
-      initialCount += sample.isClipped ? 0 : 1
+      initialCount &+= clipped ? 0 : 1
       y = initialSum * (1 / Double(max(initialCount, 1)))
     } else if isSecondOrder {
       // State-space form, ω_c = √2/τ and damping 1/√2 (Butterworth): s1 is the filtered
       // vector, s2 its rate of change. Rejection slows its clock.
       let h = min(dt * w, filterStepLimit)
-      s2 = s2 + (x - s1) * (filterRateSquared * h) - s2 * (filterDamping * h)
-      s1 = s1 + s2 * h
+      let k1 = filterRateSquared * h
+      let k2 = 1 - filterDamping * h
+      s2 = Vector3(
+        s2.x * k2 + (x.x - s1.x) * k1, s2.y * k2 + (x.y - s1.y) * k1,
+        s2.z * k2 + (x.z - s1.z) * k1)
+      s1 = Vector3(s1.x + s2.x * h, s1.y + s2.y * h, s1.z + s2.z * h)
       y = s1
     } else {
-      s1 = s1 + (x - s1) * (firstOrderRate * min(dt * w, filterStepLimit))
+      let k = firstOrderRate * min(dt * w, filterStepLimit)
+      s1 = Vector3(s1.x + (x.x - s1.x) * k, s1.y + (x.y - s1.y) * k, s1.z + (x.z - s1.z) * k)
       y = s1
     }
-    // The small rotation about a horizontal axis that takes y onto +z: δ ≈ (y_y, −y_x, 0)/|y|
-    // (|y| ≈ g; the snap repeats every sample, so a gain a few percent off is immaterial).
-    let dx = y.y * inverseGravity
-    let dy = -y.x * inverseGravity
-    if dx * dx + dy * dy < 1e-4 {
-      // q ← (1, δ/2) ⊗ q, memory ← memory + δ × memory.
-      let hx = 0.5 * dx
-      let hy = 0.5 * dy
-      let p = q
-      q = Quaternion(
-        w: p.w - hx * p.x - hy * p.y, x: p.x + hx * p.w + hy * p.z,
-        y: p.y - hx * p.z + hy * p.w, z: p.z + hx * p.y - hy * p.x)
-      if isInitialising {
-        initialSum = rotateSmall(initialSum, dx, dy)
-      } else {
-        s1 = rotateSmall(s1, dx, dy)
-        s2 = rotateSmall(s2, dx, dy)
-      }
-      blockCorrectionX += dx
-      blockCorrectionY += dy
-    } else {
+    // The correction: the small rotation about a horizontal axis that takes y onto +z,
+    // δ ≈ (y_y, −y_x, 0)/|y| (|y| ≈ g; it is recomputed every sample from the filter, so a
+    // gain a few percent off is immaterial). It is applied to the output every sample and to
+    // the state (attitude and filter memory) once per block: the filter runs in the
+    // reference frame of the uncorrected state until then, which to first order in δ is the
+    // same filter, and the attitude's chain of dependencies from sample to sample stays short.
+    var dx = y.y * inverseGravity
+    var dy = -y.x * inverseGravity
+    if dx * dx + dy * dy >= 1e-4 {
       largeCorrection(y)
-    }
-    // Normalise: one Newton step is exact to rounding for the tiny norm error of one update.
-    let n2 = q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z
-    if abs(n2 - 1) < 1e-6 {
-      let f = 1.5 - 0.5 * n2
-      q = Quaternion(w: q.w * f, x: q.x * f, y: q.y * f, z: q.z * f)
-    } else {
-      q = q.normalized
+      dx = 0
+      dy = 0
     }
     blockSeconds += dt
-    blockSamples += 1
-    if isInitialising && initialCount >= initialLimit { finishInitialisation(at: y) }
-    if blockSamples >= blockLimit { blockUpdate(atRest: atRest) }
+    blockSamples &+= 1
+    if blockSamples >= blockLimit || (isInitialising && initialCount >= initialLimit) {
+      endBlock(atRest: atRest, filterOutput: y, dx, dy)
+      dx = 0
+      dy = 0
+    }
 
-    // Outputs.
+    // Outputs, from the corrected attitude.
+    let o = corrected(q, dx, dy)
     let g = Vector3(
-      2 * (q.w * q.y - q.x * q.z), -2 * (q.y * q.z + q.w * q.x),
-      -1 + 2 * (q.x * q.x + q.y * q.y))
+      2 * (o.w * o.y - o.x * o.z), -2 * (o.y * o.z + o.w * o.x),
+      -1 + 2 * (o.x * o.x + o.y * o.y))
     up = -g
-    if sample.isClipped { flags.insert(.clippedInput) }
-    if weight < 1 { flags.insert(.accelerationRejected) }
-    if isRecovering { flags.insert(.recovering) }
-    if isInitialising { flags.insert(.initialising) }
-    if restDetector.isAtRest { flags.insert(.atRest) }
-    if biasEstimator.isLimited { flags.insert(.biasLimited) }
+    var raw = flags.rawValue | blockFlags
+    if clipped { raw |= EstimateFlags.clippedInput.rawValue }
+    if restDetector.isAtRest { raw |= EstimateFlags.atRest.rawValue }
+    if biasEstimator.isLimited { raw |= EstimateFlags.biasLimited.rawValue }
+    flags = EstimateFlags(rawValue: raw)
     lastFlags = flags
-    lastTimestampNanoseconds = sample.timestampNanoseconds
-    let b = atRest ? biasEstimator.bias + temperatureTerm : bias
+    var b = bias
+    if atRest {
+      b = biasEstimator.bias
+      if hasTemperatureModel { b += temperatureTerm }
+    }
     return AttitudeEstimate(
-      timestampNanoseconds: sample.timestampNanoseconds, attitude: q, gravityInBody: g,
-      linearAccelerationMetersPerSecondSquared: accel + g * gravity,
-      angularRateRadiansPerSecond: gyro - b, gyroBiasRadiansPerSecond: b,
+      timestampNanoseconds: sample.timestampNanoseconds, attitude: o, gravityInBody: g,
+      linearAccelerationMetersPerSecondSquared: Vector3(
+        accel.x + g.x * gravity, accel.y + g.y * gravity, accel.z + g.z * gravity),
+      angularRateRadiansPerSecond: atRest ? gyro - b : omega, gyroBiasRadiansPerSecond: b,
       gyroBiasVariance: biasEstimator.variance, flags: flags,
       missedSamples: step.missedSamples, integrationIntervalSeconds: dt,
       samplePeriodSeconds: period)
@@ -332,6 +345,71 @@ public struct AttitudeEstimator: Sendable {
     Quaternion(
       w: a.w * w - a.x * x - a.y * y - a.z * z, x: a.w * x + a.x * w + a.y * z - a.z * y,
       y: a.w * y - a.x * z + a.y * w + a.z * x, z: a.w * z + a.x * y - a.y * x + a.z * w)
+  }
+
+  /// `(c, δ/2) ⊗ a` with `δ = (dx, dy, 0)` and `c = 1 − |δ|²/8`: a turns by the small angle δ
+  /// about a horizontal axis of the reference frame; the result keeps a's norm to O(|δ|⁴).
+  @inline(__always)
+  func corrected(_ a: Quaternion, _ dx: Double, _ dy: Double) -> Quaternion {
+    let hx = 0.5 * dx
+    let hy = 0.5 * dy
+    let c = 1 - 0.5 * (hx * hx + hy * hy)
+    return Quaternion(
+      w: c * a.w - hx * a.x - hy * a.y, x: c * a.x + hx * a.w + hy * a.z,
+      y: c * a.y - hx * a.z + hy * a.w, z: c * a.z + hx * a.y - hy * a.x)
+  }
+
+  /// Applies the pending inclination correction δ = (dx, dy, 0) to the state: the attitude
+  /// turns by it, the filter memory with it; then the attitude is renormalised. Once per
+  /// block, and before anything else touches the attitude or the filter.
+  mutating func applyCorrection(_ dx: Double, _ dy: Double) {
+    q = corrected(q, dx, dy)
+    if isInitialising {
+      initialSum = rotateSmall(initialSum, dx, dy)
+    } else {
+      s1 = rotateSmall(s1, dx, dy)
+      s2 = rotateSmall(s2, dx, dy)
+    }
+    blockCorrectionX += dx
+    blockCorrectionY += dy
+    // Normalise: one Newton step is exact to rounding for the tiny norm error of one block.
+    let n2 = q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z
+    if abs(n2 - 1) < 1e-6 {
+      let f = 1.5 - 0.5 * n2
+      q = Quaternion(w: q.w * f, x: q.x * f, y: q.y * f, z: q.z * f)
+    } else {
+      q = q.normalized
+    }
+  }
+
+  /// The end of a block (or of the start-up window): the pending correction goes into the
+  /// state, then the block's housekeeping runs.
+  @inline(never)
+  mutating func endBlock(atRest: Bool, filterOutput y: Vector3, _ dx: Double, _ dy: Double) {
+    applyCorrection(dx, dy)
+    if isInitialising && initialCount >= initialLimit { finishInitialisation(at: y) }
+    if blockSamples >= blockLimit { blockUpdate(atRest: atRest) }
+  }
+
+  /// Applies whatever correction the filter holds now (before an event changes the state).
+  mutating func flushCorrection() {
+    let y = filterOutput
+    let dx = y.y * inverseGravity
+    let dy = -y.x * inverseGravity
+    if dx * dx + dy * dy < 1e-4 {
+      applyCorrection(dx, dy)
+    } else {
+      largeCorrection(y)
+    }
+  }
+
+  /// Recomputes the block-rate flags after the state they report changed.
+  mutating func refreshBlockFlags() {
+    var raw: UInt16 = 0
+    if weight < 1 { raw |= EstimateFlags.accelerationRejected.rawValue }
+    if isRecovering { raw |= EstimateFlags.recovering.rawValue }
+    if isInitialising { raw |= EstimateFlags.initialising.rawValue }
+    blockFlags = raw
   }
 
   /// `q ⊗ v ⊗ q*`: body → reference.
@@ -351,6 +429,7 @@ public struct AttitudeEstimator: Sendable {
     Vector3(v.x + dy * v.z, v.y - dx * v.z, v.z + dx * v.y - dy * v.x)
   }
 
+  @inline(never)
   func temperatureOffset(_ celsius: Double) -> Vector3 {
     let c = settings.bias.temperatureCoefficientRadiansPerSecondPerCelsius
     let t = celsius - settings.bias.referenceTemperatureCelsius
@@ -358,6 +437,7 @@ public struct AttitudeEstimator: Sendable {
   }
 
   /// Rest began, ended, or was refused.
+  @inline(never)
   mutating func handle(
     _ transition: RestDetector.Transition, flags: inout EstimateFlags, temperatureTerm: Vector3
   ) {
@@ -369,6 +449,7 @@ public struct AttitudeEstimator: Sendable {
     case .ended:
       // The last moments' rotation, held back while the heading was held, was probably the
       // start of this motion: give it back.
+      flushCorrection()
       resetBlock()
       driftWeights = Vector3(0, 0, 0)
       segmentSeconds = 0
@@ -382,6 +463,7 @@ public struct AttitudeEstimator: Sendable {
     case .started:
       let samples = restDetector.quietSamples
       if tiltAgrees(meanAcceleration: restDetector.stretchAccelerationSum / Double(samples)) {
+        flushCorrection()
         reanchor(samples: samples, temperatureTerm: temperatureTerm)
         restRotation = Vector3(0, 0, 0)
         flags.insert(.restStarted)
@@ -392,6 +474,7 @@ public struct AttitudeEstimator: Sendable {
     }
   }
 
+  @inline(never)
   mutating func largeCorrection(_ y: Vector3) {
     guard y.squaredLength > 0 else { return }
     let d = Quaternion(from: y, to: .unitZ)
@@ -410,6 +493,7 @@ public struct AttitudeEstimator: Sendable {
     let up = Vector3(0, 0, y.length)
     (s1, s2) = steadyFilterStates(up)
     slowMean = up
+    refreshBlockFlags()
   }
 
   /// Filter memory that passes a constant `x` unchanged.
@@ -418,19 +502,19 @@ public struct AttitudeEstimator: Sendable {
   }
 
   /// The first sample: tilt from the accelerometer, heading zero.
+  @inline(never)
   mutating func start(_ sample: InertialSample) -> AttitudeEstimate {
     let a = sample.specificForceMetersPerSecondSquared
     q = Quaternion(from: a, to: .unitZ)
-    hasStarted = true
     isInitialising = true
     initialSum = rotate(a, by: q)
     initialCount = 1
+    refreshBlockFlags()
     if initialLimit <= 1 { finishInitialisation(at: initialSum) }
     var flags: EstimateFlags = []
     if isInitialising { flags.insert(.initialising) }
     if sample.isClipped { flags.insert(.clippedInput) }
     lastFlags = flags
-    lastTimestampNanoseconds = sample.timestampNanoseconds
     let g = q.gravityInBody
     up = -g
     let bias =
@@ -445,15 +529,17 @@ public struct AttitudeEstimator: Sendable {
   }
 
   /// A sample that cannot be used: the current state, flagged.
+  @inline(never)
   mutating func rejected(_ sample: InertialSample, flag: EstimateFlags) -> AttitudeEstimate {
-    let g = q.gravityInBody
+    let attitude = attitude
+    let g = attitude.gravityInBody
     let bias =
       biasEstimator.bias
       + (hasTemperatureModel ? temperatureOffset(sample.temperatureCelsius) : Vector3(0, 0, 0))
     let accel = sample.specificForceMetersPerSecondSquared
     let gyro = sample.angularRateRadiansPerSecond
     return AttitudeEstimate(
-      timestampNanoseconds: sample.timestampNanoseconds, attitude: q, gravityInBody: g,
+      timestampNanoseconds: sample.timestampNanoseconds, attitude: attitude, gravityInBody: g,
       linearAccelerationMetersPerSecondSquared: accel.isFinite
         ? accel + g * gravity : Vector3(0, 0, 0),
       angularRateRadiansPerSecond: gyro.isFinite ? gyro - bias : Vector3(0, 0, 0),
@@ -520,6 +606,7 @@ public struct AttitudeEstimator: Sendable {
     sustainedX = (0, 0)
     sustainedY = (0, 0)
     resetBlock()
+    refreshBlockFlags()
   }
 
   mutating func resetBlock() {
@@ -529,18 +616,18 @@ public struct AttitudeEstimator: Sendable {
     blockForceSamples = 0
     blockSeconds = 0
     blockSamples = 0
-    blockTrusted = true
   }
 
   /// Once per block: the inclination filter and correction, bias prediction, the motion-bias
   /// measurement, the drift model and the sustained-acceleration detector.
   mutating func blockUpdate(atRest: Bool) {
+    defer { refreshBlockFlags() }
     let seconds = blockSeconds
     let count = blockForceSamples
     let force = count > 0 ? blockForce / Double(count) : Vector3(0, 0, 0)
     let correctionX = blockCorrectionX
     let correctionY = blockCorrectionY
-    let trusted = blockTrusted && !isInitialising && !isRecovering && !atRest && count > 0
+    let trusted = !isInitialising && !isRecovering && !atRest && count > 0
     resetBlock()
     if !atRest { biasEstimator.predict(seconds: seconds) }
 
@@ -630,9 +717,12 @@ public struct AttitudeEstimator: Sendable {
   }
 
   /// Recomputes everything that depends on the sample period.
+  @inline(never)
   mutating func setCoefficients(period: Double) {
     guard period > 0 else { return }
     coefficientPeriod = period
+    coefficientPeriodLow = period * (1 - 0.005)
+    coefficientPeriodHigh = period * (1 + 0.005)
     let inclination = settings.inclination
     let tau = inclination.timeConstantSeconds
     lowPass = .firstOrder(timeConstantSeconds: tau, periodSeconds: period)

@@ -186,7 +186,8 @@ public struct RestDetector: Hashable, Sendable {
   /// against it (not against the estimate the rest is refining, which would follow a slow
   /// rotation).
   private var restBias: Vector3 = .zero
-  private var restBiasVariance: Vector3 = .zero
+  private var restBiasVarianceMaximum: Double = 0
+  /// Σ of squared successive differences of the gyro over the quiet stretch, per axis.
   private var deviationSquares: Vector3 = .zero
   private var previousGyro: Vector3 = .zero
   private var sampleVariance: Double = 0
@@ -198,6 +199,9 @@ public struct RestDetector: Hashable, Sendable {
   private var floorSquared: Double
   private var windowLimit: Int = 1
   private var windowGain: Double = 1
+  /// The quiet-sample counts at one and two thirds of the dwell.
+  private var firstThirdSamples: Int = 0
+  private var twoThirdsSamples: Int = 0
 
   public init(settings: Settings = .default, samplePeriodSeconds: Double = 0.01) {
     self.settings = settings
@@ -218,6 +222,8 @@ public struct RestDetector: Hashable, Sendable {
     guard seconds > 0 else { return }
     dwellSamples = max(1, Int((settings.minimumDurationSeconds / seconds).rounded()))
     windowLimit = max(1, Int((settings.meanTimeConstantSeconds / seconds).rounded()))
+    firstThirdSamples = dwellSamples / 3
+    twoThirdsSamples = 2 * dwellSamples / 3
   }
 
   /// Takes one sample.
@@ -241,10 +247,10 @@ public struct RestDetector: Hashable, Sendable {
     let step = gyro - previousGyro
     previousGyro = gyro
     sampleVariance = gyroSampleVariance
-    let quiet =
-      usable && dg.squaredLength < gyroThresholdSquared
-      && da.squaredLength < accelThresholdSquared
-    guard quiet else {
+    guard
+      usable && dg.x * dg.x + dg.y * dg.y + dg.z * dg.z < gyroThresholdSquared
+        && da.x * da.x + da.y * da.y + da.z * da.z < accelThresholdSquared
+    else {
       // Restart the window from this sample.
       gyroMean = gyro
       accelerationMean = acceleration
@@ -258,36 +264,51 @@ public struct RestDetector: Hashable, Sendable {
       return .none
     }
     if windowSamples < windowLimit {
-      windowSamples += 1
+      windowSamples &+= 1
       windowGain = 1 / Double(windowSamples)
     }
     let w = windowGain
-    gyroMean += dg * w
-    accelerationMean += da * w
+    gyroMean = Vector3(gyroMean.x + dg.x * w, gyroMean.y + dg.y * w, gyroMean.z + dg.z * w)
+    accelerationMean = Vector3(
+      accelerationMean.x + da.x * w, accelerationMean.y + da.y * w,
+      accelerationMean.z + da.z * w)
     if isAtRest {
       // During a rest the bias is being measured and its uncertainty is small: a window mean
       // drifting away from it is a slow rotation starting, and ends the rest.
-      if consistency(reference: restBias, variance: restBiasVariance, up: up).isConsistent {
-        quietSamples += 1
+      if isConsistentDuringRest(up: up) {
+        quietSamples &+= 1
         return .none
       }
       isAtRest = false
       quietSamples = 0
       return .ended
     }
-    quietSamples += 1
+    quietSamples &+= 1
     if quietSamples == 1 {
       stretchGyroSum = gyro
       stretchAccelerationSum = acceleration
       deviationSquares = Vector3(0, 0, 0)
     } else {
-      stretchGyroSum += gyro
-      stretchAccelerationSum += acceleration
-      deviationSquares += step.scaled(by: step) * 0.5
+      stretchGyroSum = Vector3(
+        stretchGyroSum.x + gyro.x, stretchGyroSum.y + gyro.y, stretchGyroSum.z + gyro.z)
+      stretchAccelerationSum = Vector3(
+        stretchAccelerationSum.x + acceleration.x, stretchAccelerationSum.y + acceleration.y,
+        stretchAccelerationSum.z + acceleration.z)
+      deviationSquares = Vector3(
+        deviationSquares.x + step.x * step.x, deviationSquares.y + step.y * step.y,
+        deviationSquares.z + step.z * step.z)
     }
-    if quietSamples == dwellSamples / 3 { firstThirdGyroSum = stretchGyroSum }
-    if quietSamples == 2 * dwellSamples / 3 { twoThirdsGyroSum = stretchGyroSum }
+    if quietSamples == firstThirdSamples { firstThirdGyroSum = stretchGyroSum }
+    if quietSamples == twoThirdsSamples { twoThirdsGyroSum = stretchGyroSum }
     guard quietSamples >= dwellSamples else { return .none }
+    return dwellCompleted(bias: bias, biasVariance: biasVariance, up: up)
+  }
+
+  /// A whole dwell was quiet: rest if it is stationary and consistent with the bias.
+  @inline(never)
+  private mutating func dwellCompleted(bias: Vector3, biasVariance: Vector3, up: Vector3)
+    -> Transition
+  {
     guard isStationary() else {
       quietSamples = 0
       return .none
@@ -306,6 +327,18 @@ public struct RestDetector: Hashable, Sendable {
     }
     isAtRest = true
     return .started
+  }
+
+  /// During a rest: the window mean must stay consistent with the bias measured when the rest
+  /// began (see `consistency`; the variance is fixed for the rest).
+  @inline(__always)
+  private func isConsistentDuringRest(up: Vector3) -> Bool {
+    let d = gyroMean - restBias
+    let vertical = d.x * up.x + d.y * up.y + d.z * up.z
+    let horizontal = d.x * d.x + d.y * d.y + d.z * d.z - vertical * vertical
+    let allowance = consistencySquared * (restBiasVarianceMaximum + sampleVariance * windowGain)
+    return vertical * vertical <= allowance + floorSquared
+      && horizontal <= 4 * allowance + floorSquared
   }
 
   /// Is the window mean a plausible bias? Its variance: the bias uncertainty plus the mean's
@@ -338,7 +371,7 @@ public struct RestDetector: Hashable, Sendable {
     let m3 = (stretchGyroSum - twoThirdsGyroSum) / n3
     // The noise: measured from successive differences, but never below the configured figure
     // (a low-pass filtered gyro has smaller differences than its noise suggests).
-    let measured = deviationSquares / Double(max(quietSamples - 1, 1))
+    let measured = deviationSquares * (0.5 / Double(max(quietSamples - 1, 1)))
     let variance = Vector3(
       max(measured.x, sampleVariance), max(measured.y, sampleVariance),
       max(measured.z, sampleVariance))
@@ -357,7 +390,7 @@ public struct RestDetector: Hashable, Sendable {
   /// mean must stay consistent with it.
   public mutating func setRestBias(_ bias: Vector3, variance: Vector3) {
     restBias = bias
-    restBiasVariance = variance
+    restBiasVarianceMaximum = max(variance.x, variance.y, variance.z)
   }
 
   /// Withdraws a rest just declared (the caller found it implausible): the dwell starts again,
