@@ -72,8 +72,8 @@ public struct AttitudeEstimator: Sendable {
 
   // MARK: Per-sample state
 
-  /// Body → reference attitude, without the inclination correction still pending for this
-  /// block (see `update`); renormalised whenever the correction is applied.
+  /// Body → reference attitude; renormalised whenever a block's correction is applied (the
+  /// propagation keeps its norm to O(θ⁶) in between).
   var q = Quaternion(w: 1, x: 0, y: 0, z: 0)
   /// Inclination filter memory (reference frame): the filtered specific force (m/s²) and its
   /// rate of change (m/s³).
@@ -101,9 +101,16 @@ public struct AttitudeEstimator: Sendable {
 
   var blockCorrectionX: Double = 0
   var blockCorrectionY: Double = 0
+  /// The rate at which the filter's output turns away from vertical after the last block's
+  /// correction, rad/s about the reference x and y axes: the correction that accrues within
+  /// the block, applied to the outputs sample by sample.
+  var correctionRateX: Double = 0
+  var correctionRateY: Double = 0
   var blockForce = Vector3(0, 0, 0)
   var blockForceSamples: Int = 0
   var blockSeconds: Double = 0
+  /// The time the block's unclipped samples stand for, seconds (the filter's step).
+  var blockFilterSeconds: Double = 0
   var blockSamples: Int = 0
   /// Low-pass filtered first two rows of the rotation matrix and of R·b̂ (motion bias).
   var rowFilter = RowFilter()
@@ -130,12 +137,10 @@ public struct AttitudeEstimator: Sendable {
   /// The coefficients are recomputed when the period estimate leaves this band (±0.5 %).
   var coefficientPeriodLow: Double = 0
   var coefficientPeriodHigh: Double = 0
-  var lowPass = LowPassCoefficients(b0: 1, b1: 0, b2: 0, a1: 0, a2: 0)
   /// The second-order inclination filter's cutoff ω_c = √2/τ, rad/s, and its squares.
   var filterRate: Double = 0.47
   var filterRateSquared: Double = 0.22
   var filterDamping: Double = 0.67
-  var filterStepLimit: Double = 1
   var firstOrderRate: Double = 1
   var restRotationRetention: Double = 1
   var gyroSampleVariance: Double = 0
@@ -185,12 +190,7 @@ public struct AttitudeEstimator: Sendable {
   }
 
   /// The current attitude (body → reference), as the last estimate gave it.
-  public var attitude: Quaternion {
-    let y = filterOutput
-    let dx = y.y * inverseGravity
-    let dy = -y.x * inverseGravity
-    return dx * dx + dy * dy < 1e-4 ? corrected(q, dx, dy) : q
-  }
+  public var attitude: Quaternion { q }
 
   /// The inclination filter's output: the reference-frame specific force it currently
   /// believes, m/s² (the running mean while initialising).
@@ -229,11 +229,13 @@ public struct AttitudeEstimator: Sendable {
 
     // Rest.
     var flags = EstimateFlags(rawValue: step.isGap ? EstimateFlags.gap.rawValue : 0)
-    let transition = restDetector.update(
-      gyro: gyro, acceleration: accel, bias: bias, biasVariance: biasEstimator.variance,
-      gyroSampleVariance: gyroSampleVariance, up: up, usable: !clipped)
-    if transition != .none {
-      handle(transition, flags: &flags, temperatureTerm: temperatureTerm)
+    switch restDetector.step(gyro: gyro, acceleration: accel, up: up, usable: !clipped) {
+    case .none:
+      break
+    case .ended:
+      handle(.ended, flags: &flags, temperatureTerm: temperatureTerm)
+    case .dwellCompleted:
+      completeDwell(bias: bias, flags: &flags, temperatureTerm: temperatureTerm)
     }
     let atRest = holdsAtRest && restDetector.isAtRest
 
@@ -257,59 +259,22 @@ public struct AttitudeEstimator: Sendable {
       q = multiply(q, c, r.x * h, r.y * h, r.z * h)
     }
 
-    // Inclination: the specific force in the reference frame, low-pass filtered there.
-    let x = rotate(accel, by: q)
-    var w = weight
-    if clipped {
-      w = 0
-    } else {
+    // Inclination: the specific force in the reference frame, summed over the block; the
+    // low-pass filter and the correction run once per block (`endBlock`).
+    if !clipped {
+      let x = rotate(accel, by: q)
       blockForce = Vector3(blockForce.x + x.x, blockForce.y + x.y, blockForce.z + x.z)
       blockForceSamples &+= 1
-    }
-    let y: Vector3
-    if isInitialising {
-      initialSum += x * w
-      initialCount &+= clipped ? 0 : 1
-      y = initialSum * (1 / Double(max(initialCount, 1)))
-    } else if isSecondOrder {
-      // State-space form, ω_c = √2/τ and damping 1/√2 (Butterworth): s1 is the filtered
-      // vector, s2 its rate of change. Rejection slows its clock.
-      let h = min(dt * w, filterStepLimit)
-      let k1 = filterRateSquared * h
-      let k2 = 1 - filterDamping * h
-      s2 = Vector3(
-        s2.x * k2 + (x.x - s1.x) * k1, s2.y * k2 + (x.y - s1.y) * k1,
-        s2.z * k2 + (x.z - s1.z) * k1)
-      s1 = Vector3(s1.x + s2.x * h, s1.y + s2.y * h, s1.z + s2.z * h)
-      y = s1
-    } else {
-      let k = firstOrderRate * min(dt * w, filterStepLimit)
-      s1 = Vector3(s1.x + (x.x - s1.x) * k, s1.y + (x.y - s1.y) * k, s1.z + (x.z - s1.z) * k)
-      y = s1
-    }
-    // The correction: the small rotation about a horizontal axis that takes y onto +z,
-    // δ ≈ (y_y, −y_x, 0)/|y| (|y| ≈ g; it is recomputed every sample from the filter, so a
-    // gain a few percent off is immaterial). It is applied to the output every sample and to
-    // the state (attitude and filter memory) once per block: the filter runs in the
-    // reference frame of the uncorrected state until then, which to first order in δ is the
-    // same filter, and the attitude's chain of dependencies from sample to sample stays short.
-    var dx = y.y * inverseGravity
-    var dy = -y.x * inverseGravity
-    if dx * dx + dy * dy >= 1e-4 {
-      largeCorrection(y)
-      dx = 0
-      dy = 0
+      blockFilterSeconds += dt
     }
     blockSeconds += dt
     blockSamples &+= 1
-    if blockSamples >= blockLimit || (isInitialising && initialCount >= initialLimit) {
-      endBlock(atRest: atRest, filterOutput: y, dx, dy)
-      dx = 0
-      dy = 0
-    }
+    if blockSamples >= blockLimit { endBlock(atRest: atRest) }
 
-    // Outputs, from the corrected attitude.
-    let o = corrected(q, dx, dy)
+    // Outputs, from the attitude with the correction the filter implies since the block began
+    // (its rate of change held over the block: first-order hold).
+    let elapsed = blockSeconds
+    let o = corrected(q, correctionRateX * elapsed, correctionRateY * elapsed)
     let g = Vector3(
       2 * (o.w * o.y - o.x * o.z), -2 * (o.y * o.z + o.w * o.x),
       -1 + 2 * (o.x * o.x + o.y * o.y))
@@ -382,16 +347,99 @@ public struct AttitudeEstimator: Sendable {
     }
   }
 
-  /// The end of a block (or of the start-up window): the pending correction goes into the
-  /// state, then the block's housekeeping runs.
+  /// The end of a block: the inclination filter takes the block's mean specific force, the
+  /// attitude is corrected toward its output, then the block's housekeeping runs.
   @inline(never)
-  mutating func endBlock(atRest: Bool, filterOutput y: Vector3, _ dx: Double, _ dy: Double) {
-    applyCorrection(dx, dy)
-    if isInitialising && initialCount >= initialLimit { finishInitialisation(at: y) }
+  mutating func endBlock(atRest: Bool) {
+    filterBlock()
     if blockSamples >= blockLimit { blockUpdate(atRest: atRest) }
   }
 
-  /// Applies whatever correction the filter holds now (before an event changes the state).
+  /// Feeds the block so far to the inclination filter and applies the correction it implies.
+  ///
+  /// The filter runs once per block on the block's mean specific force (reference frame), held
+  /// over the block's duration: the exact discretisation of the continuous filter for an
+  /// input constant over the block, whose mean over 0.1 s differs from the samples only above
+  /// 5 Hz, where the filter (cutoff 0.075 Hz at τ = 3 s) passes nothing anyway. Each sample's
+  /// specific force was mapped with that sample's own attitude, so the timing of accelerometer
+  /// against gyro is kept to the sample.
+  mutating func filterBlock() {
+    let n = blockForceSamples
+    var rate = Vector3(0, 0, 0)
+    if n > 0 {
+      let mean = blockForce * (1 / Double(n))
+      let seconds = blockFilterSeconds * weight
+      if isInitialising {
+        initialSum += blockForce
+        initialCount &+= n
+      } else if isSecondOrder {
+        secondOrderStep(input: mean, seconds: seconds)
+        rate = s2
+      } else {
+        firstOrderStep(input: mean, seconds: seconds)
+        rate = (mean - s1) * (firstOrderRate * weight)
+      }
+    }
+    // The correction: the small rotation about a horizontal axis that takes the filter's
+    // output y onto +z, δ ≈ (y_y, −y_x, 0)/|y| (|y| ≈ g; a gain a few percent off is
+    // immaterial, the next block corrects the rest).
+    flushCorrection()
+    correctionRateX = rate.y * inverseGravity
+    correctionRateY = -rate.x * inverseGravity
+    if isInitialising && initialCount >= initialLimit { finishInitialisation(at: filterOutput) }
+  }
+
+  /// The second-order filter over `seconds`: e = s1 − x and s2 evolve as
+  /// `ė = s2, ṡ2 = −ω²e − 2ζω s2` (ω = √2/τ, ζ = 1/√2), whose transition matrix Φ = exp(A h)
+  /// is summed to the fourth power (error (ωh)⁵/120, 2 × 10⁻⁹ for a 0.1 s block at τ = 3 s);
+  /// a long step (a gap) is split so that ωh ≤ 0.5.
+  mutating func secondOrderStep(input x: Vector3, seconds: Double) {
+    guard seconds > 0 else { return }
+    let steps = max(1, Int((seconds * filterRate * 2).rounded(.up)))
+    let h = seconds / Double(steps)
+    // M = A h = [[0, h], [−ω²h, −2ζω h]]; Φ = I + M(I + M/2(I + M/3(I + M/4))), by
+    // p ← I + (M p)/k for k = 4, 3, 2, 1 (p row-major 2 × 2, starting from I).
+    let m10 = -filterRateSquared * h
+    let m11 = -filterDamping * h
+    var p0 = 1.0
+    var p1 = 0.0
+    var p2 = 0.0
+    var p3 = 1.0
+    for k in [0.25, 1.0 / 3, 0.5, 1.0] {
+      let a = h * p2
+      let b = h * p3
+      let c = m10 * p0 + m11 * p2
+      let d = m10 * p1 + m11 * p3
+      p0 = 1 + a * k
+      p1 = b * k
+      p2 = c * k
+      p3 = 1 + d * k
+    }
+    var e = s1 - x
+    var r = s2
+    for _ in 0..<steps {
+      let e1 = Vector3(p0 * e.x + p1 * r.x, p0 * e.y + p1 * r.y, p0 * e.z + p1 * r.z)
+      r = Vector3(p2 * e.x + p3 * r.x, p2 * e.y + p3 * r.y, p2 * e.z + p3 * r.z)
+      e = e1
+    }
+    s1 = x + e
+    s2 = r
+  }
+
+  /// The first-order filter over `seconds`: `s1 ← s1 + (x − s1)(1 − e^(−h/τ))`, the
+  /// exponential by its (2, 2) Padé approximant (relative error below 10⁻³ up to h = 2τ;
+  /// longer steps are split).
+  mutating func firstOrderStep(input x: Vector3, seconds: Double) {
+    guard seconds > 0 else { return }
+    let steps = max(1, Int((seconds * firstOrderRate * 0.5).rounded(.up)))
+    let u = seconds * firstOrderRate / Double(steps)
+    let keep = (1 - u / 2 + u * u / 12) / (1 + u / 2 + u * u / 12)
+    var e = s1 - x
+    for _ in 0..<steps { e = e * keep }
+    s1 = x + e
+  }
+
+  /// Applies the correction the filter's output implies now.
   mutating func flushCorrection() {
     let y = filterOutput
     let dx = y.y * inverseGravity
@@ -436,6 +484,16 @@ public struct AttitudeEstimator: Sendable {
     return t.isFinite ? c * t : Vector3(0, 0, 0)
   }
 
+  /// The rest detector saw a whole quiet dwell: it decides with the bias estimate.
+  @inline(never)
+  mutating func completeDwell(bias: Vector3, flags: inout EstimateFlags, temperatureTerm: Vector3) {
+    let transition = restDetector.completeDwell(
+      bias: bias, biasVariance: biasEstimator.variance, up: up)
+    if transition != .none {
+      handle(transition, flags: &flags, temperatureTerm: temperatureTerm)
+    }
+  }
+
   /// Rest began, ended, or was refused.
   @inline(never)
   mutating func handle(
@@ -449,7 +507,7 @@ public struct AttitudeEstimator: Sendable {
     case .ended:
       // The last moments' rotation, held back while the heading was held, was probably the
       // start of this motion: give it back.
-      flushCorrection()
+      filterBlock()
       resetBlock()
       driftWeights = Vector3(0, 0, 0)
       segmentSeconds = 0
@@ -463,7 +521,6 @@ public struct AttitudeEstimator: Sendable {
     case .started:
       let samples = restDetector.quietSamples
       if tiltAgrees(meanAcceleration: restDetector.stretchAccelerationSum / Double(samples)) {
-        flushCorrection()
         reanchor(samples: samples, temperatureTerm: temperatureTerm)
         restRotation = Vector3(0, 0, 0)
         flags.insert(.restStarted)
@@ -491,14 +548,18 @@ public struct AttitudeEstimator: Sendable {
   mutating func finishInitialisation(at y: Vector3) {
     isInitialising = false
     let up = Vector3(0, 0, y.length)
-    (s1, s2) = steadyFilterStates(up)
+    restartFilter(at: up)
     slowMean = up
     refreshBlockFlags()
   }
 
-  /// Filter memory that passes a constant `x` unchanged.
-  func steadyFilterStates(_ x: Vector3) -> (Vector3, Vector3) {
-    isSecondOrder ? (x, Vector3(0, 0, 0)) : (x, Vector3(0, 0, 0))
+  /// Restarts the filter memory at a constant `x` (it passes it unchanged), with no
+  /// correction accruing.
+  mutating func restartFilter(at x: Vector3) {
+    s1 = x
+    s2 = Vector3(0, 0, 0)
+    correctionRateX = 0
+    correctionRateY = 0
   }
 
   /// The first sample: tilt from the accelerometer, heading zero.
@@ -594,7 +655,7 @@ public struct AttitudeEstimator: Sendable {
       let meanAcceleration = restDetector.stretchAccelerationSum / n
       q = (twist * Quaternion(from: meanAcceleration, to: .unitZ)).normalized
       let level = Vector3(0, 0, meanAcceleration.length)
-      (s1, s2) = steadyFilterStates(level)
+      restartFilter(at: level)
       slowMean = level
       up = -q.gravityInBody
       hasMeasuredRest = settings.bias.restEstimationEnabled
@@ -615,6 +676,7 @@ public struct AttitudeEstimator: Sendable {
     blockForce = Vector3(0, 0, 0)
     blockForceSamples = 0
     blockSeconds = 0
+    blockFilterSeconds = 0
     blockSamples = 0
   }
 
@@ -712,7 +774,7 @@ public struct AttitudeEstimator: Sendable {
     recentCorrectionX = 0
     recentCorrectionY = 0
     slowMean = undo.rotate(slowMean)
-    (s1, s2) = steadyFilterStates(Vector3(0, 0, slowMean.length))
+    restartFilter(at: Vector3(0, 0, slowMean.length))
     up = -q.gravityInBody
   }
 
@@ -725,16 +787,15 @@ public struct AttitudeEstimator: Sendable {
     coefficientPeriodHigh = period * (1 + 0.005)
     let inclination = settings.inclination
     let tau = inclination.timeConstantSeconds
-    lowPass = .firstOrder(timeConstantSeconds: tau, periodSeconds: period)
     filterRate = 2.0.squareRoot() / tau
     filterRateSquared = filterRate * filterRate
     filterDamping = 2.0.squareRoot() * filterRate
-    filterStepLimit = 0.5 / filterRate
     firstOrderRate = 1 / tau
     restDetector.setSamplePeriod(period)
     restRotationRetention = 1 - period / settings.rest.meanTimeConstantSeconds
     let n = settings.noise.gyroNoiseDensity
     gyroSampleVariance = n * n / period
+    restDetector.setGyroSampleVariance(gyroSampleVariance)
     initialLimit = max(1, Int((inclination.initialisationSeconds / period).rounded()))
     blockLimit = max(1, Int((Self.blockSeconds / period).rounded()))
     let blockPeriod = Double(blockLimit) * period

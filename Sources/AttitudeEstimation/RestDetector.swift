@@ -163,6 +163,8 @@ public struct RestDetector: Hashable, Sendable {
   public private(set) var excessVariance: Double = 0
 
   public let settings: Settings
+  /// `settings.isEnabled`, at hand.
+  let isEnabled: Bool
 
   /// Whether the body is at rest after the last sample.
   public private(set) var isAtRest: Bool = false
@@ -205,6 +207,7 @@ public struct RestDetector: Hashable, Sendable {
 
   public init(settings: Settings = .default, samplePeriodSeconds: Double = 0.01) {
     self.settings = settings
+    isEnabled = settings.isEnabled
     let g = settings.gyroDeviationThresholdRadiansPerSecond
     let a = settings.accelerationDeviationThresholdMetersPerSecondSquared
     gyroThresholdSquared = g * g
@@ -235,18 +238,41 @@ public struct RestDetector: Hashable, Sendable {
   ///   - gyroSampleVariance: the variance of one gyro sample's noise, (rad/s)².
   ///   - up: the estimated up direction in body axes (unit).
   ///   - usable: `false` for a sample that must not count as rest (clipped).
-  @inline(__always)
   public mutating func update(
     gyro: Vector3, acceleration: Vector3, bias: Vector3, biasVariance: Vector3,
     gyroSampleVariance: Double, up: Vector3, usable: Bool = true
   ) -> Transition {
-    guard settings.isEnabled else { return .none }
+    sampleVariance = gyroSampleVariance
+    switch step(gyro: gyro, acceleration: acceleration, up: up, usable: usable) {
+    case .none: return .none
+    case .ended: return .ended
+    case .dwellCompleted: return completeDwell(bias: bias, biasVariance: biasVariance, up: up)
+    }
+  }
+
+  /// What one sample did, on the per-sample path: a completed dwell still needs the bias to
+  /// decide (`completeDwell`), which is fetched only then.
+  enum Step {
+    case none
+    case ended
+    case dwellCompleted
+  }
+
+  /// The variance of one gyro sample's noise, (rad/s)²: `update` passes it with every sample;
+  /// callers of `step` set it when it changes.
+  mutating func setGyroSampleVariance(_ variance: Double) {
+    sampleVariance = variance
+  }
+
+  /// The per-sample part of `update`.
+  @inline(__always)
+  mutating func step(gyro: Vector3, acceleration: Vector3, up: Vector3, usable: Bool) -> Step {
+    guard isEnabled else { return .none }
     let dg = gyro - gyroMean
     let da = acceleration - accelerationMean
     // Successive differences measure the noise without the trend a slow turn would add.
     let step = gyro - previousGyro
     previousGyro = gyro
-    sampleVariance = gyroSampleVariance
     guard
       usable && dg.x * dg.x + dg.y * dg.y + dg.z * dg.z < gyroThresholdSquared
         && da.x * da.x + da.y * da.y + da.z * da.z < accelThresholdSquared
@@ -300,15 +326,12 @@ public struct RestDetector: Hashable, Sendable {
     }
     if quietSamples == firstThirdSamples { firstThirdGyroSum = stretchGyroSum }
     if quietSamples == twoThirdsSamples { twoThirdsGyroSum = stretchGyroSum }
-    guard quietSamples >= dwellSamples else { return .none }
-    return dwellCompleted(bias: bias, biasVariance: biasVariance, up: up)
+    return quietSamples >= dwellSamples ? .dwellCompleted : .none
   }
 
   /// A whole dwell was quiet: rest if it is stationary and consistent with the bias.
   @inline(never)
-  private mutating func dwellCompleted(bias: Vector3, biasVariance: Vector3, up: Vector3)
-    -> Transition
-  {
+  mutating func completeDwell(bias: Vector3, biasVariance: Vector3, up: Vector3) -> Transition {
     guard isStationary() else {
       quietSamples = 0
       return .none
