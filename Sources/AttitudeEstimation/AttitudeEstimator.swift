@@ -83,16 +83,17 @@ public struct AttitudeEstimator: Sendable {
   var initialSum = Vector3(0, 0, 0)
   var initialCount: Int = 0
   var isInitialising = true
-  /// The estimated up direction in body axes after the last sample.
-  var up = Vector3(0, 0, 1)
+  /// The estimated up direction in body axes (the third row of the attitude's rotation
+  /// matrix), for the rest detector's consistency checks; computed when needed.
+  var up: Vector3 {
+    Vector3(
+      2 * (q.x * q.z - q.w * q.y), 2 * (q.y * q.z + q.w * q.x), 1 - 2 * (q.x * q.x + q.y * q.y))
+  }
   /// The accelerometer's weight (acceleration rejection), fixed for a block.
   var weight = 1.0
-  /// Rotation integrated over the rest detector's quiet stretch (undone if it is a rest).
-  var windowRotation = Vector3(0, 0, 0)
   /// Rotation integrated (leaky, over the rest window's time constant) while the attitude is
   /// held at rest: applied when the rest ends.
   var restRotation = Vector3(0, 0, 0)
-  var lastFlags: EstimateFlags = .initialising
   /// The flags that change only at block boundaries and events (rejection, recovery,
   /// start-up), as raw bits.
   var blockFlags: UInt16 = EstimateFlags.initialising.rawValue
@@ -107,10 +108,14 @@ public struct AttitudeEstimator: Sendable {
   var correctionRateX: Double = 0
   var correctionRateY: Double = 0
   var blockForce = Vector3(0, 0, 0)
-  var blockForceSamples: Int = 0
+  /// Clipped samples in the block (their specific force is not used), and their time.
+  var blockClippedSamples: Int = 0
+  var blockClippedSeconds: Double = 0
+  /// The block's samples whose specific force is summed.
+  var blockForceSamples: Int { blockSamples - blockClippedSamples }
   var blockSeconds: Double = 0
   /// The time the block's unclipped samples stand for, seconds (the filter's step).
-  var blockFilterSeconds: Double = 0
+  var blockFilterSeconds: Double { blockSeconds - blockClippedSeconds }
   var blockSamples: Int = 0
   /// Low-pass filtered first two rows of the rotation matrix and of R·b̂ (motion bias).
   var rowFilter = RowFilter()
@@ -229,7 +234,8 @@ public struct AttitudeEstimator: Sendable {
 
     // Rest.
     var flags = EstimateFlags(rawValue: step.isGap ? EstimateFlags.gap.rawValue : 0)
-    switch restDetector.step(gyro: gyro, acceleration: accel, up: up, usable: !clipped) {
+    let restUp = restDetector.isAtRest ? up : Vector3(0, 0, 1)
+    switch restDetector.step(gyro: gyro, acceleration: accel, up: restUp, usable: !clipped) {
     case .none:
       break
     case .ended:
@@ -242,17 +248,20 @@ public struct AttitudeEstimator: Sendable {
     // Propagation: q ← q ⊗ exp(ω dt), third-order series (relative angle error below θ⁴/1920,
     // 4 × 10⁻⁹ at 1000 °/s and 100 Hz; the norm stays 1 to O(θ⁶)). None at rest: the heading
     // is held.
+    var rate = omega
     if atRest {
       restRotation = restRotation * restRotationRetention + omega * dt
       if restEstimationEnabled {
         biasEstimator.observeAtRest(
           meanRate: hasTemperatureModel ? gyro - temperatureTerm : gyro,
           sampleVariance: gyroSampleVariance)
+        // The output carries the bias this sample refined.
+        bias = biasEstimator.bias
+        if hasTemperatureModel { bias += temperatureTerm }
+        rate = gyro - bias
       }
     } else {
       let r = omega * dt
-      // The rotation over the quiet stretch so far (read only once the stretch is a rest).
-      windowRotation = restDetector.quietSamples <= 1 ? r : windowRotation + r
       let t2 = r.x * r.x + r.y * r.y + r.z * r.z
       let c = 1 - t2 * (1.0 / 8) + t2 * t2 * (1.0 / 384)
       let h = 0.5 - t2 * (1.0 / 48)
@@ -261,11 +270,12 @@ public struct AttitudeEstimator: Sendable {
 
     // Inclination: the specific force in the reference frame, summed over the block; the
     // low-pass filter and the correction run once per block (`endBlock`).
-    if !clipped {
+    if clipped {
+      blockClippedSamples &+= 1
+      blockClippedSeconds += dt
+    } else {
       let x = rotate(accel, by: q)
       blockForce = Vector3(blockForce.x + x.x, blockForce.y + x.y, blockForce.z + x.z)
-      blockForceSamples &+= 1
-      blockFilterSeconds += dt
     }
     blockSeconds += dt
     blockSamples &+= 1
@@ -278,23 +288,19 @@ public struct AttitudeEstimator: Sendable {
     let g = Vector3(
       2 * (o.w * o.y - o.x * o.z), -2 * (o.y * o.z + o.w * o.x),
       -1 + 2 * (o.x * o.x + o.y * o.y))
-    up = -g
     var raw = flags.rawValue | blockFlags
     if clipped { raw |= EstimateFlags.clippedInput.rawValue }
     if restDetector.isAtRest { raw |= EstimateFlags.atRest.rawValue }
     if biasEstimator.isLimited { raw |= EstimateFlags.biasLimited.rawValue }
     flags = EstimateFlags(rawValue: raw)
-    lastFlags = flags
-    var b = bias
-    if atRest {
-      b = biasEstimator.bias
-      if hasTemperatureModel { b += temperatureTerm }
-    }
+    // The sample is read again here rather than kept from the start, so that nothing is held
+    // (spilled) across the whole update.
+    let f = sample.specificForceMetersPerSecondSquared
     return AttitudeEstimate(
       timestampNanoseconds: sample.timestampNanoseconds, attitude: o, gravityInBody: g,
       linearAccelerationMetersPerSecondSquared: Vector3(
-        accel.x + g.x * gravity, accel.y + g.y * gravity, accel.z + g.z * gravity),
-      angularRateRadiansPerSecond: atRest ? gyro - b : omega, gyroBiasRadiansPerSecond: b,
+        f.x + g.x * gravity, f.y + g.y * gravity, f.z + g.z * gravity),
+      angularRateRadiansPerSecond: rate, gyroBiasRadiansPerSecond: bias,
       gyroBiasVariance: biasEstimator.variance, flags: flags,
       missedSamples: step.missedSamples, integrationIntervalSeconds: dt,
       samplePeriodSeconds: period)
@@ -511,7 +517,6 @@ public struct AttitudeEstimator: Sendable {
       resetBlock()
       driftWeights = Vector3(0, 0, 0)
       segmentSeconds = 0
-      windowRotation = Vector3(0, 0, 0)
       if holdsAtRest {
         let r = restRotation
         let t2 = r.squaredLength
@@ -527,7 +532,6 @@ public struct AttitudeEstimator: Sendable {
       } else {
         restDetector.cancelRest()
       }
-      windowRotation = Vector3(0, 0, 0)
     }
   }
 
@@ -575,9 +579,7 @@ public struct AttitudeEstimator: Sendable {
     var flags: EstimateFlags = []
     if isInitialising { flags.insert(.initialising) }
     if sample.isClipped { flags.insert(.clippedInput) }
-    lastFlags = flags
     let g = q.gravityInBody
-    up = -g
     let bias =
       biasEstimator.bias
       + (hasTemperatureModel ? temperatureOffset(sample.temperatureCelsius) : Vector3(0, 0, 0))
@@ -605,7 +607,9 @@ public struct AttitudeEstimator: Sendable {
         ? accel + g * gravity : Vector3(0, 0, 0),
       angularRateRadiansPerSecond: gyro.isFinite ? gyro - bias : Vector3(0, 0, 0),
       gyroBiasRadiansPerSecond: bias, gyroBiasVariance: biasEstimator.variance,
-      flags: lastFlags.intersection([.initialising, .atRest]).union(flag), missedSamples: 0,
+      flags: EstimateFlags(
+        rawValue: flag.rawValue | (isInitialising ? EstimateFlags.initialising.rawValue : 0)
+          | (restDetector.isAtRest ? EstimateFlags.atRest.rawValue : 0)), missedSamples: 0,
       integrationIntervalSeconds: 0, samplePeriodSeconds: clock.periodSeconds)
   }
 
@@ -639,6 +643,11 @@ public struct AttitudeEstimator: Sendable {
     if holdsAtRest {
       // The window was still: the rotation integrated over it was bias, so undo it; keep the
       // heading that leaves, and take the tilt from the window's mean acceleration.
+      // The rotation integrated over the quiet stretch: its mean rate less the bias it was
+      // integrated with, over its duration.
+      let biasUsed = biasBefore + temperatureTerm
+      let windowRotation =
+        (restDetector.stretchGyroSum * (1 / n) - biasUsed) * (n * clock.periodSeconds)
       let undone = q * Quaternion(rotationVector: -windowRotation)
       let twistNorm = (undone.w * undone.w + undone.z * undone.z).squareRoot()
       var twist =
@@ -657,7 +666,6 @@ public struct AttitudeEstimator: Sendable {
       let level = Vector3(0, 0, meanAcceleration.length)
       restartFilter(at: level)
       slowMean = level
-      up = -q.gravityInBody
       hasMeasuredRest = settings.bias.restEstimationEnabled
       isInitialising = false
     }
@@ -674,9 +682,9 @@ public struct AttitudeEstimator: Sendable {
     blockCorrectionX = 0
     blockCorrectionY = 0
     blockForce = Vector3(0, 0, 0)
-    blockForceSamples = 0
+    blockClippedSamples = 0
+    blockClippedSeconds = 0
     blockSeconds = 0
-    blockFilterSeconds = 0
     blockSamples = 0
   }
 
@@ -686,7 +694,7 @@ public struct AttitudeEstimator: Sendable {
     defer { refreshBlockFlags() }
     let seconds = blockSeconds
     let count = blockForceSamples
-    let force = count > 0 ? blockForce / Double(count) : Vector3(0, 0, 0)
+    let force = count > 0 ? blockForce * (1 / Double(count)) : Vector3(0, 0, 0)
     let correctionX = blockCorrectionX
     let correctionY = blockCorrectionY
     let trusted = !isInitialising && !isRecovering && !atRest && count > 0
@@ -728,8 +736,9 @@ public struct AttitudeEstimator: Sendable {
     guard trusted, settings.bias.motionEstimationEnabled else { return }
     // The correction rate plus LP(R b̂) measures LP(R) b; innovation e = y − LP(R) b̂ (VQF's
     // motion bias estimation, with a diagonal covariance and sequential scalar updates).
-    let rate0 = -dx / seconds
-    let rate1 = -dy / seconds
+    let perSecond = -1 / seconds
+    let rate0 = dx * perSecond
+    let rate1 = dy * perSecond
     biasEstimator.observe(
       row: h0, innovation: rate0 + rb0 - h0.dot(biasEstimator.bias),
       noiseVariance: motionNoiseVariance, maximumGain: motionMaximumGain)
@@ -775,7 +784,6 @@ public struct AttitudeEstimator: Sendable {
     recentCorrectionY = 0
     slowMean = undo.rotate(slowMean)
     restartFilter(at: Vector3(0, 0, slowMean.length))
-    up = -q.gravityInBody
   }
 
   /// Recomputes everything that depends on the sample period.
