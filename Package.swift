@@ -179,7 +179,7 @@ targets += [
     name: "Firmware",
     dependencies: [
       "HardwareAbstraction", "MPU6050", "AttitudeEstimation", "Telemetry", "Calibration",
-      "Geometry",
+      "Geometry", "Recording",
     ], swiftSettings: swift6),
   .testTarget(
     name: "FirmwareTests",
@@ -200,20 +200,25 @@ targets += [
     dependencies: [
       "Firmware", "Boards", "Calibration", "Telemetry", "MPU6050", "MPU6050Simulation",
       "MotionScenarios", "SimulatedHardware", "LinuxHardware", "HardwareAbstraction",
-      "Geometry", "POSIXSupport", "SystemdNotify",
+      "Geometry", "POSIXSupport", "SystemdNotify", "Recording", "JSON",
     ], swiftSettings: swift6),
   .executableTarget(
     name: "plumb",
     dependencies: [
       "PlumbRuntime", "Firmware", "Telemetry", "CommandLineSupport", "AttitudeEstimation",
-      "Geometry",
+      "Geometry", "Recording", "Calibration",
     ],
     swiftSettings: swift6),
+  .executableTarget(
+    name: "plumb-probe",
+    dependencies: ["PlumbRuntime", "MPU6050", "Geometry", "CommandLineSupport"],
+    path: "tools/plumb-probe", swiftSettings: swift6),
   .testTarget(
     name: "PlumbRuntimeTests",
     dependencies: [
-      "PlumbRuntime", "plumb", "Telemetry", "SimulatedHardware", "LinuxHardware",
-      "HardwareAbstraction", "Calibration", "Geometry", "MPU6050Simulation",
+      "PlumbRuntime", "plumb", "plumb-probe", "Telemetry", "SimulatedHardware", "LinuxHardware",
+      "HardwareAbstraction", "Calibration", "Geometry", "MPU6050Simulation", "Boards",
+      "Firmware", "MotionScenarios", "Recording",
     ], swiftSettings: swift6),
 ]
 
@@ -265,6 +270,7 @@ targets += [
     dependencies: [
       "Monitoring", "plumb-monitor", "Telemetry", "Geometry", "JSON", "CommandLineSupport",
       "HardwareAbstraction", "POSIXSupport", "LinuxHardware", "SimulatedHardware", "TestSupport",
+      "Randomness",
     ],
     swiftSettings: swift6),
   .target(
@@ -276,6 +282,32 @@ targets += [
     swiftSettings: swift6),
 ]
 products += [.executable(name: "plumb-monitor", targets: ["plumb-monitor"])]
+
+// Hardware-in-the-loop (issue 7): the HIL library (scenario runs through the real driver and
+// loop on the simulated MPU-6050, host-side decoding, truth comparison, reconciliation, reports,
+// soak), `plumb-hil`, and the HIL tests (fault matrix, golden frames, short soak, real time).
+targets += [
+  .target(
+    name: "HIL",
+    dependencies: [
+      "Firmware", "MPU6050", "MPU6050Simulation", "SimulatedHardware", "LinuxHardware",
+      "HardwareAbstraction", "MotionScenarios", "Telemetry", "Monitoring", "Plotting", "JSON",
+      "Geometry", "Randomness",
+    ],
+    swiftSettings: swift6),
+  .executableTarget(
+    name: "plumb-hil", dependencies: ["HIL", "CommandLineSupport"], path: "tools/plumb-hil",
+    exclude: ["README.md"], swiftSettings: swift6),
+  .testTarget(
+    name: "HILTests",
+    dependencies: [
+      "HIL", "plumb-hil", "Firmware", "MPU6050", "MPU6050Simulation", "SimulatedHardware",
+      "HardwareAbstraction", "MotionScenarios", "Telemetry", "Geometry", "CommandLineSupport",
+      "JSON",
+    ],
+    exclude: ["Golden"], swiftSettings: swift6),
+]
+products += [.executable(name: "plumb-hil", targets: ["plumb-hil"])]
 
 let package = Package(
   name: "Plumb",

@@ -2,6 +2,7 @@ import AttitudeEstimation
 import Geometry
 import HardwareAbstraction
 import MPU6050
+import Recording
 import Telemetry
 
 /// Where a sample came from, for recordings and health flags.
@@ -78,6 +79,11 @@ public struct FirmwareLoop<
   /// Called for every sample the loop consumes (after warm-up), in order: recordings and
   /// hardware-in-the-loop checks hang here. Set once; calling it does not allocate.
   public var onSample: ((ConsumedSample) -> Void)?
+  /// When set, every reading, fallback-timer wake-up, discarded edge and obeyed host command is
+  /// recorded (`.plumbraw`, Sources/Recording/PLUMBRAW.md), so a replay through the same loop
+  /// gives byte-identical frames. Give the driver's bus through `PlumbRawBusTap` too, so
+  /// recovery replays exactly. The hooks never throw or allocate; check `recorder.failure`.
+  public var recorder: PlumbRawRecorder?
 
   private var encoder: TelemetryEncoder
   private var parser: HostCommandParser
@@ -105,7 +111,8 @@ public struct FirmwareLoop<
     if let problem = settings.problem { throw .invalidSettings(problem) }
     do {
       driver = try MPU6050Driver(
-        bus: bus, address: settings.address, configuration: settings.sensor)
+        bus: bus, address: settings.address, configuration: settings.sensor,
+        policy: settings.recoveryPolicy)
     } catch {
       throw .sensor(error)
     }
@@ -212,7 +219,7 @@ public struct FirmwareLoop<
       handleEdge(at: time)
     case .timedOut:
       status.edgeTimeouts += 1
-      let now = clock.now()
+      let now = timerWoke(deadline: deadline)
       _ = driver.diagnoseMissingEdges(at: now)
       mode = .polling
       status.mode = .polling
@@ -239,16 +246,17 @@ public struct FirmwareLoop<
       modeSince = time
       handleEdge(at: time)
     case .timedOut:
-      let now = clock.now()
+      let now = timerWoke(deadline: nextTimer)
       nextTimer = nextTimer.advanced(byNanoseconds: pollInterval)
       if nextTimer <= now { nextTimer = now.advanced(byNanoseconds: pollInterval) }
-      consume(driver.pollDataReady(at: now), at: now, origin: .polled)
+      let reading = driver.pollDataReady(at: now)
+      recorder?.recordReading(reading, at: now, source: .poll)
+      consume(reading, at: now, origin: .polled)
     }
   }
 
   private mutating func stepFIFO() {
-    clock.sleep(until: nextTimer)
-    let now = clock.now()
+    let now = timerWoke(deadline: nextTimer)
     nextTimer = nextTimer.advanced(byNanoseconds: fifoDrainInterval)
     if nextTimer <= now { nextTimer = now.advanced(byNanoseconds: fifoDrainInterval) }
     var collected = fifoSamples
@@ -271,19 +279,33 @@ public struct FirmwareLoop<
     let count = fifoSamples.count
     for index in 0..<count {
       let time = newest.advanced(byNanoseconds: -Int64(count - 1 - index) * periodNanoseconds)
+      recorder?.recordFIFOSample(fifoSamples[index], at: time)
       process(fifoSamples[index], at: time, origin: .fifo)
     }
+  }
+
+  /// After the fallback timer's deadline: sleeps until it (a no-op after a line wait that timed
+  /// out there; a replay's clock moves to the recorded wake-up instead, which reproduces a loop
+  /// that woke late), notes the wake-up in the recording, and returns the time.
+  private mutating func timerWoke(deadline: Timestamp) -> Timestamp {
+    clock.sleep(until: deadline)
+    let now = clock.now()
+    recorder?.recordTimerWake(at: now)
+    return now
   }
 
   private mutating func handleEdge(at time: Timestamp) {
     status.edges += 1
     if let last = lastEdgeTime, time == last {
       status.duplicateEdges += 1
+      recorder?.recordDiscardedEdge(at: time)
       return
     }
     lastEdgeTime = time
     if clock.now().nanoseconds(since: time) > periodNanoseconds { status.overruns += 1 }
-    consume(driver.readSample(at: time), at: time, origin: .edge)
+    let reading = driver.readSample(at: time)
+    recorder?.recordReading(reading, at: time, source: .interrupt)
+    consume(reading, at: time, origin: .edge)
   }
 
   private mutating func consume(_ reading: MPU6050Reading, at time: Timestamp, origin: SampleOrigin)
@@ -325,7 +347,10 @@ public struct FirmwareLoop<
       isClipped: !sample.clipping.isEmpty)
     let estimate = estimator.update(input)
     lastEstimate = estimate
-    if origin != .fifo { status.missedSamples += UInt64(max(0, estimate.missedSamples)) }
+    if origin != .fifo, estimate.missedSamples > 0 {
+      status.missedSamples += UInt64(estimate.missedSamples)
+      recorder?.recordMissedSamples(UInt32(clamping: estimate.missedSamples), at: time)
+    }
 
     var flags = pendingFlags
     if origin != .edge { flags.insert(.degradedTiming) }
@@ -451,12 +476,32 @@ public struct FirmwareLoop<
     let reply: HostReply
     switch result {
     case .success(let command):
-      status.commands += 1
-      reply = execute(command)
+      reply = obey(command)
     case .failure(let error):
       status.commandErrors += 1
       reply = error.reply
     }
+    queueReply(reply)
+  }
+
+  /// Executes a host command as if it had arrived on the serial line now (its reply is queued
+  /// like any other): what a replay calls where the recording says a host command was obeyed.
+  @discardableResult
+  public mutating func obey(_ command: HostCommand) -> HostReply {
+    status.commands += 1
+    // Dated by the last sample processed, not the clock: a replay obeys the command right after
+    // processing the same sample, so the frames after it are the same.
+    recorder?.recordNote(command.line, category: .hostCommand, at: lastSampleTime)
+    return execute(command)
+  }
+
+  /// The time of the last sample processed (the clock's time before the first).
+  public var lastSampleTime: Timestamp {
+    lastEstimate.map { Timestamp(nanoseconds: $0.timestampNanoseconds) } ?? clock.now()
+  }
+
+  /// Queues a reply (for `obey` called from outside the command poll).
+  public mutating func queueReply(_ reply: HostReply) {
     let length = encoder.encode(reply, into: scratch.frame)
     if !queue.enqueue(UnsafeRawBufferPointer(rebasing: scratch.frame[0..<length])) {
       status.repliesDropped += 1

@@ -15,6 +15,8 @@ public struct FirmwareSettings: Sendable {
   public var sensor: MPU6050Configuration
   /// Whether to run the self-test at start-up (PS §6.1/6.2). A failure is reported, not fatal.
   public var selfTest: Bool
+  /// The driver's retry, re-initialisation and stuck-data policy.
+  public var recoveryPolicy: MPU6050RecoveryPolicy = .default
   /// Whether the INT pin is wired to the data-ready GPIO. When it is not, the loop drains the
   /// FIFO on a timer from the start.
   public var interruptWired: Bool

@@ -6,10 +6,11 @@ import LinuxHardware
 import MPU6050
 import MPU6050Simulation
 import MotionScenarios
+import Recording
 import SimulatedHardware
 import Telemetry
 
-/// How `plumb run` was asked to run.
+/// How `plumb run` (and `plumb record`) was asked to run.
 public struct RunOptions: Sendable {
   /// Where frames go instead of the board's serial device: a tty or pty (raw mode), or a file.
   public var serialPath: String?
@@ -17,20 +18,26 @@ public struct RunOptions: Sendable {
   public var durationSeconds: Double?
   /// Simulated boards only: run on the manual clock as fast as possible instead of in real time.
   public var fast: Bool
-  /// Called for every sample the loop consumes (recordings).
+  /// Record the raw samples (and the bus transcript) here: a `.plumbraw` file.
+  public var recordPath: String?
+  /// Called for every sample the loop consumes.
   public var onSample: (@Sendable (ConsumedSample) -> Void)?
+  /// Called now and then with the fraction done (0…1) when a duration is set: a progress bar.
+  public var progress: (@Sendable (Double) -> Void)?
   /// Where messages for people go (standard error).
   public var log: @Sendable (String) -> Void
 
   public init(
     serialPath: String? = nil, durationSeconds: Double? = nil, fast: Bool = false,
-    onSample: (@Sendable (ConsumedSample) -> Void)? = nil,
-    log: @escaping @Sendable (String) -> Void
+    recordPath: String? = nil, onSample: (@Sendable (ConsumedSample) -> Void)? = nil,
+    progress: (@Sendable (Double) -> Void)? = nil, log: @escaping @Sendable (String) -> Void
   ) {
     self.serialPath = serialPath
     self.durationSeconds = durationSeconds
     self.fast = fast
+    self.recordPath = recordPath
     self.onSample = onSample
+    self.progress = progress
     self.log = log
   }
 }
@@ -43,6 +50,7 @@ public enum RunError: Error, CustomStringConvertible, Sendable {
   case dataReady(DataReadyError)
   case start(FirmwareStartError)
   case simulation(String)
+  case recording(String)
 
   public var description: String {
     switch self {
@@ -52,6 +60,7 @@ public enum RunError: Error, CustomStringConvertible, Sendable {
     case .dataReady(let error): error.description
     case .start(let error): error.description
     case .simulation(let message): message
+    case .recording(let message): message
     }
   }
 }
@@ -82,6 +91,13 @@ func openOutput(_ setup: PlumbSetup, options: RunOptions) throws(RunError) -> Se
   case .characterDevice:
     do {
       return .termios(try TermiosSerialPort(path: target, baudRate: setup.board.serial.baudRate))
+    } catch  where error.kind == .notATerminal {
+      // A character device that is not a terminal (/dev/null): plain writes.
+      do {
+        return .descriptor(try .file(path: target))
+      } catch {
+        throw .serial(error)
+      }
     } catch {
       throw .serial(error)
     }
@@ -132,48 +148,26 @@ func runSimulated(
     settings.format = .text
   }
   let port = try openOutput(setup, options: options)
-  var loop: FirmwareLoop<SimulatedI2CBus, SimulatedDataReadyLine, SelectedPort, ManualClock>
-  do {
-    loop = try FirmwareLoop(
-      bus: board.bus, line: board.line, port: port, clock: clock, settings: settings)
-    if let onSample = options.onSample { loop.onSample = onSample }
-    let report = try loop.start()
-    options.log(
-      "plumb: simulated board, scenario \(scenario.name), faults \(faultName), seed \(simulation.seed)"
-    )
-    options.log("plumb: " + report.description.split(separator: "\n").joined(separator: "; "))
-  } catch {
-    throw .start(error)
+  options.log(
+    "plumb: simulated board, scenario \(scenario.name), faults \(faultName), seed \(simulation.seed)"
+  )
+  let pacing = options.fast ? nil : RealTimePacing(simulated: clock)
+  if let path = options.recordPath {
+    let recorder = PlumbRawRecorder(recordingBeganAt: clock.now())
+    var loop = try makeLoop(
+      bus: PlumbRawBusTap(board.bus, clock: clock, recorder: recorder), line: board.line,
+      port: port, clock: clock, settings: settings, options: options)
+    try beginRecording(&loop, recorder: recorder, path: path, setup: setup, settings: settings)
+    return try drive(
+      &loop, setup: setup, options: options, stalls: plan.hostStalls, pacing: pacing,
+      recorder: recorder)
   }
-  let start = clock.now()
-  let end = start + .nanoseconds(Int64(seconds * 1e9))
-  let realClock = LinuxMonotonicClock()
-  let realStart = realClock.now()
-  var supervision = Supervision(log: options.log)
-  supervision.ready("running: simulated board, scenario \(scenario.name)")
-  var stalls = plan.hostStalls[...]
-  while clock.now() < end && !stopRequested.load(ordering: .relaxed) {
-    if let stall = stalls.first, stall.at <= clock.now() {
-      clock.advance(by: stall.duration)
-      stalls = stalls.dropFirst()
-    }
-    loop.step()
-    supervision.tick(at: realClock.now()) { statusLine(loop.status) }
-    if !options.fast {
-      // Real time: the simulated world runs on its own clock; hold it to the wall of
-      // CLOCK_MONOTONIC so frames come out at the chip's rate.
-      realClock.sleep(until: realStart + (clock.now() - start))
-    }
-  }
-  supervision.stopping()
-  loop.finish()
-  writeLiveBias(
-    setup: setup, estimateBody: loop.lastEstimate?.gyroBiasRadiansPerSecond,
-    uncertaintyBody: loop.lastEstimate?.gyroBiasUncertaintyRadiansPerSecond,
-    temperatureCelsius: loop.lastFrame.temperatureCelsius, log: options.log)
-  return RunSummary(
-    status: loop.status, driver: loop.driver.counters,
-    sampleSeconds: Double(clock.now().nanoseconds(since: start)) * 1e-9)
+  var loop = try makeLoop(
+    bus: board.bus, line: board.line, port: port, clock: clock, settings: settings,
+    options: options)
+  return try drive(
+    &loop, setup: setup, options: options, stalls: plan.hostStalls, pacing: pacing,
+    recorder: nil)
 }
 
 func runLinux(_ setup: PlumbSetup, options: RunOptions) throws(RunError) -> RunSummary {
@@ -204,35 +198,109 @@ func runLinux(_ setup: PlumbSetup, options: RunOptions) throws(RunError) -> RunS
   let realTime = requestRealTime()
   options.log("plumb: \(realTime.scheduling); \(realTime.memoryLocked)")
   let clock = LinuxMonotonicClock()
-  var loop: FirmwareLoop<LinuxI2CBus, SelectedLine, SelectedPort, LinuxMonotonicClock>
+  if let path = options.recordPath {
+    let recorder = PlumbRawRecorder(recordingBeganAt: clock.now())
+    var loop = try makeLoop(
+      bus: PlumbRawBusTap(bus, clock: clock, recorder: recorder), line: line, port: port,
+      clock: clock, settings: setup.settings, options: options)
+    try beginRecording(
+      &loop, recorder: recorder, path: path, setup: setup, settings: setup.settings)
+    return try drive(
+      &loop, setup: setup, options: options, stalls: [], pacing: nil, recorder: recorder)
+  }
+  var loop = try makeLoop(
+    bus: bus, line: line, port: port, clock: clock, settings: setup.settings, options: options)
+  return try drive(&loop, setup: setup, options: options, stalls: [], pacing: nil, recorder: nil)
+}
+
+/// Makes and starts the loop, and says what start-up found.
+func makeLoop<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: MonotonicClock>(
+  bus: Bus, line: Line, port: Port, clock: Clock, settings: FirmwareSettings,
+  options: RunOptions
+) throws(RunError) -> FirmwareLoop<Bus, Line, Port, Clock> {
   do {
-    loop = try FirmwareLoop(
-      bus: bus, line: line, port: port, clock: clock, settings: setup.settings)
+    var loop = try FirmwareLoop(bus: bus, line: line, port: port, clock: clock, settings: settings)
     if let onSample = options.onSample { loop.onSample = onSample }
     let report = try loop.start()
     options.log("plumb: " + report.description.split(separator: "\n").joined(separator: "; "))
+    return loop
   } catch {
     throw .start(error)
   }
+}
+
+/// Holds a simulated world on its manual clock to the wall of CLOCK_MONOTONIC, so frames come
+/// out at the chip's rate (`plumb run` on the simulated board without `--fast`).
+struct RealTimePacing {
+  let simulated: ManualClock
+  let real = LinuxMonotonicClock()
+  let simulatedStart: Timestamp
+  let realStart: Timestamp
+
+  init(simulated: ManualClock) {
+    self.simulated = simulated
+    simulatedStart = simulated.now()
+    realStart = real.now()
+  }
+
+  func wait() {
+    real.sleep(until: realStart + (simulated.now() - simulatedStart))
+  }
+}
+
+/// The run itself: steps the loop until the duration, a signal or the end; supervises; records;
+/// finishes; writes the live bias back.
+func drive<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: MonotonicClock>(
+  _ loop: inout FirmwareLoop<Bus, Line, Port, Clock>, setup: PlumbSetup, options: RunOptions,
+  stalls: [SimulatedMPU6050FaultPlan.HostStall], pacing: RealTimePacing?,
+  recorder: PlumbRawRecorder?
+) throws(RunError) -> RunSummary {
+  let wall = LinuxMonotonicClock()
   var supervision = Supervision(log: options.log)
-  supervision.ready("running: \(setup.board.name), \(setup.settings.format.rawValue) frames")
-  let start = clock.now()
+  supervision.ready("running: \(setup.board.name), \(loop.format.rawValue) frames")
+  let start = loop.clock.now()
   let end = options.durationSeconds.map { start + .nanoseconds(Int64($0 * 1e9)) }
+  var pendingStalls = stalls[...]
+  var nextProgress = start
+  var recordingFailure: String?
   while !stopRequested.load(ordering: .relaxed) {
-    let now = clock.now()
+    let now = loop.clock.now()
     if let end, now >= end { break }
+    // A simulated fault plan's host stall: the process does not run for a while.
+    if let stall = pendingStalls.first, stall.at <= now, let manual = loop.clock as? ManualClock {
+      manual.advance(by: stall.duration)
+      pendingStalls = pendingStalls.dropFirst()
+    }
     loop.step()
-    supervision.tick(at: now) { statusLine(loop.status) }
+    supervision.tick(at: wall.now()) { statusLine(loop.status) }
+    pacing?.wait()
+    if let recorder, recordingFailure == nil, let failure = recorder.failure {
+      recordingFailure = failure.description
+      loop.recorder = nil
+      options.log("plumb: recording stopped: \(failure)")
+    }
+    if let end, let progress = options.progress, now >= nextProgress {
+      progress(Double(now.nanoseconds(since: start)) / Double(end.nanoseconds(since: start)))
+      nextProgress = now + .milliseconds(500)
+    }
   }
   supervision.stopping()
   loop.finish()
+  if let recorder {
+    do {
+      try recorder.close()
+    } catch {
+      if recordingFailure == nil { recordingFailure = error.description }
+    }
+  }
   writeLiveBias(
     setup: setup, estimateBody: loop.lastEstimate?.gyroBiasRadiansPerSecond,
     uncertaintyBody: loop.lastEstimate?.gyroBiasUncertaintyRadiansPerSecond,
     temperatureCelsius: loop.lastFrame.temperatureCelsius, log: options.log)
+  if let recordingFailure { throw .recording(recordingFailure) }
   return RunSummary(
     status: loop.status, driver: loop.driver.counters,
-    sampleSeconds: Double(clock.now().nanoseconds(since: start)) * 1e-9)
+    sampleSeconds: Double(loop.clock.now().nanoseconds(since: start)) * 1e-9)
 }
 
 /// The `STATUS=` line systemd shows in `systemctl status plumb`.

@@ -76,3 +76,11 @@ public func pathKind(_ path: String) -> PathKind {
   default: return .other
   }
 }
+
+/// Whether `path` opens as a terminal.
+public func isTerminalPath(_ path: String) -> Bool {
+  let descriptor = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+  guard descriptor >= 0 else { return false }
+  defer { close(descriptor) }
+  return isatty(descriptor) == 1
+}

@@ -15,6 +15,18 @@ public enum HostCommand: Hashable, Sendable {
   /// Reply with the firmware and format versions.
   case version
 
+  /// The command as a host would type it (`rate 50`): what a recording notes, and what the
+  /// parser reads back.
+  public var line: String {
+    switch self {
+    case .tare: "tare"
+    case .format(let format): "format \(format.rawValue)"
+    case .rate(let hertz): "rate \(hertz)"
+    case .status: "status"
+    case .version: "version"
+    }
+  }
+
   /// The command's word.
   public var name: HostCommandName {
     switch self {

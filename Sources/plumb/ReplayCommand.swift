@@ -1,6 +1,9 @@
 import AttitudeEstimation
 import CommandLineSupport
-import Foundation
+import Glibc
+import Geometry
+import PlumbRuntime
+import Recording
 
 /// `plumb replay --input IN.csv --output OUT.csv`: the attitude estimator over a recording.
 ///
@@ -16,7 +19,8 @@ struct ReplayCommand {
       Runs Plumb's attitude estimator, with its default settings, over a recording and writes
       one line of estimates per sample.
 
-      INPUT: a CSV file whose header starts
+      INPUT: a .plumbraw recording (`plumb record`; read with its recorded scale and mounting,
+      so the estimator sees body axes as the firmware did), or a CSV file whose header starts
           t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z
       (more columns may follow and are ignored, except an eighth named temp_c, the die
       temperature in °C), then one sample per line: time in seconds, strictly increasing, at
@@ -52,8 +56,7 @@ struct ReplayCommand {
   static let subcommand = CommandGroup.Subcommand(spec) { arguments in
     let input = arguments.value("input") ?? ""
     let output = arguments.value("output") ?? ""
-    guard URL(fileURLWithPath: input).standardized != URL(fileURLWithPath: output).standardized
-    else {
+    guard input != output, !sameFile(input, output) else {
       throw UsageError("--input and --output must be different files", spec: spec)
     }
     _ = try ReplayCommand(inputPath: input, outputPath: output).run()
@@ -64,33 +67,27 @@ struct ReplayCommand {
 
   /// Replays; returns the number of samples.
   func run() throws(CommandFailure) -> Int {
-    let data: Data
-    do {
-      data = try Data(contentsOf: URL(fileURLWithPath: inputPath))
-    } catch {
-      throw CommandFailure(.noInput, "cannot read \(inputPath): \(error.localizedDescription)")
+    var text: String
+    var mounting = Matrix3.identity
+    if inputPath.hasSuffix(".plumbraw") {
+      (text, mounting) = try Self.rawRecordingAsCSV(inputPath)
+    } else {
+      do {
+        text = try readTextFile(inputPath)
+      } catch {
+        throw CommandFailure(
+          .noInput, "cannot read \(inputPath): \(String(cString: strerror(error.code)))")
+      }
     }
-    let text = String(decoding: data, as: UTF8.self)
     var settings = AttitudeEstimator.Settings.default
     settings.sampleClock.nominalPeriodSeconds = nil  // the rate comes from t_s
     var estimator = AttitudeEstimator(settings: settings)
 
-    let outputURL = URL(fileURLWithPath: outputPath)
-    let directory = outputURL.deletingLastPathComponent()
-    let temporary = directory.appendingPathComponent(
-      ".\(outputURL.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).partial")
-    guard FileManager.default.createFile(atPath: temporary.path, contents: nil),
-      let handle = try? FileHandle(forWritingTo: temporary)
-    else {
-      throw CommandFailure(
-        .cannotCreate,
-        "cannot create \(temporary.path) (beside \(outputPath)): check the folder exists and is writable"
-      )
-    }
-    var succeeded = false
-    defer {
-      try? handle.close()
-      if !succeeded { try? FileManager.default.removeItem(at: temporary) }
+    let output: AtomicOutputFile
+    do {
+      output = try AtomicOutputFile(path: outputPath)
+    } catch {
+      throw CommandFailure(.cannotCreate, "\(error) (the output is written beside \(outputPath))")
     }
 
     var buffer = ReplayFormat.outputHeader + "\n"
@@ -98,6 +95,7 @@ struct ReplayCommand {
     var lineNumber = 0
     var previous: Int64?
     var hasTemperature = false
+    var writeFailure: AtomicOutputFile.Failure?
     do throws(ReplayFormat.InputError) {
       for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
         lineNumber += 1
@@ -106,8 +104,13 @@ struct ReplayCommand {
           continue
         }
         if line.trimmingCharacters().isEmpty { continue }
-        let (timeText, nanoseconds, sample) = try ReplayFormat.parse(
+        var (timeText, nanoseconds, sample) = try ReplayFormat.parse(
           line, number: lineNumber, temperature: hasTemperature)
+        if mounting != .identity {
+          sample.angularRateRadiansPerSecond = mounting * sample.angularRateRadiansPerSecond
+          sample.specificForceMetersPerSecondSquared =
+            mounting * sample.specificForceMetersPerSecondSquared
+        }
         if let p = previous, nanoseconds <= p {
           throw ReplayFormat.InputError(
             line: lineNumber,
@@ -121,7 +124,12 @@ struct ReplayCommand {
         buffer += "\n"
         count += 1
         if buffer.utf8.count > 1 << 20 {
-          handle.write(Data(buffer.utf8))
+          do {
+            try output.write(buffer)
+          } catch {
+            writeFailure = error
+            break
+          }
           buffer = ""
         }
       }
@@ -131,20 +139,42 @@ struct ReplayCommand {
     } catch {
       throw CommandFailure(.dataError, "\(inputPath): \(error.description)")
     }
-    handle.write(Data(buffer.utf8))
+    if let writeFailure { throw CommandFailure(.cannotCreate, writeFailure.description) }
     do {
-      try handle.synchronize()
-      try handle.close()
-      if FileManager.default.fileExists(atPath: outputURL.path) {
-        _ = try FileManager.default.replaceItemAt(outputURL, withItemAt: temporary)
-      } else {
-        try FileManager.default.moveItem(at: temporary, to: outputURL)
-      }
+      try output.write(buffer)
+      try output.commit()
     } catch {
-      throw CommandFailure(
-        .cannotCreate, "cannot write \(outputPath): \(error.localizedDescription)")
+      throw CommandFailure(.cannotCreate, error.description)
     }
-    succeeded = true
     return count
+  }
+
+  /// A .plumbraw recording in the CSV layout (through `exportCSV`, the one conversion of recorded
+  /// counts), and its mounting rotation.
+  static func rawRecordingAsCSV(_ path: String) throws(CommandFailure) -> (String, Matrix3) {
+    let reader: PlumbRawReader
+    do {
+      reader = try PlumbRawReader(contentsOf: path)
+    } catch {
+      throw CommandFailure(.dataError, error.description)
+    }
+    let temporary = "\(temporaryDirectoryPath)/plumb-replay-\(getpid()).csv"
+    defer { unlink(temporary) }
+    do {
+      _ = try exportCSV(reader: reader, to: temporary)
+    } catch {
+      throw CommandFailure(.cannotCreate, error.description)
+    }
+    let text: String
+    do {
+      text = try readTextFile(temporary)
+    } catch {
+      throw CommandFailure(.cannotCreate, "cannot read back \(temporary)")
+    }
+    let m = reader.header.mounting
+    let mounting = Matrix3(
+      rows: Vector3(m.row0.x, m.row0.y, m.row0.z), Vector3(m.row1.x, m.row1.y, m.row1.z),
+      Vector3(m.row2.x, m.row2.y, m.row2.z))
+    return (text, mounting)
   }
 }

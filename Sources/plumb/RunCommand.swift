@@ -15,25 +15,50 @@ let runSpec = CommandSpec(
     the serial line (from standard input when writing to a terminal).
     """,
   options: [
-    .option("board", value: "FILE", help: "the board file (see Boards/README.md)", required: true),
+    .option("board", value: "FILE", help: "the board file (see Boards/README.md)"),
     .option("serial", value: "PATH", help: "write frames here instead of the board's device"),
     .option("format", value: "FORMAT", help: "binary, text or mavlink (default: the board's)"),
     .option("duration", value: "SECONDS", help: "stop after this much sample time"),
     .flag("fast", help: "simulated board: run on the manual clock as fast as possible"),
+    .option("record", value: "REC", help: "also record the raw samples to REC.plumbraw"),
+    .option(
+      "replay", value: "REC",
+      help:
+        "replay a recording through the driver and loop instead of a board (as fast as possible)"),
   ],
   examples: [
     "plumb run --board Boards/simulated.json",
     "plumb run --board Boards/simulated.json --fast --duration 60 --format binary --serial out.bin",
     "plumb run --board /etc/plumb/board.json",
+    "plumb run --replay capture.plumbraw --serial replayed.bin",
   ])
 
 func runCommand(_ arguments: ParsedArguments) throws {
   let format = try arguments.choice("format", from: TelemetryFormat.allCases.map(\.rawValue))
     .flatMap(TelemetryFormat.init(rawValue:))
   let duration = try arguments.double("duration", in: 0.01...31_536_000)
+  if let replay = arguments.value("replay") {
+    if arguments.value("board") != nil || arguments.value("record") != nil || duration != nil {
+      throw UsageError(
+        "--replay takes its board, settings and length from the recording; drop --board, --record and --duration",
+        spec: runSpec)
+    }
+    installStopHandlers()
+    let options = RunOptions(serialPath: arguments.value("serial"), log: { printError($0) })
+    do {
+      let summary = try replayRecording(path: replay, format: format, options: options)
+      printError(summary.description)
+    } catch {
+      throw CommandFailure(.dataError, error.description)
+    }
+    return
+  }
+  guard let boardPath = arguments.value("board") else {
+    throw UsageError("missing '--board FILE' (or '--replay REC')", spec: runSpec)
+  }
   let setup: PlumbSetup
   do {
-    setup = try PlumbSetup.load(boardPath: arguments.value("board")!, format: format)
+    setup = try PlumbSetup.load(boardPath: boardPath, format: format)
   } catch {
     throw CommandFailure(.configuration, error.description)
   }
@@ -45,7 +70,7 @@ func runCommand(_ arguments: ParsedArguments) throws {
   installStopHandlers()
   let options = RunOptions(
     serialPath: arguments.value("serial"), durationSeconds: duration,
-    fast: arguments.flag("fast"), log: { printError($0) })
+    fast: arguments.flag("fast"), recordPath: arguments.value("record"), log: { printError($0) })
   do {
     let summary = try runPlumb(setup, options: options)
     printError(summary.description)
@@ -53,6 +78,7 @@ func runCommand(_ arguments: ParsedArguments) throws {
     let code: ExitCode
     switch error {
     case .setup, .simulation: code = .configuration
+    case .recording: code = .cannotCreate
     case .start(.invalidSettings): code = .configuration
     default: code = .unavailable
     }

@@ -7,13 +7,16 @@ let repositoryRoot: String = {
   return url.path
 }()
 
-/// The `plumb` executable built beside the test bundle.
-let plumbExecutable: String = {
+/// An executable built beside the test bundle.
+func builtExecutable(_ name: String) -> String {
   let testBundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
   var directory = testBundle.deletingLastPathComponent()
   if directory.lastPathComponent.hasSuffix(".xctest") { directory.deleteLastPathComponent() }
-  return directory.appendingPathComponent("plumb").path
-}()
+  return directory.appendingPathComponent(name).path
+}
+
+/// The `plumb` executable built beside the test bundle.
+let plumbExecutable = builtExecutable("plumb")
 
 /// A finished (or signalled) `plumb` process: its exit status and what it printed.
 struct ProcessResult {
@@ -24,14 +27,14 @@ struct ProcessResult {
 
 /// Runs `plumb` with `arguments`; `whileRunning` gets the process (e.g. to signal it).
 func runPlumb(
-  _ arguments: [String], environment: [String: String] = [:],
+  _ arguments: [String], environment: [String: String] = [:], executable: String = plumbExecutable,
   whileRunning: ((Process) throws -> Void)? = nil
 ) throws -> ProcessResult {
   let process = Process()
   if !environment.isEmpty {
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
   }
-  process.executableURL = URL(fileURLWithPath: plumbExecutable)
+  process.executableURL = URL(fileURLWithPath: executable)
   process.arguments = arguments
   process.currentDirectoryURL = URL(fileURLWithPath: repositoryRoot)
   let output = Pipe()

@@ -1,0 +1,253 @@
+import Boards
+import Calibration
+import Firmware
+import Geometry
+import HardwareAbstraction
+import JSON
+import LinuxHardware
+import MPU6050
+import MPU6050Simulation
+import Recording
+import SimulatedHardware
+import Telemetry
+
+/// What a recording must remember of the firmware's settings so that `plumb run --replay`
+/// produces the same frames: kept in the header's metadata JSON.
+struct RecordedSettings {
+  var format: TelemetryFormat
+  var outputRateHz: Int
+  var baudRate: Int
+  var mavlink: MAVLinkIdentity
+  var warmUpSamples: Int
+  var interruptWired: Bool
+  var calibrationPath: String?
+  var boardPath: String
+
+  init(_ settings: FirmwareSettings, setup: PlumbSetup) {
+    format = settings.format
+    outputRateHz = settings.outputRateHz
+    baudRate = settings.baudRate
+    mavlink = settings.mavlink
+    warmUpSamples = settings.warmUpSamples
+    interruptWired = settings.interruptWired
+    calibrationPath = setup.board.calibrationPath
+    boardPath = setup.boardPath
+  }
+
+  var json: String {
+    var members: [(key: String, value: JSONValue)] = [
+      ("plumbSettings", .integer(1)), ("format", .string(format.rawValue)),
+      ("outputRateHz", .integer(outputRateHz)), ("baudRate", .integer(baudRate)),
+      ("mavlinkSystemId", .integer(Int(mavlink.systemID))),
+      ("mavlinkComponentId", .integer(Int(mavlink.componentID))),
+      ("warmUpSamples", .integer(warmUpSamples)), ("interruptWired", .bool(interruptWired)),
+      ("board", .string(boardPath)),
+    ]
+    if let calibrationPath { members.append(("calibration", .string(calibrationPath))) }
+    return JSONValue.object(members).compact()
+  }
+
+  /// Reads the settings back; `nil` when the metadata is not Plumb's (e.g. a hand-made file).
+  static func read(_ text: String) -> (
+    format: TelemetryFormat, outputRateHz: Int, baudRate: Int, mavlink: MAVLinkIdentity,
+    warmUpSamples: Int, interruptWired: Bool, calibrationPath: String?
+  )? {
+    guard let document = try? JSONDocument(parsing: text) else { return nil }
+    let root = JSONReader(document)
+    guard (try? root.required("plumbSettings").integer()) == 1,
+      let formatText = try? root.required("format").string(),
+      let format = TelemetryFormat(rawValue: formatText),
+      let rate = try? root.required("outputRateHz").integer(in: 1...10_000),
+      let baud = try? root.required("baudRate").integer(),
+      let system = try? root.required("mavlinkSystemId").integer(in: 1...255),
+      let component = try? root.required("mavlinkComponentId").integer(in: 1...255),
+      let warmUp = try? root.required("warmUpSamples").integer(in: 0...100_000),
+      let wired = try? root.required("interruptWired").bool()
+    else { return nil }
+    let calibration = try? root.optional("calibration")?.string()
+    return (
+      format, rate, baud, MAVLinkIdentity(systemID: UInt8(system), componentID: UInt8(component)),
+      warmUp, wired, calibration ?? nil
+    )
+  }
+}
+
+/// Starts recording a loop whose driver's bus is a `PlumbRawBusTap` on `recorder`: writes the
+/// header (after start-up, so it carries the identity and self-test) and hands the loop the
+/// recorder.
+func beginRecording<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: MonotonicClock>(
+  _ loop: inout FirmwareLoop<Bus, Line, Port, Clock>, recorder: PlumbRawRecorder, path: String,
+  setup: PlumbSetup, settings: FirmwareSettings
+) throws(RunError) {
+  guard let report = loop.startupReport else { return }
+  let m = setup.board.mounting
+  let header = PlumbRawHeader(
+    driver: loop.driver, startup: report, startedAtUTC: utcTimestamp(),
+    firmwareVersion: settings.firmwareVersion, boardName: setup.board.name,
+    mounting: PlumbRawMountingRotation(
+      row0: SIMD3(m.row0.x, m.row0.y, m.row0.z), row1: SIMD3(m.row1.x, m.row1.y, m.row1.z),
+      row2: SIMD3(m.row2.x, m.row2.y, m.row2.z)),
+    calibrationID: setup.calibration?.calibrationIdText ?? "",
+    metadataJSON: RecordedSettings(settings, setup: setup).json,
+    recordingBeganAt: recorder.recordingBeganAt, runningSince: loop.clock.now())
+  do {
+    try recorder.start(
+      writingTo: path, header: header,
+      sync: PlumbRawSyncPolicy(
+        interval: .sampleTime(nanoseconds: 1_000_000_000), method: .startWriteback),
+      overwrite: true)
+  } catch {
+    throw .recording(error.description)
+  }
+  loop.recorder = recorder
+}
+
+/// The clock of a replay: the replay board's manual clock, except that once armed a sleep to a
+/// fallback-timer deadline moves to the live loop's recorded wake-up instead (a live loop that
+/// woke late is reproduced exactly). Start-up's sleeps are not recorded wake-ups: arm after it.
+final class ReplayClock: MonotonicClock {
+  let base: ManualClock
+  let chip: ReplayedMPU6050
+  var armed = false
+
+  init(base: ManualClock, chip: ReplayedMPU6050) {
+    self.base = base
+    self.chip = chip
+  }
+
+  func now() -> Timestamp { base.now() }
+
+  func sleep(until deadline: Timestamp) {
+    base.advance(to: armed ? chip.wakeTime(forDeadline: deadline) : deadline)
+  }
+}
+
+/// `plumb run --replay REC`: the recording through the replay chip, the real driver and the
+/// real loop, on a manual clock, as fast as possible. Gives the frames the live run gave (same
+/// settings, same format unless `format` says otherwise).
+public func replayRecording(
+  path: String, format: TelemetryFormat?, options: RunOptions
+) throws(RunError) -> RunSummary {
+  let reader: PlumbRawReader
+  do {
+    reader = try PlumbRawReader(contentsOf: path)
+  } catch {
+    throw .recording(error.description)
+  }
+  let header = reader.header
+  let board = ReplayedMPU6050Board(recording: reader)
+  var settings = FirmwareSettings(
+    address: header.address, sensor: header.configuration,
+    selfTest: header.selfTestWasRequested)
+  settings.recoveryPolicy = header.policy
+  let mounting = Matrix3(
+    rows: Vector3(header.mounting.row0.x, header.mounting.row0.y, header.mounting.row0.z),
+    Vector3(header.mounting.row1.x, header.mounting.row1.y, header.mounting.row1.z),
+    Vector3(header.mounting.row2.x, header.mounting.row2.y, header.mounting.row2.z))
+  settings.correction = SampleCorrection(mounting: mounting)
+  if let recorded = RecordedSettings.read(header.metadataJSON) {
+    settings.format = recorded.format
+    settings.outputRateHz = recorded.outputRateHz
+    settings.baudRate = recorded.baudRate
+    settings.mavlink = recorded.mavlink
+    settings.warmUpSamples = recorded.warmUpSamples
+    settings.interruptWired = recorded.interruptWired
+    if !header.calibrationID.isEmpty {
+      guard let calibrationPath = recorded.calibrationPath else {
+        throw .recording(
+          "\(path) was recorded with calibration \(header.calibrationID), but does not say where the file is"
+        )
+      }
+      do {
+        let calibration = try CalibrationFile.load(path: calibrationPath)
+        guard calibration.calibrationIdText == header.calibrationID else {
+          throw RunError.recording(
+            "\(path) was recorded with calibration \(header.calibrationID); \(calibrationPath) is now \(calibration.calibrationIdText): the frames would differ"
+          )
+        }
+        settings.apply(calibration: calibration, mounting: mounting)
+      } catch let error as RunError {
+        throw error
+      } catch {
+        throw .recording("calibration for the replay: \(error)")
+      }
+    }
+  } else {
+    settings.interruptWired = header.configuration.dataReadyInterrupt
+  }
+  if let format { settings.format = format }
+  let port = try openReplayOutput(options)
+  let clock = ReplayClock(base: board.clock, chip: board.chip)
+  var loop: FirmwareLoop<SimulatedI2CBus, SimulatedDataReadyLine, SelectedPort, ReplayClock>
+  do {
+    loop = try FirmwareLoop(
+      bus: board.bus, line: board.line, port: port, clock: clock, settings: settings)
+    if let onSample = options.onSample { loop.onSample = onSample }
+    let report = try loop.start()
+    options.log(
+      "plumb: replaying \(path) (\(header.boardName), recorded \(header.startedAtUTC)); "
+        + report.description.split(separator: "\n").joined(separator: "; "))
+  } catch {
+    throw .start(error)
+  }
+  clock.armed = true
+  // The commands the live loop obeyed, to obey again right after the same samples.
+  var commands: [(time: Timestamp, line: String)] = []
+  for record in reader.records(.note) {
+    if case .note(let note) = record, note.category == .hostCommand {
+      commands.append((note.timestamp, note.text))
+    }
+  }
+  var nextCommand = commands.startIndex
+  let last = board.lastRecordedTime
+  let start = clock.now()
+  while clock.now() < last && !stopRequested.load(ordering: .relaxed) {
+    loop.step()
+    while nextCommand < commands.endIndex, commands[nextCommand].time <= loop.lastSampleTime {
+      if let command = parseCommand(commands[nextCommand].line, settings: settings) {
+        let reply = loop.obey(command)
+        loop.queueReply(reply)
+      }
+      nextCommand += 1
+    }
+  }
+  loop.finish()
+  let statistics = board.chip.statistics
+  if statistics.divergences > 0 {
+    options.log(
+      "plumb: the replay diverged from the recording \(statistics.divergences) time(s); first: \(statistics.firstDivergence ?? "?")"
+    )
+  }
+  return RunSummary(
+    status: loop.status, driver: loop.driver.counters,
+    sampleSeconds: Double(clock.now().nanoseconds(since: start)) * 1e-9)
+}
+
+func openReplayOutput(_ options: RunOptions) throws(RunError) -> SelectedPort {
+  guard let target = options.serialPath, target != "-", target != "stdout" else {
+    return .descriptor(.standardOutput(readsInput: false))
+  }
+  if pathKind(target) == .characterDevice, isTerminalPath(target) {
+    do {
+      return .termios(try TermiosSerialPort(path: target))
+    } catch {
+      throw .serial(error)
+    }
+  }
+  do {
+    return .descriptor(try .file(path: target))
+  } catch {
+    throw .serial(error)
+  }
+}
+
+/// A recorded command line back into a command.
+func parseCommand(_ line: String, settings: FirmwareSettings) -> HostCommand? {
+  var parser = HostCommandParser()
+  parser.receive(Array((line + "\n").utf8))
+  let context = HostCommandContext(
+    sampleRateHz: Int(settings.sensor.sampleRateHertz.rounded()),
+    baudRate: settings.baudRate, format: settings.format, outputRateHz: settings.outputRateHz)
+  if case .success(let command)? = parser.poll(context: context) { return command }
+  return nil
+}

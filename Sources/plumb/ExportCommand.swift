@@ -1,0 +1,44 @@
+import CommandLineSupport
+import Recording
+
+let exportSpec = CommandSpec(
+  name: "plumb export",
+  abstract: "convert a .plumbraw recording to the CSV layout `plumb replay` reads",
+  discussion: """
+    Writes t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,temp_c (seconds from the first sample, rad/s,
+    m/s², °C) with the recording's own scale, one row per delivered sample. The output appears
+    whole or not at all (written to a temporary file and renamed). A recording cut short reads
+    to its last whole record.
+    """,
+  options: [
+    .flag("csv", help: "write CSV (the only export format)"),
+    .option("output", value: "OUT.csv", help: "where to write (default: REC with .csv)"),
+  ],
+  positionals: [PositionalSpec("REC", help: "the .plumbraw recording")],
+  examples: ["plumb export still-2h.plumbraw --csv --output still-2h.csv"])
+
+func exportCommand(_ arguments: ParsedArguments) throws {
+  guard arguments.flag("csv") else {
+    throw UsageError("say the format: --csv", spec: exportSpec)
+  }
+  let input = arguments.positionals[0]
+  var output = arguments.value("output") ?? input
+  if arguments.value("output") == nil {
+    if output.hasSuffix(".plumbraw") { output.removeLast(".plumbraw".count) }
+    output += ".csv"
+  }
+  let reader: PlumbRawReader
+  do {
+    reader = try PlumbRawReader(contentsOf: input)
+  } catch {
+    throw CommandFailure(.dataError, error.description)
+  }
+  do {
+    let selection = try exportCSV(reader: reader, to: output)
+    printError(
+      "plumb: \(selection.selected) samples → \(output) (skipped: \(selection.skippedRepeats) repeated reads, \(selection.skippedOutOfOrder) out-of-order times)"
+    )
+  } catch {
+    throw CommandFailure(.cannotCreate, error.description)
+  }
+}

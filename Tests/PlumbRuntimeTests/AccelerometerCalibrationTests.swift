@@ -1,0 +1,80 @@
+import Boards
+import Calibration
+import Foundation
+import Geometry
+import MPU6050Simulation
+import MotionScenarios
+import PlumbRuntime
+import Testing
+
+@Suite struct AccelerometerCalibrationTests {
+  func simulatedSetup() throws -> PlumbSetup {
+    try PlumbSetup.load(boardPath: "\(repositoryRoot)/Boards/simulated.json")
+  }
+
+  @Test func theSixPositionProcedureRecoversTheUnitsOffsetAndScale() throws {
+    var messages: [String] = []
+    let result = try calibrateAccelerometer(
+      try simulatedSetup(), options: AccelerometerCalibrationOptions(),
+      instruct: { messages.append($0) })
+    // The simulated board's unit (seed 1): its injected accelerometer errors.
+    let unit = SimulatedMPU6050Unit.typical(seed: 1)
+    let diagonal = Vector3(
+      unit.accelerometerCrossAxis.row0.x, unit.accelerometerCrossAxis.row1.y,
+      unit.accelerometerCrossAxis.row2.z)
+    let trueScale = (Vector3(1, 1, 1) + diagonal).scaled(
+      by: Vector3(1, 1, 1) + unit.accelerometerScaleError)
+    let correction = result.solution.correction
+    // Tolerances: 2 s of 0.03 m/s² noise per pose averages to 2e-3 m/s²; the poses' 1–3° tilt
+    // costs 1 − cos(3°) = 1.4e-3 of g on the measured axis. Offsets within 0.01 m/s², scale
+    // within 2e-3.
+    #expect((correction.offset - unit.accelerometerOffsetMetersPerSecondSquared).length < 0.01)
+    #expect(abs(correction.scale.x - trueScale.x) < 2e-3)
+    #expect(abs(correction.scale.y - trueScale.y) < 2e-3)
+    #expect(abs(correction.scale.z - trueScale.z) < 2e-3)
+    #expect(result.solution.worstResidual < 0.02)
+    #expect(messages.filter { $0.contains("measured") }.count == 6)
+    #expect(result.rejections.isEmpty)
+  }
+
+  @Test func aTiltedPoseIsRefusedWithItsAngleAndTheCorrectedOneTaken() throws {
+    var poses = SixPoseMotion.standardPoses
+    poses.insert(SixPoseMotion.Pose(up: .unitZ, tiltDegrees: 15, holdSeconds: 6), at: 0)
+    var messages: [String] = []
+    let result = try calibrateAccelerometer(
+      try simulatedSetup(), options: AccelerometerCalibrationOptions(simulatedPoses: poses),
+      instruct: { messages.append($0) })
+    #expect(result.rejections.count == 1)
+    // Placed 15° off level; the uncalibrated accelerometer's own offsets add a degree or two.
+    let rejection = try #require(result.rejections.first)
+    let angle = rejection.split(separator: " ").drop { $0 != "tilted" }.dropFirst().first
+      .flatMap { Int($0.dropLast()) }
+    #expect(angle.map { (13...19).contains($0) } == true, "\(rejection)")
+    #expect(rejection.contains("more than 10°"))
+    #expect(result.solution.poses.count == 6)
+    #expect(result.solution.worstResidual < 0.02)
+  }
+
+  @Test func theCommandWritesASignedFileTheBoardCanUse() throws {
+    let directory = try temporaryDirectory()
+    let output = directory.appendingPathComponent("unit.json").path
+    let result = try runPlumb([
+      "calibrate", "accel", "--board", "Boards/simulated.json", "--output", output,
+    ])
+    #expect(result.status == 0, "\(result.standardError)")
+    let file = try CalibrationFile.load(path: output)
+    #expect(file.accelerometer != nil)
+    #expect(file.sensor.whoAmI == 0x68)
+    #expect(String(decoding: result.standardOutput, as: UTF8.self).contains(file.calibrationIdText))
+    // A board file pointing at it validates and runs, and every frame carries the id.
+    var board = try String(
+      contentsOfFile: "\(repositoryRoot)/Boards/simulated.json", encoding: .utf8)
+    board = board.replacingOccurrences(
+      of: #""simulation":"#, with: #""calibration": "unit.json", "simulation":"#)
+    let boardPath = directory.appendingPathComponent("board.json").path
+    try board.write(toFile: boardPath, atomically: true, encoding: .utf8)
+    let check = try runPlumb(["check-board", boardPath])
+    #expect(check.status == 0, "\(check.standardError)")
+    #expect(String(decoding: check.standardOutput, as: UTF8.self).contains(file.calibrationIdText))
+  }
+}

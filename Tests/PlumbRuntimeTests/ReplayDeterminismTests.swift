@@ -1,0 +1,129 @@
+import Boards
+import Firmware
+import Foundation
+import MPU6050Simulation
+import MotionScenarios
+import Recording
+import SimulatedHardware
+import Testing
+
+@testable import PlumbRuntime
+
+/// DESIGN.md's determinism contract: the same (edge timestamp, register bytes) sequence gives
+/// byte-identical frames. A live run on the manual clock records what it consumed; a full-speed
+/// replay of that recording through the replay chip, the real driver and the real loop must
+/// produce exactly the bytes the live run wrote — with faults, fallbacks and recoveries too.
+@Suite(.serialized) struct ReplayDeterminismTests {
+  func board(faults: String, scenario: String = "handheld", in directory: URL) throws -> String {
+    var text = try String(
+      contentsOfFile: "\(repositoryRoot)/Boards/simulated.json", encoding: .utf8)
+    text = text.replacingOccurrences(
+      of: #""scenario": "handheld""#,
+      with: #""scenario": "\#(scenario)", "faults": "\#(faults)""#)
+    let path = directory.appendingPathComponent("board-\(faults).json").path
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+  }
+
+  @Test(arguments: [
+    ("none", "binary"), ("nack-burst", "binary"), ("eio-burst", "text"),
+    ("missing-edges", "binary"), ("duplicated-edges", "binary"), ("late-edges", "mavlink"),
+    ("broken-wire", "binary"), ("not-wired", "binary"), ("brownout", "text"),
+  ])
+  func aReplayGivesTheLiveRunsFramesByteForByte(faults: String, format: String) throws {
+    let directory = try temporaryDirectory()
+    let boardPath = try board(faults: faults, in: directory)
+    let live = directory.appendingPathComponent("live.out").path
+    let replayed = directory.appendingPathComponent("replayed.out").path
+    let recording = directory.appendingPathComponent("capture.plumbraw").path
+    let run = try runPlumb([
+      "run", "--board", boardPath, "--fast", "--duration", "12", "--format", format,
+      "--serial", live, "--record", recording,
+    ])
+    #expect(run.status == 0, "\(run.standardError)")
+    let replay = try runPlumb(["run", "--replay", recording, "--serial", replayed])
+    #expect(replay.status == 0, "\(replay.standardError)")
+    #expect(!replay.standardError.contains("diverged"), "\(replay.standardError)")
+    let a = try Data(contentsOf: URL(fileURLWithPath: live))
+    let b = try Data(contentsOf: URL(fileURLWithPath: replayed))
+    #expect(a.count > 10_000)
+    #expect(a == b, "\(faults): live \(a.count) B, replay \(b.count) B")
+  }
+
+  @Test func recordingsExportAndReplayThroughTheEstimator() throws {
+    let directory = try temporaryDirectory()
+    let recording = directory.appendingPathComponent("sim.plumbraw").path
+    let record = try runPlumb([
+      "record", "--board", "Boards/simulated.json", "--fast", "--seconds", "5", "--output",
+      recording,
+    ])
+    #expect(record.status == 0, "\(record.standardError)")
+    #expect(record.standardError.contains("recorded"))
+    let csv = directory.appendingPathComponent("sim.csv").path
+    let export = try runPlumb(["export", recording, "--csv", "--output", csv])
+    #expect(export.status == 0, "\(export.standardError)")
+    let lines = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n")
+    #expect(lines.first == "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,temp_c")
+    #expect(lines.count > 490)
+    let estimates = directory.appendingPathComponent("est.csv").path
+    let replay = try runPlumb(["replay", "--input", recording, "--output", estimates])
+    #expect(replay.status == 0, "\(replay.standardError)")
+    let rows = try String(contentsOfFile: estimates, encoding: .utf8).split(separator: "\n")
+    #expect(rows.count == lines.count)
+  }
+
+  @Test func aDamagedRecordingIsAClearError() throws {
+    let directory = try temporaryDirectory()
+    let path = directory.appendingPathComponent("bad.plumbraw").path
+    try Data("t_s,gyr_x\n1,2\n".utf8).write(to: URL(fileURLWithPath: path))
+    let replay = try runPlumb(["run", "--replay", path])
+    #expect(replay.status == 65)
+    #expect(replay.standardError.contains(path))
+  }
+}
+
+@Suite struct ReplayedCommandsTests {
+  /// Host commands change the frames (tare, rate, format): the recording notes each obeyed
+  /// command with the sample it followed, and the replay obeys it at the same place.
+  @Test func obeyedCommandsReplayAtTheSameSample() throws {
+    let directory = try temporaryDirectory()
+    let recording = directory.appendingPathComponent("commands.plumbraw").path
+    let replayedPath = directory.appendingPathComponent("replayed.bin").path
+    let board = SimulatedMPU6050Board(motion: HandheldMotion(seconds: 30, seed: 3))
+    let port = MemorySerialPort(clock: board.clock)
+    let recorder = PlumbRawRecorder(recordingBeganAt: board.clock.now())
+    var settings = FirmwareSettings()
+    settings.format = .binary
+    let setup = PlumbSetup(
+      boardPath: "test", board: try BoardFile.load(path: "\(repositoryRoot)/Boards/simulated.json"),
+      calibration: nil, settings: settings)
+    var loop = try FirmwareLoop(
+      bus: PlumbRawBusTap(board.bus, clock: board.clock, recorder: recorder), line: board.line,
+      port: port, clock: board.clock, settings: settings)
+    try loop.start()
+    try beginRecording(&loop, recorder: recorder, path: recording, setup: setup, settings: settings)
+    var live: [UInt8] = []
+    let commands = [(300, "tare\n"), (700, "rate 25\n"), (1200, "status\n"), (1500, "rate 100\n")]
+    var next = 0
+    while loop.status.samples < 2000 {
+      if next < commands.count, loop.status.samples >= commands[next].0 {
+        port.inject(Array(commands[next].1.utf8))
+        next += 1
+      }
+      loop.step()
+      live += port.takeWritten()
+    }
+    loop.finish()
+    live += port.takeWritten()
+    try recorder.close()
+    #expect(loop.status.commands == 4)
+
+    let summary = try replayRecording(
+      path: recording, format: nil,
+      options: RunOptions(serialPath: replayedPath, log: { _ in }))
+    #expect(summary.status.commands == 4)
+    let replayed = try [UInt8](Data(contentsOf: URL(fileURLWithPath: replayedPath)))
+    #expect(live.count > 50_000)
+    #expect(replayed == live)
+  }
+}
