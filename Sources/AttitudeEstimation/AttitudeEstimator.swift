@@ -91,9 +91,9 @@ public struct AttitudeEstimator: Sendable {
   }
   /// The accelerometer's weight (acceleration rejection), fixed for a block.
   var weight = 1.0
-  /// Rotation integrated (leaky, over the rest window's time constant) while the attitude is
-  /// held at rest: applied when the rest ends.
-  var restRotation = Vector3(0, 0, 0)
+  /// Bias measurements at rest not yet applied: their sum (rad/s) and count.
+  var restGyroSum = Vector3(0, 0, 0)
+  var restGyroSamples: Int = 0
   /// The flags that change only at block boundaries and events (rejection, recovery,
   /// start-up), as raw bits.
   var blockFlags: UInt16 = EstimateFlags.initialising.rawValue
@@ -147,7 +147,6 @@ public struct AttitudeEstimator: Sendable {
   var filterRateSquared: Double = 0.22
   var filterDamping: Double = 0.67
   var firstOrderRate: Double = 1
-  var restRotationRetention: Double = 1
   var gyroSampleVariance: Double = 0
   var initialLimit: Int = 1
   var blockLimit: Int = 1
@@ -248,17 +247,14 @@ public struct AttitudeEstimator: Sendable {
     // Propagation: q ← q ⊗ exp(ω dt), third-order series (relative angle error below θ⁴/1920,
     // 4 × 10⁻⁹ at 1000 °/s and 100 Hz; the norm stays 1 to O(θ⁶)). None at rest: the heading
     // is held.
-    var rate = omega
     if atRest {
-      restRotation = restRotation * restRotationRetention + omega * dt
+      // Every sample at rest measures the bias; they are applied as one batch per block (a
+      // Kalman update with n measurements of equal variance and no process noise between them
+      // is exactly one update with their mean at variance r/n).
       if restEstimationEnabled {
-        biasEstimator.observeAtRest(
-          meanRate: hasTemperatureModel ? gyro - temperatureTerm : gyro,
-          sampleVariance: gyroSampleVariance)
-        // The output carries the bias this sample refined.
-        bias = biasEstimator.bias
-        if hasTemperatureModel { bias += temperatureTerm }
-        rate = gyro - bias
+        let m = hasTemperatureModel ? gyro - temperatureTerm : gyro
+        restGyroSum = Vector3(restGyroSum.x + m.x, restGyroSum.y + m.y, restGyroSum.z + m.z)
+        restGyroSamples &+= 1
       }
     } else {
       let r = omega * dt
@@ -300,7 +296,7 @@ public struct AttitudeEstimator: Sendable {
       timestampNanoseconds: sample.timestampNanoseconds, attitude: o, gravityInBody: g,
       linearAccelerationMetersPerSecondSquared: Vector3(
         f.x + g.x * gravity, f.y + g.y * gravity, f.z + g.z * gravity),
-      angularRateRadiansPerSecond: rate, gyroBiasRadiansPerSecond: bias,
+      angularRateRadiansPerSecond: omega, gyroBiasRadiansPerSecond: bias,
       gyroBiasVariance: biasEstimator.variance, flags: flags,
       missedSamples: step.missedSamples, integrationIntervalSeconds: dt,
       samplePeriodSeconds: period)
@@ -357,6 +353,7 @@ public struct AttitudeEstimator: Sendable {
   /// attitude is corrected toward its output, then the block's housekeeping runs.
   @inline(never)
   mutating func endBlock(atRest: Bool) {
+    applyRestMeasurements()
     filterBlock()
     if blockSamples >= blockLimit { blockUpdate(atRest: atRest) }
   }
@@ -445,6 +442,16 @@ public struct AttitudeEstimator: Sendable {
     s1 = x + e
   }
 
+  /// Applies the bias measurements collected at rest since the last block (one batch).
+  mutating func applyRestMeasurements() {
+    let n = restGyroSamples
+    guard n > 0 else { return }
+    biasEstimator.observeAtRest(
+      meanRate: restGyroSum * (1 / Double(n)), samples: n, sampleVariance: gyroSampleVariance)
+    restGyroSum = Vector3(0, 0, 0)
+    restGyroSamples = 0
+  }
+
   /// Applies the correction the filter's output implies now.
   mutating func flushCorrection() {
     let y = filterOutput
@@ -515,19 +522,23 @@ public struct AttitudeEstimator: Sendable {
       // start of this motion: give it back.
       filterBlock()
       resetBlock()
+      applyRestMeasurements()
       driftWeights = Vector3(0, 0, 0)
       segmentSeconds = 0
       if holdsAtRest {
-        let r = restRotation
+        // The rotation of the last moments: the window mean of the rate at the end of the rest
+        // (an exponential window of time constant τ_w) less the bias, over τ_w — the same
+        // weights as a leaky integral of the rate with that time constant.
+        var b = biasEstimator.bias
+        if hasTemperatureModel { b += temperatureTerm }
+        let r = (restDetector.gyroMeanAtEnd - b) * settings.rest.meanTimeConstantSeconds
         let t2 = r.squaredLength
         q = multiply(q, 1 - t2 / 8, r.x * 0.5, r.y * 0.5, r.z * 0.5).normalized
       }
-      restRotation = Vector3(0, 0, 0)
     case .started:
       let samples = restDetector.quietSamples
       if tiltAgrees(meanAcceleration: restDetector.stretchAccelerationSum / Double(samples)) {
         reanchor(samples: samples, temperatureTerm: temperatureTerm)
-        restRotation = Vector3(0, 0, 0)
         flags.insert(.restStarted)
       } else {
         restDetector.cancelRest()
@@ -790,6 +801,7 @@ public struct AttitudeEstimator: Sendable {
   @inline(never)
   mutating func setCoefficients(period: Double) {
     guard period > 0 else { return }
+    applyRestMeasurements()
     coefficientPeriod = period
     coefficientPeriodLow = period * (1 - 0.005)
     coefficientPeriodHigh = period * (1 + 0.005)
@@ -800,7 +812,6 @@ public struct AttitudeEstimator: Sendable {
     filterDamping = 2.0.squareRoot() * filterRate
     firstOrderRate = 1 / tau
     restDetector.setSamplePeriod(period)
-    restRotationRetention = 1 - period / settings.rest.meanTimeConstantSeconds
     let n = settings.noise.gyroNoiseDensity
     gyroSampleVariance = n * n / period
     restDetector.setGyroSampleVariance(gyroSampleVariance)

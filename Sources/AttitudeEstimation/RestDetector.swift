@@ -172,6 +172,11 @@ public struct RestDetector: Hashable, Sendable {
   public private(set) var quietSamples: Int = 0
   /// The window mean of the gyro, rad/s.
   public private(set) var gyroMean: Vector3 = .zero
+  /// The window mean of the gyro when the last rest ended, rad/s: the mean of the samples
+  /// before the one that ended it (an exponential window of `meanTimeConstantSeconds`, so
+  /// `(gyroMeanAtEnd − bias) · meanTimeConstantSeconds` is the rotation of the rest's last
+  /// moments, weighted as a leaky integral with that time constant would weigh it).
+  public private(set) var gyroMeanAtEnd: Vector3 = .zero
   /// The window mean of the accelerometer, m/s².
   public private(set) var accelerationMean: Vector3 = .zero
   /// Samples in the window (saturates at the time constant's sample count).
@@ -278,6 +283,7 @@ public struct RestDetector: Hashable, Sendable {
         && da.x * da.x + da.y * da.y + da.z * da.z < accelThresholdSquared
     else {
       // Restart the window from this sample.
+      let meanBeforeRestart = gyroMean
       gyroMean = gyro
       accelerationMean = acceleration
       windowSamples = 1
@@ -285,6 +291,7 @@ public struct RestDetector: Hashable, Sendable {
       quietSamples = 0
       if isAtRest {
         isAtRest = false
+        gyroMeanAtEnd = meanBeforeRestart
         return .ended
       }
       return .none
@@ -307,6 +314,8 @@ public struct RestDetector: Hashable, Sendable {
       }
       isAtRest = false
       quietSamples = 0
+      // The mean before this sample, which the caller integrates itself.
+      gyroMeanAtEnd = Vector3(gyroMean.x - dg.x * w, gyroMean.y - dg.y * w, gyroMean.z - dg.z * w)
       return .ended
     }
     quietSamples &+= 1
