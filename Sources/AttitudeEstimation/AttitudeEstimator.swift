@@ -95,8 +95,10 @@ public struct AttitudeEstimator: Sendable {
   var restGyroSum = Vector3(0, 0, 0)
   var restGyroSamples: Int = 0
   /// The flags that change only at block boundaries and events (rejection, recovery,
-  /// start-up), as raw bits.
+  /// start-up, rest, bias limited), as raw bits.
   var blockFlags: UInt16 = EstimateFlags.initialising.rawValue
+  /// The up direction (body axes) for the rest detector's checks during a rest; +z otherwise.
+  var restUp = Vector3(0, 0, 1)
 
   // MARK: Block state (every `blockSeconds`)
 
@@ -233,7 +235,6 @@ public struct AttitudeEstimator: Sendable {
 
     // Rest.
     var flags = EstimateFlags(rawValue: step.isGap ? EstimateFlags.gap.rawValue : 0)
-    let restUp = restDetector.isAtRest ? up : Vector3(0, 0, 1)
     switch restDetector.step(gyro: gyro, acceleration: accel, up: restUp, usable: !clipped) {
     case .none:
       break
@@ -286,8 +287,6 @@ public struct AttitudeEstimator: Sendable {
       -1 + 2 * (o.x * o.x + o.y * o.y))
     var raw = flags.rawValue | blockFlags
     if clipped { raw |= EstimateFlags.clippedInput.rawValue }
-    if restDetector.isAtRest { raw |= EstimateFlags.atRest.rawValue }
-    if biasEstimator.isLimited { raw |= EstimateFlags.biasLimited.rawValue }
     flags = EstimateFlags(rawValue: raw)
     // The sample is read again here rather than kept from the start, so that nothing is held
     // (spilled) across the whole update.
@@ -356,6 +355,7 @@ public struct AttitudeEstimator: Sendable {
     applyRestMeasurements()
     filterBlock()
     if blockSamples >= blockLimit { blockUpdate(atRest: atRest) }
+    refreshBlockFlags()
   }
 
   /// Feeds the block so far to the inclination filter and applies the correction it implies.
@@ -398,7 +398,9 @@ public struct AttitudeEstimator: Sendable {
   /// a long step (a gap) is split so that ωh ≤ 0.5.
   mutating func secondOrderStep(input x: Vector3, seconds: Double) {
     guard seconds > 0 else { return }
-    let steps = max(1, Int((seconds * filterRate * 2).rounded(.up)))
+    let span = seconds * filterRate * 2
+    // One step for a normal block (ωh ≈ 0.05); a gap is split.
+    let steps = span <= 1 ? 1 : Int(span.rounded(.up))
     let h = seconds / Double(steps)
     // M = A h = [[0, h], [−ω²h, −2ζω h]]; Φ = I + M(I + M/2(I + M/3(I + M/4))), by
     // p ← I + (M p)/k for k = 4, 3, 2, 1 (p row-major 2 × 2, starting from I).
@@ -464,13 +466,21 @@ public struct AttitudeEstimator: Sendable {
     }
   }
 
-  /// Recomputes the block-rate flags after the state they report changed.
+  /// Recomputes what changes only at block ends and events — the flags that report state (not
+  /// the sample) and the up direction the rest detector checks against — after that state
+  /// changed. Called at every block end, rest transition, start and coefficient change, so the
+  /// per-sample path only reads them.
   mutating func refreshBlockFlags() {
     var raw: UInt16 = 0
     if weight < 1 { raw |= EstimateFlags.accelerationRejected.rawValue }
     if isRecovering { raw |= EstimateFlags.recovering.rawValue }
     if isInitialising { raw |= EstimateFlags.initialising.rawValue }
+    if restDetector.isAtRest { raw |= EstimateFlags.atRest.rawValue }
+    if biasEstimator.isLimited { raw |= EstimateFlags.biasLimited.rawValue }
     blockFlags = raw
+    // At rest the attitude changes only at block ends and transitions, so its up direction is
+    // computed there; in motion the detector's consistency check is not made.
+    restUp = restDetector.isAtRest ? up : Vector3(0, 0, 1)
   }
 
   /// `q ⊗ v ⊗ q*`: body → reference.
@@ -500,6 +510,7 @@ public struct AttitudeEstimator: Sendable {
   /// The rest detector saw a whole quiet dwell: it decides with the bias estimate.
   @inline(never)
   mutating func completeDwell(bias: Vector3, flags: inout EstimateFlags, temperatureTerm: Vector3) {
+    defer { refreshBlockFlags() }
     let transition = restDetector.completeDwell(
       bias: bias, biasVariance: biasEstimator.variance, up: up)
     if transition != .none {
@@ -512,6 +523,7 @@ public struct AttitudeEstimator: Sendable {
   mutating func handle(
     _ transition: RestDetector.Transition, flags: inout EstimateFlags, temperatureTerm: Vector3
   ) {
+    defer { refreshBlockFlags() }
     switch transition {
     case .none:
       break
@@ -702,7 +714,6 @@ public struct AttitudeEstimator: Sendable {
   /// Once per block: the inclination filter and correction, bias prediction, the motion-bias
   /// measurement, the drift model and the sustained-acceleration detector.
   mutating func blockUpdate(atRest: Bool) {
-    defer { refreshBlockFlags() }
     let seconds = blockSeconds
     let count = blockForceSamples
     let force = count > 0 ? blockForce * (1 / Double(count)) : Vector3(0, 0, 0)
@@ -834,6 +845,7 @@ public struct AttitudeEstimator: Sendable {
     slowMeanGain = blockPeriod / rejection.referenceTimeConstantSeconds
     recentRetention = 1 - blockPeriod / (2 * rejection.detectorTimeConstantSeconds)
     recoveryBlocks = max(1, Int((rejection.recoverySeconds / blockPeriod).rounded()))
+    refreshBlockFlags()
   }
 }
 

@@ -194,7 +194,8 @@ public struct RestDetector: Hashable, Sendable {
   /// rotation).
   private var restBias: Vector3 = .zero
   private var restBiasVarianceMaximum: Double = 0
-  /// Σ of squared successive differences of the gyro over the quiet stretch, per axis.
+  /// Σ of squared successive differences of the gyro over the quiet stretch, per axis, and the
+  /// stretch's previous gyro sample.
   private var deviationSquares: Vector3 = .zero
   private var previousGyro: Vector3 = .zero
   private var sampleVariance: Double = 0
@@ -275,9 +276,6 @@ public struct RestDetector: Hashable, Sendable {
     guard isEnabled else { return .none }
     let dg = gyro - gyroMean
     let da = acceleration - accelerationMean
-    // Successive differences measure the noise without the trend a slow turn would add.
-    let step = gyro - previousGyro
-    previousGyro = gyro
     guard
       usable && dg.x * dg.x + dg.y * dg.y + dg.z * dg.z < gyroThresholdSquared
         && da.x * da.x + da.y * da.y + da.z * da.z < accelThresholdSquared
@@ -319,6 +317,11 @@ public struct RestDetector: Hashable, Sendable {
       return .ended
     }
     quietSamples &+= 1
+    // Successive differences measure the noise without the trend a slow turn would add; they
+    // are needed only between consecutive quiet samples of a stretch (a sample that is not
+    // quiet restarts the stretch), so the previous gyro sample is kept only here.
+    let step = gyro - previousGyro
+    previousGyro = gyro
     if quietSamples == 1 {
       stretchGyroSum = gyro
       stretchAccelerationSum = acceleration
