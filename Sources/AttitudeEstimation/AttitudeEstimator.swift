@@ -59,7 +59,12 @@ import Geometry
 /// All state is stored inline (a value type: no heap, no exclusivity checks). Filter
 /// coefficients are recomputed only when the period estimate moves by more than 0.5 %.
 /// Housekeeping — bias prediction, the motion-bias measurement, the sustained-acceleration
-/// detector — runs once per 0.1 s block, not every sample.
+/// detector, the inclination filter, the rest bias measurements — runs once per 0.1 s block,
+/// not every sample; so does everything derived from state that changes only there or at rest
+/// transitions (the state flags, the up direction the rest detector checks at rest). Per sample
+/// remain: the sample clock, the rest detector's quiet test and window means, the propagation,
+/// the specific force mapped into the reference frame, and the outputs. The measured cost and
+/// where it goes are in this target's README.md (Cost).
 public struct AttitudeEstimator: Sendable {
   public let settings: Settings
 
