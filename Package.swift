@@ -85,7 +85,7 @@ targets += [
   // (and of the firmware); `-O` keeps the ten-minute scenarios in `make test` to seconds.
   .target(
     name: "AttitudeEstimation", dependencies: ["Geometry"], exclude: ["README.md"],
-    swiftSettings: swift6 + [.unsafeFlags(["-O"])]),
+    swiftSettings: swift6 + [.unsafeFlags(["-O", "-Xllvm", "-vectorize-slp=false"])]),
   .testTarget(
     name: "MotionScenariosTests", dependencies: ["MotionScenarios", "Geometry"],
     swiftSettings: swift6),
@@ -103,6 +103,15 @@ targets += [
   .executableTarget(
     name: "plumb-broad", dependencies: ["AttitudeEstimation", "CommandLineSupport", "Geometry"],
     path: "tools/plumb-broad", swiftSettings: swift6),
+  // Issue 9, item 1: the estimator's cost per update against a minimal complementary filter
+  // (`swift build -c release --product bench-estimator`; README.md there). The reference filter
+  // is compiled as scalar code, like the C reference it stands for: LLVM's SLP vectoriser packs
+  // its quaternion into one register and costs it 9 ns of shuffles on its critical path.
+  .executableTarget(
+    name: "bench-estimator",
+    dependencies: ["AttitudeEstimation", "CommandLineSupport", "Geometry", "Randomness"],
+    path: "tools/bench-estimator", exclude: ["README.md", "count-instructions.sh"],
+    swiftSettings: swift6 + [.unsafeFlags(["-Xllvm", "-vectorize-slp=false"])]),
 ]
 
 // MARK: - MPU-6050 driver and simulation

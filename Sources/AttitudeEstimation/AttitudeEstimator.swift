@@ -59,7 +59,12 @@ import Geometry
 /// All state is stored inline (a value type: no heap, no exclusivity checks). Filter
 /// coefficients are recomputed only when the period estimate moves by more than 0.5 %.
 /// Housekeeping — bias prediction, the motion-bias measurement, the sustained-acceleration
-/// detector — runs once per 0.1 s block, not every sample.
+/// detector, the inclination filter, the rest bias measurements — runs once per 0.1 s block,
+/// not every sample; so does everything derived from state that changes only there or at rest
+/// transitions (the state flags, the up direction the rest detector checks at rest). Per sample
+/// remain: the sample clock, the rest detector's quiet test and window means, the propagation,
+/// the specific force mapped into the reference frame, and the outputs. The measured cost and
+/// where it goes are in this target's README.md (Cost).
 public struct AttitudeEstimator: Sendable {
   public let settings: Settings
 
@@ -72,7 +77,8 @@ public struct AttitudeEstimator: Sendable {
 
   // MARK: Per-sample state
 
-  /// Body → reference attitude (normalised every update).
+  /// Body → reference attitude; renormalised whenever a block's correction is applied (the
+  /// propagation keeps its norm to O(θ⁶) in between).
   var q = Quaternion(w: 1, x: 0, y: 0, z: 0)
   /// Inclination filter memory (reference frame): the filtered specific force (m/s²) and its
   /// rate of change (m/s³).
@@ -82,30 +88,45 @@ public struct AttitudeEstimator: Sendable {
   var initialSum = Vector3(0, 0, 0)
   var initialCount: Int = 0
   var isInitialising = true
-  var hasStarted = false
-  /// The estimated up direction in body axes after the last sample.
-  var up = Vector3(0, 0, 1)
+  /// The estimated up direction in body axes (the third row of the attitude's rotation
+  /// matrix), for the rest detector's consistency checks; computed when needed.
+  var up: Vector3 {
+    Vector3(
+      2 * (q.x * q.z - q.w * q.y), 2 * (q.y * q.z + q.w * q.x), 1 - 2 * (q.x * q.x + q.y * q.y))
+  }
   /// The accelerometer's weight (acceleration rejection), fixed for a block.
   var weight = 1.0
-  /// Rotation integrated over the rest detector's quiet stretch (undone if it is a rest).
-  var windowRotation = Vector3(0, 0, 0)
-  /// Rotation integrated (leaky, over the rest window's time constant) while the attitude is
-  /// held at rest: applied when the rest ends.
-  var restRotation = Vector3(0, 0, 0)
-  /// T − T_ref when the current rest was declared, °C (0 without a temperature).
+  /// Bias measurements at rest not yet applied: their sum (rad/s) and count.
+  var restGyroSum = Vector3(0, 0, 0)
+  /// T − T_ref when the current rest was declared, °C (0 without a temperature): every
+  /// measurement of a rest is of the bias at this temperature.
   var restTemperatureOffset: Double = 0
-  var lastFlags: EstimateFlags = .initialising
-  var lastTimestampNanoseconds: Int64 = 0
+  var restGyroSamples: Int = 0
+  /// The flags that change only at block boundaries and events (rejection, recovery,
+  /// start-up, rest, bias limited), as raw bits.
+  var blockFlags: UInt16 = EstimateFlags.initialising.rawValue
+  /// The up direction (body axes) for the rest detector's checks during a rest; +z otherwise.
+  var restUp = Vector3(0, 0, 1)
 
   // MARK: Block state (every `blockSeconds`)
 
   var blockCorrectionX: Double = 0
   var blockCorrectionY: Double = 0
+  /// The rate at which the filter's output turns away from vertical after the last block's
+  /// correction, rad/s about the reference x and y axes: the correction that accrues within
+  /// the block, applied to the outputs sample by sample.
+  var correctionRateX: Double = 0
+  var correctionRateY: Double = 0
   var blockForce = Vector3(0, 0, 0)
-  var blockForceSamples: Int = 0
+  /// Clipped samples in the block (their specific force is not used), and their time.
+  var blockClippedSamples: Int = 0
+  var blockClippedSeconds: Double = 0
+  /// The block's samples whose specific force is summed.
+  var blockForceSamples: Int { blockSamples - blockClippedSamples }
   var blockSeconds: Double = 0
+  /// The time the block's unclipped samples stand for, seconds (the filter's step).
+  var blockFilterSeconds: Double { blockSeconds - blockClippedSeconds }
   var blockSamples: Int = 0
-  var blockTrusted = true
   /// Low-pass filtered first two rows of the rotation matrix and of R·b̂ (motion bias).
   var rowFilter = RowFilter()
   /// Sustained-acceleration detector (block rate): the horizontal specific force relative to
@@ -128,14 +149,14 @@ public struct AttitudeEstimator: Sendable {
   // MARK: Coefficients (recomputed when the period estimate moves by 0.5 %)
 
   var coefficientPeriod: Double = 0
-  var lowPass = LowPassCoefficients(b0: 1, b1: 0, b2: 0, a1: 0, a2: 0)
+  /// The coefficients are recomputed when the period estimate leaves this band (±0.5 %).
+  var coefficientPeriodLow: Double = 0
+  var coefficientPeriodHigh: Double = 0
   /// The second-order inclination filter's cutoff ω_c = √2/τ, rad/s, and its squares.
   var filterRate: Double = 0.47
   var filterRateSquared: Double = 0.22
   var filterDamping: Double = 0.67
-  var filterStepLimit: Double = 1
   var firstOrderRate: Double = 1
-  var restRotationRetention: Double = 1
   var gyroSampleVariance: Double = 0
   var initialLimit: Int = 1
   var blockLimit: Int = 1
@@ -154,6 +175,7 @@ public struct AttitudeEstimator: Sendable {
   let isSecondOrder: Bool
   let holdsAtRest: Bool
   let hasTemperatureModel: Bool
+  let restEstimationEnabled: Bool
 
   /// Housekeeping (bias prediction, motion-bias measurement, acceleration rejection) runs once
   /// per block of this length, seconds, not every sample.
@@ -177,11 +199,18 @@ public struct AttitudeEstimator: Sendable {
     isSecondOrder = settings.inclination.order == .second
     holdsAtRest = settings.holdsAttitudeAtRest
     hasTemperatureModel = biasEstimator.hasTemperatureModel
+    restEstimationEnabled = settings.bias.restEstimationEnabled
     setCoefficients(period: period)
   }
 
-  /// The current attitude (body → reference).
+  /// The current attitude (body → reference), as the last estimate gave it.
   public var attitude: Quaternion { q }
+
+  /// The inclination filter's output: the reference-frame specific force it currently
+  /// believes, m/s² (the running mean while initialising).
+  var filterOutput: Vector3 {
+    isInitialising ? initialSum * (1 / Double(max(initialCount, 1))) : s1
+  }
 
   /// Takes one sample and returns the estimate after it. Exactly one estimate per sample;
   /// a sample that cannot be used (non-increasing timestamp, NaN) returns the current attitude
@@ -196,141 +225,94 @@ public struct AttitudeEstimator: Sendable {
     if step.isRejected { return rejected(sample, flag: .timestampRejected) }
     if step.isFirst { return start(sample) }
 
-    var flags: EstimateFlags = []
-    if step.isGap { flags.insert(.gap) }
     let period = clock.periodSeconds
-    if abs(period - coefficientPeriod) > 0.005 * coefficientPeriod {
+    if !(period >= coefficientPeriodLow && period <= coefficientPeriodHigh) {
       setCoefficients(period: period)
     }
     let dt = step.intervalSeconds
+    let clipped = sample.isClipped
 
-    // Bias at this temperature (the learnt model; `GyroBiasEstimator`).
-    let temperatureOffset =
-      hasTemperatureModel
-      ? sample.temperatureCelsius - biasEstimator.referenceTemperatureCelsius : 0
-    let temperatureTerm =
-      temperatureOffset.isFinite
-      ? biasEstimator.temperatureCoefficient * temperatureOffset : Vector3(0, 0, 0)
-    let bias = biasEstimator.bias + temperatureTerm
+    // The bias at this temperature (the learnt model, `GyroBiasEstimator`).
+    var temperatureOffset = 0.0
+    var temperatureTerm = Vector3(0, 0, 0)
+    var bias = biasEstimator.bias
+    if hasTemperatureModel {
+      temperatureOffset = sample.temperatureCelsius - biasEstimator.referenceTemperatureCelsius
+      if temperatureOffset.isFinite {
+        temperatureTerm = biasEstimator.temperatureCoefficient * temperatureOffset
+        bias += temperatureTerm
+      }
+    }
     let omega = gyro - bias
 
     // Rest.
-    let transition = restDetector.update(
-      gyro: gyro, acceleration: accel, bias: bias, biasVariance: biasEstimator.variance,
-      gyroSampleVariance: gyroSampleVariance, up: up, usable: !sample.isClipped)
-    if transition != .none {
-      handle(
-        transition, flags: &flags, temperatureTerm: temperatureTerm,
-        temperatureOffset: temperatureOffset)
+    var flags = EstimateFlags(rawValue: step.isGap ? EstimateFlags.gap.rawValue : 0)
+    switch restDetector.step(gyro: gyro, acceleration: accel, up: restUp, usable: !clipped) {
+    case .none:
+      break
+    case .ended:
+      handle(.ended, flags: &flags, temperatureOffset: temperatureOffset)
+    case .dwellCompleted:
+      completeDwell(bias: bias, flags: &flags, temperatureOffset: temperatureOffset)
     }
     let atRest = holdsAtRest && restDetector.isAtRest
 
     // Propagation: q ← q ⊗ exp(ω dt), third-order series (relative angle error below θ⁴/1920,
-    // 4 × 10⁻⁹ at 1000 °/s and 100 Hz). None at rest: the heading is held.
+    // 4 × 10⁻⁹ at 1000 °/s and 100 Hz; the norm stays 1 to O(θ⁶)). None at rest: the heading
+    // is held.
     if atRest {
-      restRotation = restRotation * restRotationRetention + omega * dt
-      if settings.bias.restEstimationEnabled {
-        // Every sample of a rest measures the bias at the rest's temperature: the model holds
-        // the bias constant in time within a rest, so a temperature creeping during one must
-        // not turn the random walk of those seconds into a slope. Slopes come from rests at
-        // different temperatures.
-        let d = restTemperatureOffset
-        biasEstimator.observeAtRest(
-          meanRate: gyro - biasEstimator.temperatureCoefficient * d,
-          sampleVariance: gyroSampleVariance, temperatureOffsetCelsius: d)
+      // Every sample at rest measures the bias; they are applied as one batch per block (a
+      // Kalman update with n measurements of equal variance and no process noise between them
+      // is exactly one update with their mean at variance r/n). Each measures the bias at the
+      // rest's temperature: the model holds the bias constant in time within a rest, so a
+      // temperature creeping during one must not turn the random walk of those seconds into a
+      // slope; slopes come from rests at different temperatures.
+      if restEstimationEnabled {
+        let m =
+          hasTemperatureModel
+          ? gyro - biasEstimator.temperatureCoefficient * restTemperatureOffset : gyro
+        restGyroSum = Vector3(restGyroSum.x + m.x, restGyroSum.y + m.y, restGyroSum.z + m.z)
+        restGyroSamples &+= 1
       }
     } else {
       let r = omega * dt
-      let quiet = restDetector.quietSamples
-      if quiet == 1 {
-        windowRotation = r
-      } else if quiet > 1 {
-        windowRotation += r
-      }
-      let t2 = r.squaredLength
+      let t2 = r.x * r.x + r.y * r.y + r.z * r.z
       let c = 1 - t2 * (1.0 / 8) + t2 * t2 * (1.0 / 384)
       let h = 0.5 - t2 * (1.0 / 48)
       q = multiply(q, c, r.x * h, r.y * h, r.z * h)
     }
 
-    // Inclination: the specific force in the reference frame, low-pass filtered there, and the
-    // attitude turned (about a horizontal axis) so that the filtered vector points up.
-    let x = rotate(accel, by: q)
-    let w = sample.isClipped ? 0 : weight
-    if !sample.isClipped {
-      blockForce += x
-      blockForceSamples += 1
-    }
-    var y: Vector3
-    if isInitialising {
-      initialSum += x * w
-      initialCount += sample.isClipped ? 0 : 1
-      y = initialSum * (1 / Double(max(initialCount, 1)))
-    } else if isSecondOrder {
-      // State-space form, ω_c = √2/τ and damping 1/√2 (Butterworth): s1 is the filtered
-      // vector, s2 its rate of change. Rejection slows its clock.
-      let h = min(dt * w, filterStepLimit)
-      s2 = s2 + (x - s1) * (filterRateSquared * h) - s2 * (filterDamping * h)
-      s1 = s1 + s2 * h
-      y = s1
+    // Inclination: the specific force in the reference frame, summed over the block; the
+    // low-pass filter and the correction run once per block (`endBlock`).
+    if clipped {
+      blockClippedSamples &+= 1
+      blockClippedSeconds += dt
     } else {
-      s1 = s1 + (x - s1) * (firstOrderRate * min(dt * w, filterStepLimit))
-      y = s1
-    }
-    // The small rotation about a horizontal axis that takes y onto +z: δ ≈ (y_y, −y_x, 0)/|y|
-    // (|y| ≈ g; the snap repeats every sample, so a gain a few percent off is immaterial).
-    let dx = y.y * inverseGravity
-    let dy = -y.x * inverseGravity
-    if dx * dx + dy * dy < 1e-4 {
-      // q ← (1, δ/2) ⊗ q, memory ← memory + δ × memory.
-      let hx = 0.5 * dx
-      let hy = 0.5 * dy
-      let p = q
-      q = Quaternion(
-        w: p.w - hx * p.x - hy * p.y, x: p.x + hx * p.w + hy * p.z,
-        y: p.y - hx * p.z + hy * p.w, z: p.z + hx * p.y - hy * p.x)
-      if isInitialising {
-        initialSum = rotateSmall(initialSum, dx, dy)
-      } else {
-        s1 = rotateSmall(s1, dx, dy)
-        s2 = rotateSmall(s2, dx, dy)
-      }
-      blockCorrectionX += dx
-      blockCorrectionY += dy
-    } else {
-      largeCorrection(y)
-    }
-    // Normalise: one Newton step is exact to rounding for the tiny norm error of one update.
-    let n2 = q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z
-    if abs(n2 - 1) < 1e-6 {
-      let f = 1.5 - 0.5 * n2
-      q = Quaternion(w: q.w * f, x: q.x * f, y: q.y * f, z: q.z * f)
-    } else {
-      q = q.normalized
+      let x = rotate(accel, by: q)
+      blockForce = Vector3(blockForce.x + x.x, blockForce.y + x.y, blockForce.z + x.z)
     }
     blockSeconds += dt
-    blockSamples += 1
-    if isInitialising && initialCount >= initialLimit { finishInitialisation(at: y) }
-    if blockSamples >= blockLimit { blockUpdate(atRest: atRest) }
+    blockSamples &+= 1
+    if blockSamples >= blockLimit { endBlock(atRest: atRest) }
 
-    // Outputs.
+    // Outputs, from the attitude with the correction the filter implies since the block began
+    // (its rate of change held over the block: first-order hold).
+    let elapsed = blockSeconds
+    let o = corrected(q, correctionRateX * elapsed, correctionRateY * elapsed)
     let g = Vector3(
-      2 * (q.w * q.y - q.x * q.z), -2 * (q.y * q.z + q.w * q.x),
-      -1 + 2 * (q.x * q.x + q.y * q.y))
-    up = -g
-    if sample.isClipped { flags.insert(.clippedInput) }
-    if weight < 1 { flags.insert(.accelerationRejected) }
-    if isRecovering { flags.insert(.recovering) }
-    if isInitialising { flags.insert(.initialising) }
-    if restDetector.isAtRest { flags.insert(.atRest) }
-    if biasEstimator.isLimited { flags.insert(.biasLimited) }
-    lastFlags = flags
-    lastTimestampNanoseconds = sample.timestampNanoseconds
-    let b = atRest ? biasNow(temperatureOffset: temperatureOffset) : bias
+      2 * (o.w * o.y - o.x * o.z), -2 * (o.y * o.z + o.w * o.x),
+      -1 + 2 * (o.x * o.x + o.y * o.y))
+    var raw = flags.rawValue | blockFlags
+    if clipped { raw |= EstimateFlags.clippedInput.rawValue }
+    flags = EstimateFlags(rawValue: raw)
+    // The sample is read again here rather than kept from the start, so that nothing is held
+    // (spilled) across the whole update.
+    let f = sample.specificForceMetersPerSecondSquared
     return AttitudeEstimate(
-      timestampNanoseconds: sample.timestampNanoseconds, attitude: q, gravityInBody: g,
-      linearAccelerationMetersPerSecondSquared: accel + g * gravity,
-      angularRateRadiansPerSecond: gyro - b, gyroBiasRadiansPerSecond: b,
+      timestampNanoseconds: sample.timestampNanoseconds, attitude: o, gravityInBody: g,
+      linearAccelerationMetersPerSecondSquared: Vector3(
+        f.x + g.x * gravity, f.y + g.y * gravity, f.z + g.z * gravity),
+      angularRateRadiansPerSecond: omega, gyroBiasRadiansPerSecond: bias,
       gyroBiasVariance: biasEstimator.variance, flags: flags,
       missedSamples: step.missedSamples, integrationIntervalSeconds: dt,
       samplePeriodSeconds: period)
@@ -346,6 +328,177 @@ public struct AttitudeEstimator: Sendable {
     Quaternion(
       w: a.w * w - a.x * x - a.y * y - a.z * z, x: a.w * x + a.x * w + a.y * z - a.z * y,
       y: a.w * y - a.x * z + a.y * w + a.z * x, z: a.w * z + a.x * y - a.y * x + a.z * w)
+  }
+
+  /// `(c, δ/2) ⊗ a` with `δ = (dx, dy, 0)` and `c = 1 − |δ|²/8`: a turns by the small angle δ
+  /// about a horizontal axis of the reference frame; the result keeps a's norm to O(|δ|⁴).
+  @inline(__always)
+  func corrected(_ a: Quaternion, _ dx: Double, _ dy: Double) -> Quaternion {
+    let hx = 0.5 * dx
+    let hy = 0.5 * dy
+    let c = 1 - 0.5 * (hx * hx + hy * hy)
+    return Quaternion(
+      w: c * a.w - hx * a.x - hy * a.y, x: c * a.x + hx * a.w + hy * a.z,
+      y: c * a.y - hx * a.z + hy * a.w, z: c * a.z + hx * a.y - hy * a.x)
+  }
+
+  /// Applies the pending inclination correction δ = (dx, dy, 0) to the state: the attitude
+  /// turns by it, the filter memory with it; then the attitude is renormalised. Once per
+  /// block, and before anything else touches the attitude or the filter.
+  mutating func applyCorrection(_ dx: Double, _ dy: Double) {
+    q = corrected(q, dx, dy)
+    if isInitialising {
+      initialSum = rotateSmall(initialSum, dx, dy)
+    } else {
+      s1 = rotateSmall(s1, dx, dy)
+      s2 = rotateSmall(s2, dx, dy)
+    }
+    blockCorrectionX += dx
+    blockCorrectionY += dy
+    // Normalise: one Newton step is exact to rounding for the tiny norm error of one block.
+    let n2 = q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z
+    if abs(n2 - 1) < 1e-6 {
+      let f = 1.5 - 0.5 * n2
+      q = Quaternion(w: q.w * f, x: q.x * f, y: q.y * f, z: q.z * f)
+    } else {
+      q = q.normalized
+    }
+  }
+
+  /// The end of a block: the inclination filter takes the block's mean specific force, the
+  /// attitude is corrected toward its output, then the block's housekeeping runs.
+  @inline(never)
+  mutating func endBlock(atRest: Bool) {
+    applyRestMeasurements()
+    filterBlock()
+    if blockSamples >= blockLimit { blockUpdate(atRest: atRest) }
+    refreshBlockFlags()
+  }
+
+  /// Feeds the block so far to the inclination filter and applies the correction it implies.
+  ///
+  /// The filter runs once per block on the block's mean specific force (reference frame), held
+  /// over the block's duration: the exact discretisation of the continuous filter for an
+  /// input constant over the block, whose mean over 0.1 s differs from the samples only above
+  /// 5 Hz, where the filter (cutoff 0.075 Hz at τ = 3 s) passes nothing anyway. Each sample's
+  /// specific force was mapped with that sample's own attitude, so the timing of accelerometer
+  /// against gyro is kept to the sample.
+  mutating func filterBlock() {
+    let n = blockForceSamples
+    var rate = Vector3(0, 0, 0)
+    if n > 0 {
+      let mean = blockForce * (1 / Double(n))
+      let seconds = blockFilterSeconds * weight
+      if isInitialising {
+        initialSum += blockForce
+        initialCount &+= n
+      } else if isSecondOrder {
+        secondOrderStep(input: mean, seconds: seconds)
+        rate = s2
+      } else {
+        firstOrderStep(input: mean, seconds: seconds)
+        rate = (mean - s1) * (firstOrderRate * weight)
+      }
+    }
+    // The correction: the small rotation about a horizontal axis that takes the filter's
+    // output y onto +z, δ ≈ (y_y, −y_x, 0)/|y| (|y| ≈ g; a gain a few percent off is
+    // immaterial, the next block corrects the rest).
+    flushCorrection()
+    correctionRateX = rate.y * inverseGravity
+    correctionRateY = -rate.x * inverseGravity
+    if isInitialising && initialCount >= initialLimit { finishInitialisation(at: filterOutput) }
+  }
+
+  /// The second-order filter over `seconds`: e = s1 − x and s2 evolve as
+  /// `ė = s2, ṡ2 = −ω²e − 2ζω s2` (ω = √2/τ, ζ = 1/√2), whose transition matrix Φ = exp(A h)
+  /// is summed to the fourth power (error (ωh)⁵/120, 2 × 10⁻⁹ for a 0.1 s block at τ = 3 s);
+  /// a long step (a gap) is split so that ωh ≤ 0.5.
+  mutating func secondOrderStep(input x: Vector3, seconds: Double) {
+    guard seconds > 0 else { return }
+    let span = seconds * filterRate * 2
+    // One step for a normal block (ωh ≈ 0.05); a gap is split.
+    let steps = span <= 1 ? 1 : Int(span.rounded(.up))
+    let h = seconds / Double(steps)
+    // M = A h = [[0, h], [−ω²h, −2ζω h]]; Φ = I + M(I + M/2(I + M/3(I + M/4))), by
+    // p ← I + (M p)/k for k = 4, 3, 2, 1 (p row-major 2 × 2, starting from I).
+    let m10 = -filterRateSquared * h
+    let m11 = -filterDamping * h
+    var p0 = 1.0
+    var p1 = 0.0
+    var p2 = 0.0
+    var p3 = 1.0
+    for k in [0.25, 1.0 / 3, 0.5, 1.0] {
+      let a = h * p2
+      let b = h * p3
+      let c = m10 * p0 + m11 * p2
+      let d = m10 * p1 + m11 * p3
+      p0 = 1 + a * k
+      p1 = b * k
+      p2 = c * k
+      p3 = 1 + d * k
+    }
+    var e = s1 - x
+    var r = s2
+    for _ in 0..<steps {
+      let e1 = Vector3(p0 * e.x + p1 * r.x, p0 * e.y + p1 * r.y, p0 * e.z + p1 * r.z)
+      r = Vector3(p2 * e.x + p3 * r.x, p2 * e.y + p3 * r.y, p2 * e.z + p3 * r.z)
+      e = e1
+    }
+    s1 = x + e
+    s2 = r
+  }
+
+  /// The first-order filter over `seconds`: `s1 ← s1 + (x − s1)(1 − e^(−h/τ))`, the
+  /// exponential by its (2, 2) Padé approximant (relative error below 10⁻³ up to h = 2τ;
+  /// longer steps are split).
+  mutating func firstOrderStep(input x: Vector3, seconds: Double) {
+    guard seconds > 0 else { return }
+    let steps = max(1, Int((seconds * firstOrderRate * 0.5).rounded(.up)))
+    let u = seconds * firstOrderRate / Double(steps)
+    let keep = (1 - u / 2 + u * u / 12) / (1 + u / 2 + u * u / 12)
+    var e = s1 - x
+    for _ in 0..<steps { e = e * keep }
+    s1 = x + e
+  }
+
+  /// Applies the bias measurements collected at rest since the last block (one batch).
+  mutating func applyRestMeasurements() {
+    let n = restGyroSamples
+    guard n > 0 else { return }
+    biasEstimator.observeAtRest(
+      meanRate: restGyroSum * (1 / Double(n)), samples: n, sampleVariance: gyroSampleVariance,
+      temperatureOffsetCelsius: restTemperatureOffset)
+    restGyroSum = Vector3(0, 0, 0)
+    restGyroSamples = 0
+  }
+
+  /// Applies the correction the filter's output implies now.
+  mutating func flushCorrection() {
+    let y = filterOutput
+    let dx = y.y * inverseGravity
+    let dy = -y.x * inverseGravity
+    if dx * dx + dy * dy < 1e-4 {
+      applyCorrection(dx, dy)
+    } else {
+      largeCorrection(y)
+    }
+  }
+
+  /// Recomputes what changes only at block ends and events — the flags that report state (not
+  /// the sample) and the up direction the rest detector checks against — after that state
+  /// changed. Called at every block end, rest transition, start and coefficient change, so the
+  /// per-sample path only reads them.
+  mutating func refreshBlockFlags() {
+    var raw: UInt16 = 0
+    if weight < 1 { raw |= EstimateFlags.accelerationRejected.rawValue }
+    if isRecovering { raw |= EstimateFlags.recovering.rawValue }
+    if isInitialising { raw |= EstimateFlags.initialising.rawValue }
+    if restDetector.isAtRest { raw |= EstimateFlags.atRest.rawValue }
+    if biasEstimator.isLimited { raw |= EstimateFlags.biasLimited.rawValue }
+    blockFlags = raw
+    // At rest the attitude changes only at block ends and transitions, so its up direction is
+    // computed there; in motion the detector's consistency check is not made.
+    restUp = restDetector.isAtRest ? up : Vector3(0, 0, 1)
   }
 
   /// `q ⊗ v ⊗ q*`: body → reference.
@@ -365,21 +518,39 @@ public struct AttitudeEstimator: Sendable {
     Vector3(v.x + dy * v.z, v.y - dx * v.z, v.z + dx * v.y - dy * v.x)
   }
 
-  /// The bias at T_ref + `temperatureOffset` with the model as it stands now (a rest
-  /// measurement may just have moved both the bias and the coefficient).
-  func biasNow(temperatureOffset d: Double) -> Vector3 {
-    d.isFinite ? biasEstimator.bias + biasEstimator.temperatureCoefficient * d : biasEstimator.bias
-  }
-
+  /// The bias at `celsius` less the bias at the reference (zero without a model or a
+  /// temperature).
+  @inline(never)
   func temperatureTerm(_ celsius: Double) -> Vector3 {
     hasTemperatureModel ? biasEstimator.temperatureTerm(atCelsius: celsius) : Vector3(0, 0, 0)
   }
 
-  /// Rest began, ended, or was refused.
-  mutating func handle(
-    _ transition: RestDetector.Transition, flags: inout EstimateFlags, temperatureTerm: Vector3,
-    temperatureOffset: Double
+  /// The bias at T_ref + `temperatureOffset` with the model as it stands now (a rest
+  /// measurement may just have moved both the bias and the coefficient).
+  func biasNow(temperatureOffset d: Double) -> Vector3 {
+    d.isFinite && d != 0
+      ? biasEstimator.bias + biasEstimator.temperatureCoefficient * d : biasEstimator.bias
+  }
+
+  /// The rest detector saw a whole quiet dwell: it decides with the bias estimate.
+  @inline(never)
+  mutating func completeDwell(
+    bias: Vector3, flags: inout EstimateFlags, temperatureOffset: Double
   ) {
+    defer { refreshBlockFlags() }
+    let transition = restDetector.completeDwell(
+      bias: bias, biasVariance: biasEstimator.variance, up: up)
+    if transition != .none {
+      handle(transition, flags: &flags, temperatureOffset: temperatureOffset)
+    }
+  }
+
+  /// Rest began, ended, or was refused.
+  @inline(never)
+  mutating func handle(
+    _ transition: RestDetector.Transition, flags: inout EstimateFlags, temperatureOffset: Double
+  ) {
+    defer { refreshBlockFlags() }
     switch transition {
     case .none:
       break
@@ -388,31 +559,32 @@ public struct AttitudeEstimator: Sendable {
     case .ended:
       // The last moments' rotation, held back while the heading was held, was probably the
       // start of this motion: give it back.
+      filterBlock()
       resetBlock()
+      applyRestMeasurements()
       driftWeights = Vector3(0, 0, 0)
       segmentSeconds = 0
-      windowRotation = Vector3(0, 0, 0)
       if holdsAtRest {
-        let r = restRotation
+        // The rotation of the last moments: the window mean of the rate at the end of the rest
+        // (an exponential window of time constant τ_w) less the bias, over τ_w — the same
+        // weights as a leaky integral of the rate with that time constant.
+        let b = biasNow(temperatureOffset: temperatureOffset)
+        let r = (restDetector.gyroMeanAtEnd - b) * settings.rest.meanTimeConstantSeconds
         let t2 = r.squaredLength
         q = multiply(q, 1 - t2 / 8, r.x * 0.5, r.y * 0.5, r.z * 0.5).normalized
       }
-      restRotation = Vector3(0, 0, 0)
     case .started:
       let samples = restDetector.quietSamples
       if tiltAgrees(meanAcceleration: restDetector.stretchAccelerationSum / Double(samples)) {
-        reanchor(
-          samples: samples, temperatureTerm: temperatureTerm,
-          temperatureOffset: temperatureOffset)
-        restRotation = Vector3(0, 0, 0)
+        reanchor(samples: samples, temperatureOffset: temperatureOffset)
         flags.insert(.restStarted)
       } else {
         restDetector.cancelRest()
       }
-      windowRotation = Vector3(0, 0, 0)
     }
   }
 
+  @inline(never)
   mutating func largeCorrection(_ y: Vector3) {
     guard y.squaredLength > 0 else { return }
     let d = Quaternion(from: y, to: .unitZ)
@@ -429,35 +601,37 @@ public struct AttitudeEstimator: Sendable {
   mutating func finishInitialisation(at y: Vector3) {
     isInitialising = false
     let up = Vector3(0, 0, y.length)
-    (s1, s2) = steadyFilterStates(up)
+    restartFilter(at: up)
     slowMean = up
+    refreshBlockFlags()
   }
 
-  /// Filter memory that passes a constant `x` unchanged.
-  func steadyFilterStates(_ x: Vector3) -> (Vector3, Vector3) {
-    isSecondOrder ? (x, Vector3(0, 0, 0)) : (x, Vector3(0, 0, 0))
+  /// Restarts the filter memory at a constant `x` (it passes it unchanged), with no
+  /// correction accruing.
+  mutating func restartFilter(at x: Vector3) {
+    s1 = x
+    s2 = Vector3(0, 0, 0)
+    correctionRateX = 0
+    correctionRateY = 0
   }
 
   /// The first sample: tilt from the accelerometer, heading zero.
+  @inline(never)
   mutating func start(_ sample: InertialSample) -> AttitudeEstimate {
     let a = sample.specificForceMetersPerSecondSquared
     q = Quaternion(from: a, to: .unitZ)
-    hasStarted = true
     // The temperature model starts at this temperature (`GyroBiasEstimator.start(atCelsius:)`).
     if hasTemperatureModel { biasEstimator.start(atCelsius: sample.temperatureCelsius) }
     isInitialising = true
     initialSum = rotate(a, by: q)
     initialCount = 1
+    refreshBlockFlags()
     if initialLimit <= 1 { finishInitialisation(at: initialSum) }
     var flags: EstimateFlags = []
     if isInitialising { flags.insert(.initialising) }
     if sample.isClipped { flags.insert(.clippedInput) }
-    lastFlags = flags
-    lastTimestampNanoseconds = sample.timestampNanoseconds
     let g = q.gravityInBody
-    up = -g
-    let bias =
-      biasEstimator.bias + temperatureTerm(sample.temperatureCelsius)
+    let bias = biasEstimator.bias + temperatureTerm(sample.temperatureCelsius)
     return AttitudeEstimate(
       timestampNanoseconds: sample.timestampNanoseconds, attitude: q, gravityInBody: g,
       linearAccelerationMetersPerSecondSquared: a + g * gravity,
@@ -467,19 +641,22 @@ public struct AttitudeEstimator: Sendable {
   }
 
   /// A sample that cannot be used: the current state, flagged.
+  @inline(never)
   mutating func rejected(_ sample: InertialSample, flag: EstimateFlags) -> AttitudeEstimate {
-    let g = q.gravityInBody
-    let bias =
-      biasEstimator.bias + temperatureTerm(sample.temperatureCelsius)
+    let attitude = attitude
+    let g = attitude.gravityInBody
+    let bias = biasEstimator.bias + temperatureTerm(sample.temperatureCelsius)
     let accel = sample.specificForceMetersPerSecondSquared
     let gyro = sample.angularRateRadiansPerSecond
     return AttitudeEstimate(
-      timestampNanoseconds: sample.timestampNanoseconds, attitude: q, gravityInBody: g,
+      timestampNanoseconds: sample.timestampNanoseconds, attitude: attitude, gravityInBody: g,
       linearAccelerationMetersPerSecondSquared: accel.isFinite
         ? accel + g * gravity : Vector3(0, 0, 0),
       angularRateRadiansPerSecond: gyro.isFinite ? gyro - bias : Vector3(0, 0, 0),
       gyroBiasRadiansPerSecond: bias, gyroBiasVariance: biasEstimator.variance,
-      flags: lastFlags.intersection([.initialising, .atRest]).union(flag), missedSamples: 0,
+      flags: EstimateFlags(
+        rawValue: flag.rawValue | (isInitialising ? EstimateFlags.initialising.rawValue : 0)
+          | (restDetector.isAtRest ? EstimateFlags.atRest.rawValue : 0)), missedSamples: 0,
       integrationIntervalSeconds: 0, samplePeriodSeconds: clock.periodSeconds)
   }
 
@@ -499,9 +676,10 @@ public struct AttitudeEstimator: Sendable {
   }
 
   /// A rest has just been declared after `samples` quiet samples: re-anchor.
-  mutating func reanchor(samples: Int, temperatureTerm: Vector3, temperatureOffset: Double) {
-    var temperatureTerm = temperatureTerm
-    var temperatureOffset = temperatureOffset
+  mutating func reanchor(samples: Int, temperatureOffset: Double) {
+    let n = Double(samples)
+    // The bias at this temperature the motion was integrated with.
+    let biasBefore = biasNow(temperatureOffset: temperatureOffset)
     if hasTemperatureModel && temperatureOffset.isFinite && temperatureOffset != 0 {
       // The model's reference follows the rests: its bias is the bias at this rest's
       // temperature, the one the rest measures directly, and its variance the one every
@@ -509,26 +687,27 @@ public struct AttitudeEstimator: Sendable {
       // means. The slope still learns, through the bias–slope covariance the move creates.
       biasEstimator.moveReference(
         toCelsius: biasEstimator.referenceTemperatureCelsius + temperatureOffset)
-      temperatureTerm = Vector3(0, 0, 0)
-      temperatureOffset = 0
     }
-    restTemperatureOffset = temperatureOffset.isFinite ? temperatureOffset : 0
-    let n = Double(samples)
-    // The bias at this temperature, before and after the measurement: a change of the slope
-    // moves it as much as a change of the offset.
-    let biasBefore = biasEstimator.bias + temperatureTerm
+    restTemperatureOffset = 0
     if settings.bias.restEstimationEnabled {
       biasEstimator.observeAtRest(
-        meanRate: restDetector.stretchGyroSum / n - temperatureTerm, samples: samples,
-        sampleVariance: gyroSampleVariance, temperatureOffsetCelsius: temperatureOffset)
+        meanRate: restDetector.stretchGyroSum / n, samples: samples,
+        sampleVariance: gyroSampleVariance, temperatureOffsetCelsius: 0)
     }
-    let biasAfter = biasNow(temperatureOffset: temperatureOffset)
+    // The bias at this temperature, after the measurement: a change of the slope moves it as
+    // much as a change of the offset.
+    let biasAfter = biasEstimator.bias
     restDetector.setRestBias(
       biasAfter,
       variance: biasEstimator.variance + Vector3(1, 1, 1) * (gyroSampleVariance / n))
     if holdsAtRest {
       // The window was still: the rotation integrated over it was bias, so undo it; keep the
       // heading that leaves, and take the tilt from the window's mean acceleration.
+      // The rotation integrated over the quiet stretch: its mean rate less the bias it was
+      // integrated with, over its duration.
+      let biasUsed = biasBefore
+      let windowRotation =
+        (restDetector.stretchGyroSum * (1 / n) - biasUsed) * (n * clock.periodSeconds)
       let undone = q * Quaternion(rotationVector: -windowRotation)
       let twistNorm = (undone.w * undone.w + undone.z * undone.z).squareRoot()
       var twist =
@@ -545,9 +724,8 @@ public struct AttitudeEstimator: Sendable {
       let meanAcceleration = restDetector.stretchAccelerationSum / n
       q = (twist * Quaternion(from: meanAcceleration, to: .unitZ)).normalized
       let level = Vector3(0, 0, meanAcceleration.length)
-      (s1, s2) = steadyFilterStates(level)
+      restartFilter(at: level)
       slowMean = level
-      up = -q.gravityInBody
       hasMeasuredRest = settings.bias.restEstimationEnabled
       isInitialising = false
     }
@@ -557,16 +735,17 @@ public struct AttitudeEstimator: Sendable {
     sustainedX = (0, 0)
     sustainedY = (0, 0)
     resetBlock()
+    refreshBlockFlags()
   }
 
   mutating func resetBlock() {
     blockCorrectionX = 0
     blockCorrectionY = 0
     blockForce = Vector3(0, 0, 0)
-    blockForceSamples = 0
+    blockClippedSamples = 0
+    blockClippedSeconds = 0
     blockSeconds = 0
     blockSamples = 0
-    blockTrusted = true
   }
 
   /// Once per block: the inclination filter and correction, bias prediction, the motion-bias
@@ -574,10 +753,10 @@ public struct AttitudeEstimator: Sendable {
   mutating func blockUpdate(atRest: Bool) {
     let seconds = blockSeconds
     let count = blockForceSamples
-    let force = count > 0 ? blockForce / Double(count) : Vector3(0, 0, 0)
+    let force = count > 0 ? blockForce * (1 / Double(count)) : Vector3(0, 0, 0)
     let correctionX = blockCorrectionX
     let correctionY = blockCorrectionY
-    let trusted = blockTrusted && !isInitialising && !isRecovering && !atRest && count > 0
+    let trusted = !isInitialising && !isRecovering && !atRest && count > 0
     resetBlock()
     if !atRest { biasEstimator.predict(seconds: seconds) }
 
@@ -616,8 +795,9 @@ public struct AttitudeEstimator: Sendable {
     guard trusted, settings.bias.motionEstimationEnabled else { return }
     // The correction rate plus LP(R b̂) measures LP(R) b; innovation e = y − LP(R) b̂ (VQF's
     // motion bias estimation, with a diagonal covariance and sequential scalar updates).
-    let rate0 = -dx / seconds
-    let rate1 = -dy / seconds
+    let perSecond = -1 / seconds
+    let rate0 = dx * perSecond
+    let rate1 = dy * perSecond
     biasEstimator.observe(
       row: h0, innovation: rate0 + rb0 - h0.dot(biasEstimator.bias),
       noiseVariance: motionNoiseVariance, maximumGain: motionMaximumGain)
@@ -662,26 +842,27 @@ public struct AttitudeEstimator: Sendable {
     recentCorrectionX = 0
     recentCorrectionY = 0
     slowMean = undo.rotate(slowMean)
-    (s1, s2) = steadyFilterStates(Vector3(0, 0, slowMean.length))
-    up = -q.gravityInBody
+    restartFilter(at: Vector3(0, 0, slowMean.length))
   }
 
   /// Recomputes everything that depends on the sample period.
+  @inline(never)
   mutating func setCoefficients(period: Double) {
     guard period > 0 else { return }
+    applyRestMeasurements()
     coefficientPeriod = period
+    coefficientPeriodLow = period * (1 - 0.005)
+    coefficientPeriodHigh = period * (1 + 0.005)
     let inclination = settings.inclination
     let tau = inclination.timeConstantSeconds
-    lowPass = .firstOrder(timeConstantSeconds: tau, periodSeconds: period)
     filterRate = 2.0.squareRoot() / tau
     filterRateSquared = filterRate * filterRate
     filterDamping = 2.0.squareRoot() * filterRate
-    filterStepLimit = 0.5 / filterRate
     firstOrderRate = 1 / tau
     restDetector.setSamplePeriod(period)
-    restRotationRetention = 1 - period / settings.rest.meanTimeConstantSeconds
     let n = settings.noise.gyroNoiseDensity
     gyroSampleVariance = n * n / period
+    restDetector.setGyroSampleVariance(gyroSampleVariance)
     initialLimit = max(1, Int((inclination.initialisationSeconds / period).rounded()))
     blockLimit = max(1, Int((Self.blockSeconds / period).rounded()))
     let blockPeriod = Double(blockLimit) * period
@@ -701,6 +882,7 @@ public struct AttitudeEstimator: Sendable {
     slowMeanGain = blockPeriod / rejection.referenceTimeConstantSeconds
     recentRetention = 1 - blockPeriod / (2 * rejection.detectorTimeConstantSeconds)
     recoveryBlocks = max(1, Int((rejection.recoverySeconds / blockPeriod).rounded()))
+    refreshBlockFlags()
   }
 }
 

@@ -339,7 +339,7 @@ public struct GyroBiasEstimator: Hashable, Sendable {
     let s = max(hph + noiseVariance, hph / maximumGain)
     let limit = settings.motionInnovationLimitRadiansPerSecond
     let e = max(-limit, min(limit, innovation))
-    let k = ph / s
+    let k = ph * (1 / s)
     bias += k * e
     variance = variance - k.scaled(by: ph)
     if biasCoefficientCovariance != .zero { shrinkCovariance(k.scaled(by: h)) }

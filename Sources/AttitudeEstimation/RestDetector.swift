@@ -163,6 +163,8 @@ public struct RestDetector: Hashable, Sendable {
   public private(set) var excessVariance: Double = 0
 
   public let settings: Settings
+  /// `settings.isEnabled`, at hand.
+  let isEnabled: Bool
 
   /// Whether the body is at rest after the last sample.
   public private(set) var isAtRest: Bool = false
@@ -170,6 +172,11 @@ public struct RestDetector: Hashable, Sendable {
   public private(set) var quietSamples: Int = 0
   /// The window mean of the gyro, rad/s.
   public private(set) var gyroMean: Vector3 = .zero
+  /// The window mean of the gyro when the last rest ended, rad/s: the mean of the samples
+  /// before the one that ended it (an exponential window of `meanTimeConstantSeconds`, so
+  /// `(gyroMeanAtEnd − bias) · meanTimeConstantSeconds` is the rotation of the rest's last
+  /// moments, weighted as a leaky integral with that time constant would weigh it).
+  public private(set) var gyroMeanAtEnd: Vector3 = .zero
   /// The window mean of the accelerometer, m/s².
   public private(set) var accelerationMean: Vector3 = .zero
   /// Samples in the window (saturates at the time constant's sample count).
@@ -186,7 +193,9 @@ public struct RestDetector: Hashable, Sendable {
   /// against it (not against the estimate the rest is refining, which would follow a slow
   /// rotation).
   private var restBias: Vector3 = .zero
-  private var restBiasVariance: Vector3 = .zero
+  private var restBiasVarianceMaximum: Double = 0
+  /// Σ of squared successive differences of the gyro over the quiet stretch, per axis, and the
+  /// stretch's previous gyro sample.
   private var deviationSquares: Vector3 = .zero
   private var previousGyro: Vector3 = .zero
   private var sampleVariance: Double = 0
@@ -198,9 +207,13 @@ public struct RestDetector: Hashable, Sendable {
   private var floorSquared: Double
   private var windowLimit: Int = 1
   private var windowGain: Double = 1
+  /// The quiet-sample counts at one and two thirds of the dwell.
+  private var firstThirdSamples: Int = 0
+  private var twoThirdsSamples: Int = 0
 
   public init(settings: Settings = .default, samplePeriodSeconds: Double = 0.01) {
     self.settings = settings
+    isEnabled = settings.isEnabled
     let g = settings.gyroDeviationThresholdRadiansPerSecond
     let a = settings.accelerationDeviationThresholdMetersPerSecondSquared
     gyroThresholdSquared = g * g
@@ -218,6 +231,8 @@ public struct RestDetector: Hashable, Sendable {
     guard seconds > 0 else { return }
     dwellSamples = max(1, Int((settings.minimumDurationSeconds / seconds).rounded()))
     windowLimit = max(1, Int((settings.meanTimeConstantSeconds / seconds).rounded()))
+    firstThirdSamples = dwellSamples / 3
+    twoThirdsSamples = 2 * dwellSamples / 3
   }
 
   /// Takes one sample.
@@ -229,23 +244,44 @@ public struct RestDetector: Hashable, Sendable {
   ///   - gyroSampleVariance: the variance of one gyro sample's noise, (rad/s)².
   ///   - up: the estimated up direction in body axes (unit).
   ///   - usable: `false` for a sample that must not count as rest (clipped).
-  @inline(__always)
   public mutating func update(
     gyro: Vector3, acceleration: Vector3, bias: Vector3, biasVariance: Vector3,
     gyroSampleVariance: Double, up: Vector3, usable: Bool = true
   ) -> Transition {
-    guard settings.isEnabled else { return .none }
+    sampleVariance = gyroSampleVariance
+    switch step(gyro: gyro, acceleration: acceleration, up: up, usable: usable) {
+    case .none: return .none
+    case .ended: return .ended
+    case .dwellCompleted: return completeDwell(bias: bias, biasVariance: biasVariance, up: up)
+    }
+  }
+
+  /// What one sample did, on the per-sample path: a completed dwell still needs the bias to
+  /// decide (`completeDwell`), which is fetched only then.
+  enum Step {
+    case none
+    case ended
+    case dwellCompleted
+  }
+
+  /// The variance of one gyro sample's noise, (rad/s)²: `update` passes it with every sample;
+  /// callers of `step` set it when it changes.
+  mutating func setGyroSampleVariance(_ variance: Double) {
+    sampleVariance = variance
+  }
+
+  /// The per-sample part of `update`.
+  @inline(__always)
+  mutating func step(gyro: Vector3, acceleration: Vector3, up: Vector3, usable: Bool) -> Step {
+    guard isEnabled else { return .none }
     let dg = gyro - gyroMean
     let da = acceleration - accelerationMean
-    // Successive differences measure the noise without the trend a slow turn would add.
-    let step = gyro - previousGyro
-    previousGyro = gyro
-    sampleVariance = gyroSampleVariance
-    let quiet =
-      usable && dg.squaredLength < gyroThresholdSquared
-      && da.squaredLength < accelThresholdSquared
-    guard quiet else {
+    guard
+      usable && dg.x * dg.x + dg.y * dg.y + dg.z * dg.z < gyroThresholdSquared
+        && da.x * da.x + da.y * da.y + da.z * da.z < accelThresholdSquared
+    else {
       // Restart the window from this sample.
+      let meanBeforeRestart = gyroMean
       gyroMean = gyro
       accelerationMean = acceleration
       windowSamples = 1
@@ -253,41 +289,61 @@ public struct RestDetector: Hashable, Sendable {
       quietSamples = 0
       if isAtRest {
         isAtRest = false
+        gyroMeanAtEnd = meanBeforeRestart
         return .ended
       }
       return .none
     }
     if windowSamples < windowLimit {
-      windowSamples += 1
+      windowSamples &+= 1
       windowGain = 1 / Double(windowSamples)
     }
     let w = windowGain
-    gyroMean += dg * w
-    accelerationMean += da * w
+    gyroMean = Vector3(gyroMean.x + dg.x * w, gyroMean.y + dg.y * w, gyroMean.z + dg.z * w)
+    accelerationMean = Vector3(
+      accelerationMean.x + da.x * w, accelerationMean.y + da.y * w,
+      accelerationMean.z + da.z * w)
     if isAtRest {
       // During a rest the bias is being measured and its uncertainty is small: a window mean
       // drifting away from it is a slow rotation starting, and ends the rest.
-      if consistency(reference: restBias, variance: restBiasVariance, up: up).isConsistent {
-        quietSamples += 1
+      if isConsistentDuringRest(up: up) {
+        quietSamples &+= 1
         return .none
       }
       isAtRest = false
       quietSamples = 0
+      // The mean before this sample, which the caller integrates itself.
+      gyroMeanAtEnd = Vector3(gyroMean.x - dg.x * w, gyroMean.y - dg.y * w, gyroMean.z - dg.z * w)
       return .ended
     }
-    quietSamples += 1
+    quietSamples &+= 1
+    // Successive differences measure the noise without the trend a slow turn would add; they
+    // are needed only between consecutive quiet samples of a stretch (a sample that is not
+    // quiet restarts the stretch), so the previous gyro sample is kept only here.
+    let step = gyro - previousGyro
+    previousGyro = gyro
     if quietSamples == 1 {
       stretchGyroSum = gyro
       stretchAccelerationSum = acceleration
       deviationSquares = Vector3(0, 0, 0)
     } else {
-      stretchGyroSum += gyro
-      stretchAccelerationSum += acceleration
-      deviationSquares += step.scaled(by: step) * 0.5
+      stretchGyroSum = Vector3(
+        stretchGyroSum.x + gyro.x, stretchGyroSum.y + gyro.y, stretchGyroSum.z + gyro.z)
+      stretchAccelerationSum = Vector3(
+        stretchAccelerationSum.x + acceleration.x, stretchAccelerationSum.y + acceleration.y,
+        stretchAccelerationSum.z + acceleration.z)
+      deviationSquares = Vector3(
+        deviationSquares.x + step.x * step.x, deviationSquares.y + step.y * step.y,
+        deviationSquares.z + step.z * step.z)
     }
-    if quietSamples == dwellSamples / 3 { firstThirdGyroSum = stretchGyroSum }
-    if quietSamples == 2 * dwellSamples / 3 { twoThirdsGyroSum = stretchGyroSum }
-    guard quietSamples >= dwellSamples else { return .none }
+    if quietSamples == firstThirdSamples { firstThirdGyroSum = stretchGyroSum }
+    if quietSamples == twoThirdsSamples { twoThirdsGyroSum = stretchGyroSum }
+    return quietSamples >= dwellSamples ? .dwellCompleted : .none
+  }
+
+  /// A whole dwell was quiet: rest if it is stationary and consistent with the bias.
+  @inline(never)
+  mutating func completeDwell(bias: Vector3, biasVariance: Vector3, up: Vector3) -> Transition {
     guard isStationary() else {
       quietSamples = 0
       return .none
@@ -306,6 +362,18 @@ public struct RestDetector: Hashable, Sendable {
     }
     isAtRest = true
     return .started
+  }
+
+  /// During a rest: the window mean must stay consistent with the bias measured when the rest
+  /// began (see `consistency`; the variance is fixed for the rest).
+  @inline(__always)
+  private func isConsistentDuringRest(up: Vector3) -> Bool {
+    let d = gyroMean - restBias
+    let vertical = d.x * up.x + d.y * up.y + d.z * up.z
+    let horizontal = d.x * d.x + d.y * d.y + d.z * d.z - vertical * vertical
+    let allowance = consistencySquared * (restBiasVarianceMaximum + sampleVariance * windowGain)
+    return vertical * vertical <= allowance + floorSquared
+      && horizontal <= 4 * allowance + floorSquared
   }
 
   /// Is the window mean a plausible bias? Its variance: the bias uncertainty plus the mean's
@@ -338,7 +406,7 @@ public struct RestDetector: Hashable, Sendable {
     let m3 = (stretchGyroSum - twoThirdsGyroSum) / n3
     // The noise: measured from successive differences, but never below the configured figure
     // (a low-pass filtered gyro has smaller differences than its noise suggests).
-    let measured = deviationSquares / Double(max(quietSamples - 1, 1))
+    let measured = deviationSquares * (0.5 / Double(max(quietSamples - 1, 1)))
     let variance = Vector3(
       max(measured.x, sampleVariance), max(measured.y, sampleVariance),
       max(measured.z, sampleVariance))
@@ -357,7 +425,7 @@ public struct RestDetector: Hashable, Sendable {
   /// mean must stay consistent with it.
   public mutating func setRestBias(_ bias: Vector3, variance: Vector3) {
     restBias = bias
-    restBiasVariance = variance
+    restBiasVarianceMaximum = max(variance.x, variance.y, variance.z)
   }
 
   /// Withdraws a rest just declared (the caller found it implausible): the dwell starts again,

@@ -109,6 +109,9 @@ public struct SampleClock: Hashable, Sendable {
   private var averagingGain: Double
   private var windowHalfWidth: Double
   private var gapThreshold: Double
+  /// The longest interval the inlined path takes: below the gap threshold and the longest
+  /// interval integrated, nanoseconds.
+  private var fastLimit: Double
   /// Samples counted missing since the start.
   public private(set) var totalMissedSamples: Int
   /// Gaps seen since the start.
@@ -140,6 +143,8 @@ public struct SampleClock: Hashable, Sendable {
     maximumIntervalNanoseconds = Int64(settings.maximumIntegrationIntervalSeconds * 1e9)
     windowHalfWidth = settings.jitterTolerance * periodNanoseconds
     gapThreshold = periodNanoseconds > 0 ? settings.gapFactor * periodNanoseconds : .infinity
+    fastLimit = 0
+    updateFastLimit()
   }
 
   /// The current period estimate, seconds (0 until known).
@@ -150,12 +155,34 @@ public struct SampleClock: Hashable, Sendable {
   @inline(__always)
   public mutating func advance(toNanoseconds timestamp: Int64) -> Step {
     let interval = timestamp &- lastTimestamp
+    let iv = Double(interval)
+    let period = periodNanoseconds
+    // The common case, inlined: an interval inside the jitter window that is no gap and is
+    // integrated whole. Everything else takes `unusualAdvance`.
+    if abs(iv - period) <= windowHalfWidth && iv <= fastLimit && hasStarted {
+      lastTimestamp = timestamp
+      // Averaged in: a running mean, then an exponential window.
+      periodNanoseconds = period + (iv - period) * averagingGain
+      if averagedCount < settings.averagingSamples { countAccepted() }
+      // The estimate holds: any out-of-window intervals before were isolated (see below).
+      streakCount = 0
+      return Step(
+        intervalSeconds: iv * 1e-9, missedSamples: 0, isGap: false, isRejected: false,
+        isFirst: false)
+    }
+    return unusualAdvance(timestamp)
+  }
+
+  /// Any interval outside the jitter window: the first sample, a non-increasing timestamp,
+  /// a gap, a doubled edge, a changed rate.
+  @inline(never)
+  private mutating func unusualAdvance(_ timestamp: Int64) -> Step {
+    let interval = timestamp &- lastTimestamp
     if interval <= 0 || !hasStarted { return unusual(timestamp) }
     lastTimestamp = timestamp
     let iv = Double(interval)
     let period = periodNanoseconds
     if abs(iv - period) <= windowHalfWidth {
-      // Inside the jitter window: average it in (a running mean, then an exponential window).
       periodNanoseconds = period + (iv - period) * averagingGain
       if averagedCount < settings.averagingSamples { countAccepted() }
       // The estimate holds: out-of-window intervals before this one were isolated events
@@ -191,6 +218,7 @@ public struct SampleClock: Hashable, Sendable {
       intervalSeconds: 0, missedSamples: 0, isGap: false, isRejected: true, isFirst: false)
   }
 
+  @inline(never)
   private mutating func countAccepted() {
     averagedCount += 1
     averagingGain = 1 / Double(averagedCount + 1)
@@ -203,6 +231,11 @@ public struct SampleClock: Hashable, Sendable {
   private mutating func updateWindow() {
     windowHalfWidth = settings.jitterTolerance * periodNanoseconds
     gapThreshold = settings.gapFactor * periodNanoseconds
+    updateFastLimit()
+  }
+
+  private mutating func updateFastLimit() {
+    fastLimit = min(gapThreshold, Double(maximumIntervalNanoseconds))
   }
 
   /// An interval outside the window: the first one when the period is unknown, a gap, a doubled

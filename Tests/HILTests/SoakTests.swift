@@ -35,6 +35,9 @@ import Testing
     #expect(memory.count == 3)
     #expect(a.silentLosses == 0, "silent losses at \(a.silentLossTimes)")
     let verdict = SoakVerdict(result: result, memory: memory, requestedSeconds: seconds)
-    #expect(verdict.failures.isEmpty, "\(verdict.failures)")
+    // Every check but memory: this test shares its process with the rest of the suite running
+    // in parallel, so VmRSS here is everyone's. `make soak` runs alone and checks memory too.
+    let failures = verdict.failures.filter { !$0.hasPrefix("VmRSS") }
+    #expect(failures.isEmpty, "\(failures)")
   }
 }
