@@ -19,27 +19,33 @@ public enum COBS {
   public static func encode(
     _ payload: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
   ) -> Int? {
-    guard output.count >= 1 else { return nil }
+    guard let target = output.baseAddress else { return nil }
+    let capacity = output.count
+    let count = payload.count
     var codeIndex = 0
     var out = 1
     var code: UInt8 = 1
-    for (index, byte) in payload.enumerated() {
+    var index = 0
+    // Raw loads and stores: this runs for every byte of every binary frame.
+    while index < count {
+      let byte = payload.load(fromByteOffset: index, as: UInt8.self)
+      index += 1
       if byte != 0 {
-        guard out < output.count else { return nil }
-        output[out] = byte
+        guard out < capacity else { return nil }
+        target.storeBytes(of: byte, toByteOffset: out, as: UInt8.self)
         out += 1
-        code += 1
+        code &+= 1
+        // A full block (254 bytes) ends here unless the payload does.
+        if code != 0xFF || index == count { continue }
       }
-      // A zero ends a block; so does a full one (254 bytes), unless the payload ends there.
-      if byte == 0 || (code == 0xFF && index + 1 < payload.count) {
-        output[codeIndex] = code
-        guard out < output.count else { return nil }
-        codeIndex = out
-        out += 1
-        code = 1
-      }
+      // A zero ends a block; so does a full one.
+      target.storeBytes(of: code, toByteOffset: codeIndex, as: UInt8.self)
+      guard out < capacity else { return nil }
+      codeIndex = out
+      out += 1
+      code = 1
     }
-    output[codeIndex] = code
+    target.storeBytes(of: code, toByteOffset: codeIndex, as: UInt8.self)
     return out
   }
 

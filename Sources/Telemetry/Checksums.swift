@@ -16,14 +16,23 @@ public struct CRC16CCITTFalse: Hashable, Sendable {
 
   /// Feeds one byte, most significant bit first.
   public mutating func update(_ byte: UInt8) {
-    var crc = value ^ (UInt16(byte) << 8)
-    for _ in 0..<8 {
-      crc = crc & 0x8000 != 0 ? (crc << 1) ^ 0x1021 : crc << 1
+    value = crc16CCITTTable.withUnsafeBufferPointer { Self.step(value, byte, $0) }
+  }
+  public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    var crc = value
+    crc16CCITTTable.withUnsafeBufferPointer { table in
+      for byte in bytes { crc = Self.step(crc, byte, table) }
     }
     value = crc
   }
-  public mutating func update(_ bytes: UnsafeRawBufferPointer) {
-    for byte in bytes { update(byte) }
+
+  /// One byte through the table: a byte at a time instead of a bit at a time (eight times
+  /// fewer steps; the binary encoder spends most of its time here otherwise).
+  @inline(__always)
+  private static func step(_ crc: UInt16, _ byte: UInt8, _ table: UnsafeBufferPointer<UInt16>)
+    -> UInt16
+  {
+    (crc << 8) ^ table[Int(UInt8(truncatingIfNeeded: crc >> 8) ^ byte)]
   }
 
   /// The CRC of `bytes`.
@@ -32,6 +41,16 @@ public struct CRC16CCITTFalse: Hashable, Sendable {
     crc.update(bytes)
     return crc.value
   }
+}
+
+/// CRC-16/CCITT-FALSE of every byte value: entry b is the CRC register after shifting b
+/// through it bit by bit (polynomial 0x1021), so one lookup replaces eight shifts.
+private let crc16CCITTTable: [UInt16] = (0..<256).map { byte in
+  var crc = UInt16(byte) << 8
+  for _ in 0..<8 {
+    crc = crc & 0x8000 != 0 ? (crc << 1) ^ 0x1021 : crc << 1
+  }
+  return crc
 }
 
 /// MAVLink's checksum: CRC-16/MCRF4XX, which the MAVLink documentation and pymavlink call X.25
