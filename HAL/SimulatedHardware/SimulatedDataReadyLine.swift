@@ -64,15 +64,20 @@ public final class SimulatedDataReadyLine: DataReadyLine {
   public let clock: ManualClock
   /// Where the edges come from.
   public let source: any EdgeSource
+  // The stored state below is `@exclusivity(unchecked)`: the line belongs to one thread, and
+  // no in-place mutation of it spans a call out of the line (the source is asked between
+  // accesses, never during one), so the runtime's dynamic exclusivity checks — several per
+  // edge, a large part of a replay's cost — can never fire.
+
   /// The faults applied to each edge as the source raises it. Replace it at any time; edges
   /// already raised keep their fate.
-  public var faultPlan: EdgeFaultPlan
+  @exclusivity(unchecked) public var faultPlan: EdgeFaultPlan
   /// The most edges the queue holds (at least 1).
   public let queueCapacity: Int
 
   /// The time of the last edge taken from the source (or the clock's reading when the line was
   /// made): the next edge asked for is strictly after it.
-  public private(set) var lastSourceEdge: Timestamp
+  @exclusivity(unchecked) public private(set) var lastSourceEdge: Timestamp
 
   private struct PendingEdge {
     /// The timestamp `waitForEdge` returns.
@@ -82,11 +87,12 @@ public final class SimulatedDataReadyLine: DataReadyLine {
   }
 
   /// Edges that have reached the queue: what a `read()` of the line would return now.
-  private var queue: RingBuffer<Timestamp>
+  @exclusivity(unchecked) private var queue: RingBuffer<Timestamp>
   /// Edges raised but not yet in the queue (late ones), in delivery order.
-  private var inFlight = RingBuffer<PendingEdge>(capacity: 64, growable: true)
-  private var lastDelivery: Timestamp?
-  private var counters = EdgeStatistics()
+  @exclusivity(unchecked) private var inFlight = RingBuffer<PendingEdge>(
+    capacity: 64, growable: true)
+  @exclusivity(unchecked) private var lastDelivery: Timestamp?
+  @exclusivity(unchecked) private var counters = EdgeStatistics()
 
   /// A line delivering `source`'s edges on `clock` through `faultPlan`, queueing up to
   /// `queueCapacity` edges (values below 1 count as 1).

@@ -68,14 +68,19 @@ public final class SimulatedI2CBus: I2CBus {
   public let clock: ManualClock
   /// The name carried by thrown errors (`I2CError.bus`).
   public let name: String
-  /// The faults to inject. Replace it at any time; the bus's own counters keep running.
-  public var faultPlan: I2CFaultPlan
-  /// How long transfers take on the clock.
-  public var wireTiming: I2CWireTiming
-  /// What the bus has done since it was made.
-  public private(set) var statistics = I2CBusStatistics()
+  // The stored state below is `@exclusivity(unchecked)`: the bus belongs to one thread, and no
+  // in-place mutation of it spans a call out (a device is called between accesses, never
+  // during one), so the runtime's dynamic exclusivity checks on every transfer can never fire.
 
-  private var devices: [(any SimulatedI2CDevice)?] = Array(repeating: nil, count: 128)
+  /// The faults to inject. Replace it at any time; the bus's own counters keep running.
+  @exclusivity(unchecked) public var faultPlan: I2CFaultPlan
+  /// How long transfers take on the clock.
+  @exclusivity(unchecked) public var wireTiming: I2CWireTiming
+  /// What the bus has done since it was made.
+  @exclusivity(unchecked) public private(set) var statistics = I2CBusStatistics()
+
+  @exclusivity(unchecked) private var devices: [(any SimulatedI2CDevice)?] = Array(
+    repeating: nil, count: 128)
 
   public init(
     clock: ManualClock, faultPlan: I2CFaultPlan = .none,

@@ -9,8 +9,10 @@
 /// `Sendable`: it belongs to the loop's thread.
 public final class TransmitQueue {
   private let storage: UnsafeMutableRawBufferPointer
-  private var start = 0
-  public private(set) var count = 0
+  // `@exclusivity(unchecked)`: plain integer loads and stores on the loop's thread; `drain`
+  // calls out to the port only between them. The dynamic check would cost more than the copy.
+  @exclusivity(unchecked) private var start = 0
+  @exclusivity(unchecked) public private(set) var count = 0
 
   /// A queue of `capacity` bytes (4096 by default: 65 binary frames, about 0.36 s at 115200).
   public init(capacity: Int = 4096) {

@@ -99,30 +99,35 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
   public let unreproducibleEdges: Int
   /// The distinct edge times in the recording.
   public let recordedEdgeCount: Int
+  // The mutable state below is `@exclusivity(unchecked)`: the chip belongs to one thread, and no
+  // in-place mutation of it spans a call out of the chip (the record iterators and the clock
+  // are called between accesses), so the runtime's dynamic exclusivity checks — a dozen per
+  // sample in a replay — can never fire.
+
   /// What the replay has done.
-  public private(set) var statistics = Statistics()
+  @exclusivity(unchecked) public private(set) var statistics = Statistics()
   /// Transfers the driver has made (the next transfer's index).
-  public private(set) var transfersSeen: UInt64 = 0
+  @exclusivity(unchecked) public private(set) var transfersSeen: UInt64 = 0
 
   // Edges.
-  private var edgeRecords: PlumbRawRecordIterator
-  private var lastDistinctEdge: Timestamp?
-  private var upcomingEdge: Timestamp?
-  private var passedThrough = Timestamp(nanoseconds: .min)
+  @exclusivity(unchecked) private var edgeRecords: PlumbRawRecordIterator
+  @exclusivity(unchecked) private var lastDistinctEdge: Timestamp?
+  @exclusivity(unchecked) private var upcomingEdge: Timestamp?
+  @exclusivity(unchecked) private var passedThrough = Timestamp(nanoseconds: .min)
   // Bursts: recorded samples (interrupt, poll) and burst records, in order.
-  private var burstRecords: PlumbRawRecordIterator
-  private var upcomingBurst: PlumbRawRecord?
-  private var failingAttemptsLeft = 0
-  private var failingError: I2CError?
-  private var lastBurst = PlumbRawBurstBytes()
+  @exclusivity(unchecked) private var burstRecords: PlumbRawRecordIterator
+  @exclusivity(unchecked) private var upcomingBurst: PlumbRawRecord?
+  @exclusivity(unchecked) private var failingAttemptsLeft = 0
+  @exclusivity(unchecked) private var failingError: I2CError?
+  @exclusivity(unchecked) private var lastBurst = PlumbRawBurstBytes()
   // The transcript: transfers and failures by index.
-  private var transcriptRecords: PlumbRawRecordIterator
-  private var upcomingTranscript: PlumbRawRecord?
+  @exclusivity(unchecked) private var transcriptRecords: PlumbRawRecordIterator
+  @exclusivity(unchecked) private var upcomingTranscript: PlumbRawRecord?
   // The fallback timer's recorded wake-ups.
-  private var wakeRecords: PlumbRawRecordIterator
+  @exclusivity(unchecked) private var wakeRecords: PlumbRawRecordIterator
   // The emulated register file.
-  private var registers = [UInt8](repeating: 0, count: 128)
-  private var selfTestBurstIndex = (gyro: 0, accelerometer: 0)
+  @exclusivity(unchecked) private var registers = [UInt8](repeating: 0, count: 128)
+  @exclusivity(unchecked) private var selfTestBurstIndex = (gyro: 0, accelerometer: 0)
 
   /// A chip playing `recording` on `clock`. The clock should read `recordingBeganAt` (or
   /// anything before the first recorded transfer) when the driver starts.

@@ -100,6 +100,9 @@ final class ReplayClock: MonotonicClock {
 /// replay board, the real driver and loop, the recorded settings), its frames into `sink`.
 struct ReplayOutcome {
   var samples: UInt64
+  /// Loop iterations and frames queued.
+  var ticks: UInt64
+  var frames: UInt64
   var divergences: UInt64
   var firstDivergence: String?
   /// CPU ns spent reading the recording (header, every record's CRC) and building the board.
@@ -131,7 +134,8 @@ func replay(_ bytes: [UInt8], into sink: MemorySink) throws -> ReplayOutcome {
   let end = Clock.threadCPU()
   let statistics = board.chip.statistics
   return ReplayOutcome(
-    samples: loop.status.samples, divergences: statistics.divergences,
+    samples: loop.status.samples, ticks: loop.status.ticks, frames: loop.status.framesQueued,
+    divergences: statistics.divergences,
     firstDivergence: statistics.firstDivergence, loadNanoseconds: loaded - begin,
     runNanoseconds: end - loaded)
 }

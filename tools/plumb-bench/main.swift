@@ -194,6 +194,7 @@ let profileCommand = CommandGroup.Subcommand(
     throw BenchError("the replay's output differs from the live run's")
   }
   say("profile_replay_samples \(outcome.samples) samples")
+  log("plumb-bench: \(outcome.ticks) loop iterations, \(outcome.frames) frames")
 }
 
 let allCommand = CommandGroup.Subcommand(
