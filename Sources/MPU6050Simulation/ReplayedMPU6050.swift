@@ -99,6 +99,8 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
   public let unreproducibleEdges: Int
   /// The distinct edge times in the recording.
   public let recordedEdgeCount: Int
+  /// The latest time of a sample or unavailable record (`nil` when there is none).
+  public let lastSampleRecordTime: Timestamp?
   // The mutable state below is `@exclusivity(unchecked)`: the chip belongs to one thread, and no
   // in-place mutation of it spans a call out of the chip (the record iterators and the clock
   // are called between accesses), so the runtime's dynamic exclusivity checks — a dozen per
@@ -109,20 +111,24 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
   /// Transfers the driver has made (the next transfer's index).
   @exclusivity(unchecked) public private(set) var transfersSeen: UInt64 = 0
 
-  // Edges.
-  @exclusivity(unchecked) private var edgeRecords: PlumbRawRecordIterator
+  // Edges. The hot records (samples, bursts) are read through cursors, which decode them into
+  // plain values: a `PlumbRawRecord` per sample cost a fifth of a replay in copies.
+  @exclusivity(unchecked) private var edgeRecords: PlumbRawRecordCursor
   @exclusivity(unchecked) private var lastDistinctEdge: Timestamp?
   @exclusivity(unchecked) private var upcomingEdge: Timestamp?
   @exclusivity(unchecked) private var passedThrough = Timestamp(nanoseconds: .min)
   // Bursts: recorded samples (interrupt, poll) and burst records, in order.
-  @exclusivity(unchecked) private var burstRecords: PlumbRawRecordIterator
-  @exclusivity(unchecked) private var upcomingBurst: PlumbRawRecord?
+  @exclusivity(unchecked) private var burstRecords: PlumbRawRecordCursor
+  @exclusivity(unchecked) private var upcomingBurst: UpcomingBurst?
   @exclusivity(unchecked) private var failingAttemptsLeft = 0
   @exclusivity(unchecked) private var failingError: I2CError?
   @exclusivity(unchecked) private var lastBurst = PlumbRawBurstBytes()
   // The transcript: transfers and failures by index.
   @exclusivity(unchecked) private var transcriptRecords: PlumbRawRecordIterator
   @exclusivity(unchecked) private var upcomingTranscript: PlumbRawRecord?
+  /// `upcomingTranscript`'s transfer index (`UInt64.max` when none), so the transfers the
+  /// transcript does not cover (data bursts) are told apart without copying the record.
+  @exclusivity(unchecked) private var upcomingTranscriptIndex = UInt64.max
   // The fallback timer's recorded wake-ups.
   @exclusivity(unchecked) private var wakeRecords: PlumbRawRecordIterator
   // The emulated register file.
@@ -135,17 +141,18 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
     self.clock = clock
     self.recording = recording
     replaysTranscript = recording.header.hasBusTranscript
-    edgeRecords = recording.records([.sample, .unavailable]).makeIterator()
-    burstRecords = recording.records(
-      recording.header.hasBusTranscript ? [.sample, .burst] : [.sample, .unavailable]
-    ).makeIterator()
+    edgeRecords = PlumbRawRecordCursor(recording, kinds: [.sample, .unavailable])
+    burstRecords = PlumbRawRecordCursor(
+      recording,
+      kinds: recording.header.hasBusTranscript ? [.sample, .burst] : [.sample, .unavailable])
     transcriptRecords = recording.records([.transfer, .transferFailure]).makeIterator()
     wakeRecords = recording.records(.timerWake).makeIterator()
-    (edgeFaultPlan, unreproducibleEdges, recordedEdgeCount) = Self.duplicates(in: recording)
+    (edgeFaultPlan, unreproducibleEdges, recordedEdgeCount, lastSampleRecordTime) =
+      Self.duplicates(in: recording)
     resetRegisters()
     advanceEdge()
     advanceBurst()
-    upcomingTranscript = replaysTranscript ? transcriptRecords.next() : nil
+    if replaysTranscript { consumeTranscript() }
   }
 
   // MARK: - EdgeSource
@@ -153,7 +160,7 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
   public func nextRisingEdge(after instant: Timestamp) -> Timestamp? {
     if instant < passedThrough {
       // Asked about the past (a new line): start over.
-      edgeRecords = recording.records([.sample, .unavailable]).makeIterator()
+      edgeRecords = PlumbRawRecordCursor(recording, kinds: [.sample, .unavailable])
       lastDistinctEdge = nil
       passedThrough = Timestamp(nanoseconds: .min)
       advanceEdge()
@@ -169,13 +176,8 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
 
   /// Moves `upcomingEdge` to the next distinct edge time.
   private func advanceEdge() {
-    while let record = edgeRecords.next() {
-      let time: Timestamp
-      switch record {
-      case .sample(let sample) where sample.source == .interrupt: time = sample.timestamp
-      case .unavailable(let tick) where tick.source == .interrupt: time = tick.timestamp
-      default: continue
-      }
+    while edgeRecords.advance() != nil {
+      guard let time = Self.edgeTime(edgeRecords) else { continue }
       if let last = lastDistinctEdge, time <= last { continue }
       lastDistinctEdge = time
       upcomingEdge = time
@@ -184,25 +186,39 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
     upcomingEdge = nil
   }
 
-  /// One pass over the recording: the distinct edges that were delivered twice, as line faults.
-  private static func duplicates(in recording: PlumbRawReader) -> (EdgeFaultPlan, Int, Int) {
+  /// The edge time of the cursor's sample or unavailable record: its time when it was taken
+  /// at an edge, `nil` otherwise.
+  private static func edgeTime(_ cursor: PlumbRawRecordCursor) -> Timestamp? {
+    if let sample = cursor.sample {
+      return sample.source == .interrupt ? sample.timestamp : nil
+    }
+    if case .unavailable(let tick)? = cursor.record, tick.source == .interrupt {
+      return tick.timestamp
+    }
+    return nil
+  }
+
+  /// One pass over the recording: the distinct edges that were delivered twice, as line faults,
+  /// and the latest sample or unavailable record's time.
+  private static func duplicates(in recording: PlumbRawReader) -> (
+    EdgeFaultPlan, Int, Int, Timestamp?
+  ) {
     var rules: [EdgeFault] = []
     var distinct = 0
     var unreproducible = 0
     var last: Timestamp?
+    var latest: Timestamp?
     var copies = 0
     var run: Range<UInt64>?
     func close() {
       if let range = run { rules.append(.duplicated(.events(range))) }
       run = nil
     }
-    for record in recording.records([.sample, .unavailable]) {
-      let time: Timestamp
-      switch record {
-      case .sample(let sample) where sample.source == .interrupt: time = sample.timestamp
-      case .unavailable(let tick) where tick.source == .interrupt: time = tick.timestamp
-      default: continue
-      }
+    var cursor = PlumbRawRecordCursor(recording, kinds: [.sample, .unavailable])
+    while cursor.advance() != nil {
+      let recordTime = cursor.sample?.timestamp ?? cursor.record?.timestamp
+      if let recordTime { latest = max(latest ?? recordTime, recordTime) }
+      guard let time = edgeTime(cursor) else { continue }
       if let previous = last, time == previous {
         copies += 1
         if copies == 2 {
@@ -227,7 +243,7 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
       distinct += 1
     }
     close()
-    return (EdgeFaultPlan(faults: rules), unreproducible, distinct)
+    return (EdgeFaultPlan(faults: rules), unreproducible, distinct, latest)
   }
 
   // MARK: - The fallback timer
@@ -346,11 +362,13 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
   /// `consumeTranscript` when it answers the transfer); stale entries, which no transfer of the
   /// replay claimed, are dropped as a divergence.
   private func transcriptEntry(at index: UInt64) -> PlumbRawRecord? {
+    // Most transfers (the data bursts) have no entry: answer those from the index alone.
+    if upcomingTranscriptIndex > index { return nil }
     while let entry = upcomingTranscript {
-      let entryIndex = Self.index(of: entry)
+      let entryIndex = upcomingTranscriptIndex
       if entryIndex < index {
         diverge("the recording's transfer \(entryIndex) (\(describe(entry))) was never asked for")
-        upcomingTranscript = transcriptRecords.next()
+        consumeTranscript()
         continue
       }
       return entryIndex == index ? entry : nil
@@ -360,6 +378,7 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
 
   private func consumeTranscript() {
     upcomingTranscript = transcriptRecords.next()
+    upcomingTranscriptIndex = upcomingTranscript.map(Self.index(of:)) ?? .max
   }
 
   private static func index(of entry: PlumbRawRecord) -> UInt64 {
@@ -401,14 +420,14 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
     }
     let bytes: PlumbRawBurstBytes
     switch upcomingBurst {
-    case .sample(let sample):
+    case .sample(let sample)?:
       bytes = sample.bytes
       clock.advance(
         to: sample.timestamp.advanced(byNanoseconds: max(0, sample.completionDelayNanoseconds)))
-    case .burst(let burst):
+    case .burst(let burst)?:
       bytes = burst.bytes
       clock.advance(to: burst.completedAt)
-    default:
+    case nil:
       diverge("the driver read a data burst after the last recorded one")
       bytes = lastBurst
     }
@@ -425,16 +444,20 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
   /// Moves `upcomingBurst` to the next recorded burst (samples-only recordings: a tick recorded
   /// as a bus error arms `failingAttemptsLeft` instead).
   private func advanceBurst() {
-    while let record = burstRecords.next() {
-      switch record {
-      case .sample(let sample) where sample.source != .fifo:
-        upcomingBurst = record
+    while let kind = burstRecords.advance() {
+      switch kind {
+      case .sample:
+        guard let sample = burstRecords.sample, sample.source != .fifo else { continue }
+        upcomingBurst = .sample(sample)
         return
       case .burst:
-        upcomingBurst = record
+        guard let burst = burstRecords.burst else { continue }
+        upcomingBurst = .burst(burst)
         return
-      case .unavailable(let tick):
-        guard case .busError(let error) = tick.reason, tick.source != .fifo else { continue }
+      case .unavailable:
+        guard case .unavailable(let tick)? = burstRecords.record,
+          case .busError(let error) = tick.reason, tick.source != .fifo
+        else { continue }
         failingAttemptsLeft = max(1, header.policy.attemptsPerTransfer)
         failingError = I2CError(
           error.kind, operation: .readRegisters, errno: error.errno, register: error.register)
@@ -444,6 +467,13 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
       }
     }
     upcomingBurst = nil
+  }
+
+  /// The next recorded data burst: a sample record's, or a burst record's. Plain values, cheap
+  /// to keep and copy (a `PlumbRawRecord` is neither).
+  private enum UpcomingBurst {
+    case sample(PlumbRawSample)
+    case burst(PlumbRawBurst)
   }
 
   // MARK: - The emulated part
@@ -512,7 +542,7 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
   /// INT_STATUS for a samples-only replay: DATA_RDY_INT (bit 0) when the next recorded sample
   /// was polled and its time has come.
   private func dataReadyStatus() -> UInt8 {
-    guard case .sample(let sample) = upcomingBurst, sample.source == .poll,
+    guard case .sample(let sample)? = upcomingBurst, sample.source == .poll,
       sample.timestamp <= clock.now()
     else { return 0 }
     return 0x01
@@ -611,10 +641,6 @@ public final class ReplayedMPU6050Board {
 
   /// The time of the last recorded record: a loop replaying the recording can stop after it.
   public var lastRecordedTime: Timestamp {
-    var last = header.runningSince
-    for record in chip.recording.records([.sample, .unavailable]) {
-      last = max(last, record.timestamp)
-    }
-    return last
+    max(header.runningSince, chip.lastSampleRecordTime ?? header.runningSince)
   }
 }

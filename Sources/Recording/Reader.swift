@@ -293,3 +293,84 @@ public struct PlumbRawRecordIterator: IteratorProtocol, Sendable {
     }
   }
 }
+
+/// Walks the records of a reader without building a `PlumbRawRecord` for each: `advance()`
+/// stops at the next record of the kinds asked for and says its kind; `sample` and `burst`
+/// then decode those kinds straight from the bytes into plain values, and `record` decodes
+/// any kind the usual way. For loops that read every record (a replay reads each sample twice);
+/// `PlumbRawRecords` is the convenient form. Allocation-free except for notes.
+public struct PlumbRawRecordCursor: Sendable {
+  private let bytes: [UInt8]
+  private let end: Int
+  private let skipped: [PlumbRawSkippedRegion]
+  private let kinds: PlumbRawRecordKinds
+  private var offset: Int
+  private var nextSkip = 0
+  private var payloadStart = 0
+  private var payloadLength = 0
+  /// The kind of the record `advance()` stopped at (`nil` before the first and after the last).
+  public private(set) var kind: PlumbRawRecordKind?
+
+  /// A cursor before the first record of `kinds` in `reader`.
+  public init(_ reader: PlumbRawReader, kinds: PlumbRawRecordKinds = .all) {
+    bytes = reader.bytes
+    end = reader.validEnd
+    skipped = reader.skippedRegions
+    self.kinds = kinds
+    offset = reader.headerLength
+  }
+
+  /// Moves to the next record of the kinds asked for; returns its kind, or `nil` at the end.
+  public mutating func advance() -> PlumbRawRecordKind? {
+    kind = nil
+    let bytes = self.bytes
+    return bytes.withUnsafeBytes { raw -> PlumbRawRecordKind? in
+      while offset < end {
+        if nextSkip < skipped.count, offset == skipped[nextSkip].offset {
+          offset += skipped[nextSkip].length
+          nextSkip += 1
+          continue
+        }
+        let start = offset
+        let length = Int(raw[start + 1])
+        offset += length + PlumbRawFormat.recordOverhead
+        guard let found = PlumbRawRecordKind(rawValue: raw[start]), kinds.contains(found) else {
+          continue
+        }
+        payloadStart = start + 2
+        payloadLength = length
+        kind = found
+        return found
+      }
+      return nil
+    }
+  }
+
+  /// The current record when it is a sample.
+  public var sample: PlumbRawSample? {
+    guard kind == .sample else { return nil }
+    return withPayload { PlumbRawSample.decode($0) }
+  }
+
+  /// The current record when it is a burst.
+  public var burst: PlumbRawBurst? {
+    guard kind == .burst else { return nil }
+    return withPayload { PlumbRawBurst.decode($0) }
+  }
+
+  /// The current record, decoded.
+  public var record: PlumbRawRecord? {
+    guard let kind else { return nil }
+    return withPayload { payload -> PlumbRawRecord? in
+      guard case .record(let record) = PlumbRawRecord.decode(kind: kind.rawValue, payload: payload)
+      else { return nil }
+      return record
+    }
+  }
+
+  private func withPayload<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+    bytes.withUnsafeBytes { raw in
+      body(UnsafeRawBufferPointer(rebasing: raw[payloadStart..<(payloadStart + payloadLength)]))
+    }
+  }
+}
