@@ -70,6 +70,10 @@ private func decode(_ encoded: [UInt8]) -> Result<[UInt8], COBS.DecodeError> {
 
   @Test func runsOf254And255NonZeroBytes() throws {
     let run254 = (1...254).map { UInt8($0) }
+    // 253: the longest payload a single block holds without filling it.
+    let run253 = Array(run254.prefix(253))
+    #expect(encode(run253) == [0xFE] + run253)
+    #expect(encode(run253 + [0]) == [0xFE] + run253 + [0x01])
     // 254 non-zero bytes: one full block, no trailing code byte.
     #expect(encode(run254) == [0xFF] + run254)
     let run255 = run254 + [0xFF]
