@@ -9,7 +9,7 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps build test run format lint clean check-swift bench
+.PHONY: all deps build test run soak format lint clean check-swift bench
 
 all: build
 
@@ -40,6 +40,17 @@ run: deps
 	@if [ "$(RUN_SECONDS)" = "0" ]; then .build/debug/plumb run --board Boards/simulated.json; \
 	else .build/debug/plumb run --board Boards/simulated.json --duration $(RUN_SECONDS); fi
 
+# The soak: SOAK_HOURS (24) of simulated time at full speed through the real driver and loop on
+# the simulated MPU-6050, with random bus and edge faults, brown-outs, serial unplugs and garbage
+# on the command input (plumb-hil soak --help). Release build; takes minutes. The report (JSON
+# and plots) goes to SOAK_REPORT. Not part of `make test` (a three-minute soak is).
+SOAK_HOURS ?= 24
+SOAK_SEED ?= 1
+SOAK_REPORT ?= .build/soak-report
+soak: deps
+	@set -o pipefail; $(SWIFT) build -c release --product plumb-hil -j $(JOBS) 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]'
+	.build/release/plumb-hil soak --hours $(SOAK_HOURS) --seed $(SOAK_SEED) --report $(SOAK_REPORT)
+
 format: check-swift
 	$(SWIFT) format --in-place --recursive Package.swift HAL Sources Tests tools
 
@@ -64,6 +75,13 @@ check-mavlink: venv
 # allantools (not Plumb's code) recomputes the Allan deviation `plumb-cal allan` reports.
 check-allan: build venv
 	.venv/bin/python tools/scripts/check_allan.py --plumb-cal .build/debug/plumb-cal
+
+# The Linux HAL against the real kernel: i2c-stub and gpio-sim in a QEMU guest, Plumb's static
+# build inside, its frames checked on the host (tools/kernel-test/README.md). PASS/FAIL, exit 0/1,
+# 124 on the time limit. Downloads and the kernel are cached in .cache/kernel-test.
+.PHONY: kernel-test
+kernel-test: deps
+	@tools/kernel-test/run.sh
 
 # The benchmarks (issue 9): release builds of plumb-bench, plumb and (when the tree has it)
 # bench-estimator, rt-tests for cyclictest, then every figure as `name value unit` and a fresh

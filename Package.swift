@@ -261,6 +261,7 @@ targets += [
     dependencies: [
       "Monitoring", "plumb-monitor", "Telemetry", "Geometry", "JSON", "CommandLineSupport",
       "HardwareAbstraction", "POSIXSupport", "LinuxHardware", "SimulatedHardware", "TestSupport",
+      "Randomness",
     ],
     swiftSettings: swift6),
   .target(
@@ -272,6 +273,32 @@ targets += [
     swiftSettings: swift6),
 ]
 products += [.executable(name: "plumb-monitor", targets: ["plumb-monitor"])]
+
+// Hardware-in-the-loop (issue 7): the HIL library (scenario runs through the real driver and
+// loop on the simulated MPU-6050, host-side decoding, truth comparison, reconciliation, reports,
+// soak), `plumb-hil`, and the HIL tests (fault matrix, golden frames, short soak, real time).
+targets += [
+  .target(
+    name: "HIL",
+    dependencies: [
+      "Firmware", "MPU6050", "MPU6050Simulation", "SimulatedHardware", "LinuxHardware",
+      "HardwareAbstraction", "MotionScenarios", "Telemetry", "Monitoring", "Plotting", "JSON",
+      "Geometry", "Randomness",
+    ],
+    swiftSettings: swift6),
+  .executableTarget(
+    name: "plumb-hil", dependencies: ["HIL", "CommandLineSupport"], path: "tools/plumb-hil",
+    exclude: ["README.md"], swiftSettings: swift6),
+  .testTarget(
+    name: "HILTests",
+    dependencies: [
+      "HIL", "plumb-hil", "Firmware", "MPU6050", "MPU6050Simulation", "SimulatedHardware",
+      "HardwareAbstraction", "MotionScenarios", "Telemetry", "Geometry", "CommandLineSupport",
+      "JSON",
+    ],
+    exclude: ["Golden"], swiftSettings: swift6),
+]
+products += [.executable(name: "plumb-hil", targets: ["plumb-hil"])]
 
 // Benchmarks (issue 9, items 2-7): `make bench` builds `plumb-bench` in release mode and runs
 // `plumb-bench all`, which prints `name value unit` lines and rewrites BENCHMARKS.md.

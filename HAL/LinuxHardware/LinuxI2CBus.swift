@@ -168,7 +168,8 @@ public final class LinuxI2CBus: I2CBus {
   /// address, during a transfer a bus held busy; `ENOENT` or `ENXIO` from `open` is a missing
   /// bus (no node, or a node with no i2c-dev driver behind it), `ENXIO` in a transfer is a NACK
   /// of the address. Adapters that report every NACK as `EREMOTEIO` (the Raspberry Pi's
-  /// `i2c-bcm2835`) map to `.notAcknowledged` too.
+  /// `i2c-bcm2835`) map to `.notAcknowledged` too, as does `ENODEV` in a transfer (i2c-stub's
+  /// answer for an empty address).
   public static func faultKind(for errno: Errno, during operation: I2CError.Operation)
     -> I2CError.Kind
   {
@@ -183,7 +184,10 @@ public final class LinuxI2CBus: I2CBus {
     case .ioError: return .ioError
     case .protocolError, .badMessage: return .protocolViolation
     case .notSupported: return .notSupported
-    case .shutdown, .noSuchDevice: return .adapterUnavailable
+    case .shutdown: return .adapterUnavailable
+    // At open there is no adapter; in a transfer nothing answered at the address (the
+    // kernel's i2c-stub reports an empty address this way, where most adapters NACK).
+    case .noSuchDevice: return operation == .open ? .adapterUnavailable : .notAcknowledged
     case .invalidArgument: return .invalidArgument
     default: return .other
     }

@@ -129,6 +129,13 @@ public final class SimulatedMPU6050: SimulatedI2CDevice, EdgeSource {
     return counts
   }
 
+  /// Called with the time of every sample the chip produces (the instant its data registers
+  /// change and data-ready rises), in order, as the chip catches up with the clock: a
+  /// hardware-in-the-loop run reconciles the frames a host receives with these, sample for
+  /// sample. Called while the chip is being accessed: it must not touch the chip, bus or line.
+  /// Set once; calling it does not allocate.
+  public var onSampleProduced: ((Timestamp) -> Void)?
+
   private var counts = Statistics()
   private var registers = [UInt8](repeating: 0, count: 128)
   private var random: SeededGenerator
@@ -162,6 +169,10 @@ public final class SimulatedMPU6050: SimulatedI2CDevice, EdgeSource {
   private var overflowing = false
   // Data-ready history, for edge queries about the past.
   private var edgeSegments: [EdgeSegment] = []
+  // The unit's bias wander: the knot whose value (and the next one's) is cached.
+  private var wanderKnot: Int64 = -1
+  private var wanderLow = Vector3.zero
+  private var wanderHigh = Vector3.zero
 
   /// A chip measuring `motion` (time 0 at `motionStart`, by default the clock's reading now), at
   /// power-on: asleep, every register at its reset value.
@@ -546,7 +557,8 @@ public final class SimulatedMPU6050: SimulatedI2CDevice, EdgeSource {
   }
 
   private func process(step: Int64, at time: Timestamp) {
-    let truth = motion.truth(atSeconds: Double(time.nanoseconds(since: motionStart)) * 1e-9)
+    let motionSeconds = Double(time.nanoseconds(since: motionStart)) * 1e-9
+    let truth = motion.truth(atSeconds: motionSeconds)
     let temperature = truth.temperatureCelsius + unit.temperatureOffsetCelsius
     dieTemperature = temperature
     let dT = temperature - 25
@@ -560,6 +572,7 @@ public final class SimulatedMPU6050: SimulatedI2CDevice, EdgeSource {
       gyro.scaled(by: Vector3(1, 1, 1) + unit.gyroScaleError)
       * (1 + unit.gyroScaleTemperatureCoefficient * dT)
     gyro += unit.gyroOffsetRadiansPerSecond + unit.gyroOffsetTemperatureCoefficient * dT
+    if let walk = unit.gyroOffsetRandomWalk { gyro += wander(walk, atSeconds: motionSeconds) }
     gyro += gyroSelfTest(gyroConfig)
     let gyroCode = Int(registers[Int(Register.config)] & 0x07)
     let gyroAlpha = alpha(delay: Self.gyroDelay[gyroCode], rate: internalRateIs8kHz ? 8000 : 1000)
@@ -586,6 +599,19 @@ public final class SimulatedMPU6050: SimulatedI2CDevice, EdgeSource {
     lastOutputStep = step
     nextOutputStep = step + outputStride
     output(gyroConfig: gyroConfig, accelConfig: accelConfig, gyroCode: gyroCode)
+    onSampleProduced?(time)
+  }
+
+  /// The bias wander at `seconds`, exactly `walk.value(atSeconds:)`, recomputing the two knots
+  /// around it only when a knot is passed (once a second, not once a step).
+  private func wander(_ walk: BiasRandomWalk, atSeconds seconds: Double) -> Vector3 {
+    guard let (knot, fraction) = walk.knotPosition(atSeconds: seconds) else { return .zero }
+    if knot != wanderKnot {
+      wanderLow = knot == wanderKnot + 1 ? wanderHigh : walk.value(atKnot: knot)
+      wanderHigh = walk.value(atKnot: knot + 1)
+      wanderKnot = knot
+    }
+    return BiasRandomWalk.interpolate(wanderLow, wanderHigh, fraction)
   }
 
   /// One sample: noise, conversion, quantisation, registers, FIFO, data-ready.

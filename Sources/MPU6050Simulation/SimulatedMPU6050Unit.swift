@@ -1,4 +1,5 @@
 import Geometry
+import MotionScenarios
 import SimulatedHardware
 
 /// One simulated MPU-6050 as it left the factory: its errors, noise, oscillator and self-test
@@ -58,6 +59,27 @@ public struct SimulatedMPU6050Unit: Hashable, Sendable {
 
   /// The seed of the unit's noise.
   public var noiseSeed: UInt64
+
+  /// A wandering part of the gyroscope's zero-rate output, added to the offset and its
+  /// temperature dependence: seed 000's bias random walk, for hardware-in-the-loop runs whose
+  /// scenario asks for it (`ScenarioSensorConditions`). `nil` (the default) for none; the walk's
+  /// time is the motion's (seconds since the chip's `motionStart`). Not set by `typical(seed:)`,
+  /// so existing units sample exactly as before.
+  public var gyroOffsetRandomWalk: BiasRandomWalk? = nil
+
+  /// The gyroscope's true zero-rate output at `seconds` of the motion when the motion reports a
+  /// die temperature of `motionTemperatureCelsius`, rad/s, sensor axes: the offset, its
+  /// temperature dependence (the chip adds `temperatureOffsetCelsius` to the motion's
+  /// temperature, as `SimulatedMPU6050` does) and the wander. This is the bias an estimator
+  /// should find (before the chip's quantisation and noise), for a HIL report to compare with.
+  public func gyroZeroRateOutput(atMotionSeconds seconds: Double, motionTemperatureCelsius: Double)
+    -> Vector3
+  {
+    let dT = motionTemperatureCelsius + temperatureOffsetCelsius - 25
+    var output = gyroOffsetRadiansPerSecond + gyroOffsetTemperatureCoefficient * dT
+    if let walk = gyroOffsetRandomWalk { output += walk.value(atSeconds: seconds) }
+    return output
+  }
 
   public init(
     gyroOffsetRadiansPerSecond: Vector3 = .zero,

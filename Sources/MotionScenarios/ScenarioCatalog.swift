@@ -10,14 +10,20 @@ public enum ScenarioCatalog {
     /// The scenario's natural length, seconds (`nil`: as long as asked).
     public var naturalSeconds: Double?
     public var make: @Sendable (_ seed: UInt64, _ seconds: Double) -> any MotionSource
+    /// What the scenario asks of the sensor beyond the motion (a wandering gyro bias); the
+    /// simulated unit's own errors are the board's. `plumb run` ignores it; `plumb-hil` applies
+    /// it to the simulated chip.
+    public var sensor: ScenarioSensorConditions
 
     public init(
       name: String, summary: String, naturalSeconds: Double?,
+      sensor: ScenarioSensorConditions = .none,
       make: @escaping @Sendable (_ seed: UInt64, _ seconds: Double) -> any MotionSource
     ) {
       self.name = name
       self.summary = summary
       self.naturalSeconds = naturalSeconds
+      self.sensor = sensor
       self.make = make
     }
   }
@@ -45,6 +51,38 @@ public enum ScenarioCatalog {
       summary: "free rotations between random poses with wobble, irregular rests, warming die",
       naturalSeconds: nil,
       make: { seed, seconds in HandheldMotion(seconds: max(seconds, 10), seed: seed) }),
+    Entry(
+      name: "rest-turn-wander",
+      summary:
+        "seed 000's rest-turn session with the gyro bias wandering at K = 2e-4 rad/s/√s",
+      naturalSeconds: 600, sensor: ScenarioSensorConditions(gyroBiasRandomWalk: 2e-4),
+      make: { _, seconds in RestTurnSession(totalSeconds: max(seconds, 60)) }),
+    Entry(
+      name: "car",
+      summary:
+        "a dashboard ride: stops, sustained accelerations, turns, braking, road shake, hills",
+      naturalSeconds: 300,
+      make: { seed, seconds in CarRide(seconds: max(seconds, 10), seed: seed) }),
+    Entry(
+      name: "engine-vibration-below",
+      summary: "tilted 10°, an engine shakes it at 30 Hz (0.2 g) from 3 s: below the 50 Hz Nyquist",
+      naturalSeconds: 20,
+      make: { _, seconds in EngineVibration(frequencyHertz: 30, totalSeconds: seconds) }),
+    Entry(
+      name: "engine-vibration-above",
+      summary:
+        "tilted 10°, an engine shakes it at 60 Hz (0.2 g) from 3 s: above Nyquist, aliases to 40 Hz",
+      naturalSeconds: 20,
+      make: { _, seconds in EngineVibration(frequencyHertz: 60, totalSeconds: seconds) }),
+    Entry(
+      name: "temperature-ramp",
+      summary: "the die warms 20 → 50 °C over 8 min while the board rests 20 s and turns 90° 20 s",
+      naturalSeconds: 600, make: { _, seconds in TemperatureRamp(totalSeconds: seconds) }),
+    Entry(
+      name: "long-stillness",
+      summary: "lying still for hours, the room drifting ±1.5 °C, the gyro bias wandering slowly",
+      naturalSeconds: 4 * 3600, sensor: ScenarioSensorConditions(gyroBiasRandomWalk: 2e-5),
+      make: { _, seconds in LongStillness(hours: seconds / 3600) }),
   ]
 
   public static var names: [String] { entries.map(\.name) }
@@ -67,4 +105,18 @@ public struct RestScenario: MotionSource, Hashable, Sendable {
       specificForceMetersPerSecondSquared: Vector3(0, 0, standardGravity),
       temperatureCelsius: 25)
   }
+}
+
+/// What a scenario asks of the sensor besides the motion.
+public struct ScenarioSensorConditions: Hashable, Sendable {
+  /// The gyro bias's random walk K, rad/s/√s (0: the bias moves only with temperature). Seed
+  /// 000 uses 2e-4, a bias that wanders visibly within minutes.
+  public var gyroBiasRandomWalk: Double
+
+  public init(gyroBiasRandomWalk: Double = 0) {
+    self.gyroBiasRandomWalk = gyroBiasRandomWalk
+  }
+
+  /// Nothing beyond the unit's own errors.
+  public static let none = ScenarioSensorConditions()
 }

@@ -85,7 +85,7 @@ func writeLiveBias(
 
 /// The wall-clock time as ISO 8601 UTC (`2026-12-02T10:16:34Z`): metadata at shutdown only,
 /// never in the loop.
-func utcTimestamp() -> String {
+public func utcTimestamp() -> String {
   var now = time(nil)
   var parts = tm()
   gmtime_r(&now, &parts)

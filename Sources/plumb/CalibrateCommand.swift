@@ -1,6 +1,5 @@
 import Calibration
 import CommandLineSupport
-import Foundation
 import PlumbRuntime
 
 let calibrateSpec = CommandSpec(
@@ -62,7 +61,7 @@ func calibrateCommand(_ arguments: ParsedArguments) throws {
     print("  \(pose.face): residual \(residual) m/s² (tilt \(pose.tiltDegrees)°)")
   }
   var file: CalibrationFile
-  if FileManager.default.fileExists(atPath: output) {
+  if fileExists(output) {
     do {
       file = try CalibrationFile.load(path: output)
     } catch {
@@ -76,7 +75,7 @@ func calibrateCommand(_ arguments: ParsedArguments) throws {
       sensor: SensorIdentity(
         whoAmI: identity.whoAmI, name: identity.model.name,
         label: arguments.value("label") ?? setup.board.name),
-      created: utcTimestampNow())
+      created: utcTimestamp())
   }
   file.accelerometer = solution.correction
   do {
@@ -86,10 +85,4 @@ func calibrateCommand(_ arguments: ParsedArguments) throws {
   }
   print("wrote \(output) (calibration id \(file.calibrationIdText))")
   print("point the board file at it: \"calibration\": \"\(output)\"")
-}
-
-func utcTimestampNow() -> String {
-  let formatter = ISO8601DateFormatter()
-  formatter.timeZone = TimeZone(identifier: "UTC")
-  return formatter.string(from: Date())
 }

@@ -1,7 +1,8 @@
 import AttitudeEstimation
 import CommandLineSupport
-import Foundation
+import Glibc
 import Geometry
+import PlumbRuntime
 import Recording
 
 /// `plumb replay --input IN.csv --output OUT.csv`: the attitude estimator over a recording.
@@ -55,8 +56,7 @@ struct ReplayCommand {
   static let subcommand = CommandGroup.Subcommand(spec) { arguments in
     let input = arguments.value("input") ?? ""
     let output = arguments.value("output") ?? ""
-    guard URL(fileURLWithPath: input).standardized != URL(fileURLWithPath: output).standardized
-    else {
+    guard input != output, !sameFile(input, output) else {
       throw UsageError("--input and --output must be different files", spec: spec)
     }
     _ = try ReplayCommand(inputPath: input, outputPath: output).run()
@@ -72,34 +72,22 @@ struct ReplayCommand {
     if inputPath.hasSuffix(".plumbraw") {
       (text, mounting) = try Self.rawRecordingAsCSV(inputPath)
     } else {
-      let data: Data
       do {
-        data = try Data(contentsOf: URL(fileURLWithPath: inputPath))
+        text = try readTextFile(inputPath)
       } catch {
-        throw CommandFailure(.noInput, "cannot read \(inputPath): \(error.localizedDescription)")
+        throw CommandFailure(
+          .noInput, "cannot read \(inputPath): \(String(cString: strerror(error.code)))")
       }
-      text = String(decoding: data, as: UTF8.self)
     }
     var settings = AttitudeEstimator.Settings.default
     settings.sampleClock.nominalPeriodSeconds = nil  // the rate comes from t_s
     var estimator = AttitudeEstimator(settings: settings)
 
-    let outputURL = URL(fileURLWithPath: outputPath)
-    let directory = outputURL.deletingLastPathComponent()
-    let temporary = directory.appendingPathComponent(
-      ".\(outputURL.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).partial")
-    guard FileManager.default.createFile(atPath: temporary.path, contents: nil),
-      let handle = try? FileHandle(forWritingTo: temporary)
-    else {
-      throw CommandFailure(
-        .cannotCreate,
-        "cannot create \(temporary.path) (beside \(outputPath)): check the folder exists and is writable"
-      )
-    }
-    var succeeded = false
-    defer {
-      try? handle.close()
-      if !succeeded { try? FileManager.default.removeItem(at: temporary) }
+    let output: AtomicOutputFile
+    do {
+      output = try AtomicOutputFile(path: outputPath)
+    } catch {
+      throw CommandFailure(.cannotCreate, "\(error) (the output is written beside \(outputPath))")
     }
 
     var buffer = ReplayFormat.outputHeader + "\n"
@@ -107,6 +95,7 @@ struct ReplayCommand {
     var lineNumber = 0
     var previous: Int64?
     var hasTemperature = false
+    var writeFailure: AtomicOutputFile.Failure?
     do throws(ReplayFormat.InputError) {
       for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
         lineNumber += 1
@@ -135,7 +124,12 @@ struct ReplayCommand {
         buffer += "\n"
         count += 1
         if buffer.utf8.count > 1 << 20 {
-          handle.write(Data(buffer.utf8))
+          do {
+            try output.write(buffer)
+          } catch {
+            writeFailure = error
+            break
+          }
           buffer = ""
         }
       }
@@ -145,20 +139,13 @@ struct ReplayCommand {
     } catch {
       throw CommandFailure(.dataError, "\(inputPath): \(error.description)")
     }
-    handle.write(Data(buffer.utf8))
+    if let writeFailure { throw CommandFailure(.cannotCreate, writeFailure.description) }
     do {
-      try handle.synchronize()
-      try handle.close()
-      if FileManager.default.fileExists(atPath: outputURL.path) {
-        _ = try FileManager.default.replaceItemAt(outputURL, withItemAt: temporary)
-      } else {
-        try FileManager.default.moveItem(at: temporary, to: outputURL)
-      }
+      try output.write(buffer)
+      try output.commit()
     } catch {
-      throw CommandFailure(
-        .cannotCreate, "cannot write \(outputPath): \(error.localizedDescription)")
+      throw CommandFailure(.cannotCreate, error.description)
     }
-    succeeded = true
     return count
   }
 
@@ -171,22 +158,23 @@ struct ReplayCommand {
     } catch {
       throw CommandFailure(.dataError, error.description)
     }
-    let temporary =
-      FileManager.default.temporaryDirectory.appendingPathComponent(
-        "plumb-replay-\(ProcessInfo.processInfo.processIdentifier).csv")
-    defer { try? FileManager.default.removeItem(at: temporary) }
+    let temporary = "\(temporaryDirectoryPath)/plumb-replay-\(getpid()).csv"
+    defer { unlink(temporary) }
     do {
-      _ = try exportCSV(reader: reader, to: temporary.path)
+      _ = try exportCSV(reader: reader, to: temporary)
     } catch {
       throw CommandFailure(.cannotCreate, error.description)
     }
-    guard let data = try? Data(contentsOf: temporary) else {
-      throw CommandFailure(.cannotCreate, "cannot read back \(temporary.path)")
+    let text: String
+    do {
+      text = try readTextFile(temporary)
+    } catch {
+      throw CommandFailure(.cannotCreate, "cannot read back \(temporary)")
     }
     let m = reader.header.mounting
     let mounting = Matrix3(
       rows: Vector3(m.row0.x, m.row0.y, m.row0.z), Vector3(m.row1.x, m.row1.y, m.row1.z),
       Vector3(m.row2.x, m.row2.y, m.row2.z))
-    return (String(decoding: data, as: UTF8.self), mounting)
+    return (text, mounting)
   }
 }

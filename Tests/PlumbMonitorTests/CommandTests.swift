@@ -1,6 +1,7 @@
 import CommandLineSupport
 import JSON
 import Monitoring
+import Randomness
 import Telemetry
 import Testing
 
@@ -36,7 +37,7 @@ import Testing
     #expect(plumbMonitor(["/dev/ttyPLUMB-missing"]) == 66)
     #expect(plumbMonitor(["/dev/null"]) == 66)
     #expect(plumbMonitor([directory.path]) == 66)
-    var random = TestRandom(state: 5)
+    var random = SeededGenerator(seed: 5)
     let noise = directory.file(
       "noise.bin", (0..<20_000).map { _ in UInt8(truncatingIfNeeded: random.next()) })
     #expect(plumbMonitor([noise, "--quiet"]) == 65)

@@ -2,6 +2,7 @@ import Glibc
 import HardwareAbstraction
 import LinuxHardware
 import Monitoring
+import Randomness
 import SimulatedHardware
 import Telemetry
 import TestSupport
@@ -70,7 +71,7 @@ import Testing
   /// 20 KiB of random bytes: nothing in the first 16 KiB is a frame in any format.
   @Test func aFileThatIsNotAPlumbStreamNamesTheFormatsTried() throws {
     let directory = TemporaryDirectory()
-    var random = TestRandom(state: 99)
+    var random = SeededGenerator(seed: 99)
     let noise = (0..<20_480).map { _ in UInt8(truncatingIfNeeded: random.next()) }
     let path = directory.file("noise.bin", noise)
     var clock = PausingClock()

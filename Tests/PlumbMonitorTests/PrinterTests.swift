@@ -1,4 +1,5 @@
 import Geometry
+import Randomness
 import Telemetry
 import Testing
 
@@ -131,7 +132,7 @@ import Testing
   }
 
   @Test func percentilesBelowFourMillisecondsAreExact() {
-    var random = TestRandom(state: 7)
+    var random = SeededGenerator(seed: 7)
     var histogram = LatencyHistogram()
     var values: [UInt32] = []
     for _ in 0..<10_000 {
@@ -150,7 +151,7 @@ import Testing
   }
 
   @Test func percentilesAboveAreUpperBoundsWithinFourPerMille() {
-    var random = TestRandom(state: 8)
+    var random = SeededGenerator(seed: 8)
     var histogram = LatencyHistogram()
     var values: [UInt32] = []
     for _ in 0..<10_000 {

@@ -66,16 +66,8 @@ struct CorruptedStream {
   var skippedBytes = 0
 }
 
-/// Small seeded generator for test corruption (SplitMix64).
-struct TestRandom {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
+extension SeededGenerator {
+  /// A whole number in 0 ..< n, for test corruption.
   mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 }
 
@@ -101,7 +93,7 @@ func corrupt(
   _ units: [StreamUnit], format: TelemetryFormat, every: Int = 7, seed: UInt64,
   includeDrops: Bool = true
 ) -> CorruptedStream {
-  var random = TestRandom(state: seed)
+  var random = SeededGenerator(seed: seed)
   var result = CorruptedStream()
   var event = 0
   for (index, unit) in units.enumerated() {

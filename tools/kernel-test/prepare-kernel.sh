@@ -5,14 +5,28 @@
 #   prepare-kernel.sh CACHE_DIR
 #
 # Leaves in CACHE_DIR/out: vmlinux (uncompressed, PVH-bootable), configfs.ko, i2c-dev.ko,
-# i2c-stub.ko, gpio-sim.ko, busybox, and kernel-version. Every step is skipped when its output
-# exists. Facts behind each step: ../shared/notes/kernel-level-tests.md.
+# i2c-stub.ko, gpio-sim.ko, busybox, config and kernel-version. The downloads stay in
+# CACHE_DIR/dl (about 215 MB). Facts behind each step: tools/kernel-test/README.md.
 set -euo pipefail
 
 cache=${1:?usage: prepare-kernel.sh CACHE_DIR}
 mkdir -p "$cache/dl" "$cache/out"
 cd "$cache"
 log() { echo "kernel-test: $*" >&2; }
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+outputs=(vmlinux configfs.ko i2c-dev.ko i2c-stub.ko gpio-sim.ko busybox)
+
+# A prepared kernel is used as it is, without asking apt (which takes seconds and would move to a
+# newer kernel whenever Debian publishes one): delete CACHE_DIR/out, or set KERNEL_TEST_KVER, to
+# change kernels.
+if [ -f out/kernel-version ]; then
+  complete=1
+  for f in "${outputs[@]}"; do [ -s "out/$f" ] || complete=0; done
+  cached=$(cut -d' ' -f1 out/kernel-version)
+  if [ "$complete" = 1 ] && { [ -z "${KERNEL_TEST_KVER:-}" ] || [ "$KERNEL_TEST_KVER" = "$cached" ]; }; then
+    exit 0
+  fi
+fi
 
 # The kernel ABI: what Debian's linux-image-amd64 depends on now (the mirror keeps only the
 # current one). Override with KERNEL_TEST_KVER=6.1.0-57-amd64.
@@ -23,18 +37,19 @@ version=$(apt-cache show "linux-image-$kver" 2>/dev/null | awk '/^Version:/{prin
 series=${kver%%-*}; series=${series%.*}   # 6.1.0-57-amd64 -> 6.1
 common=${kver%-amd64}-common
 
-if [ -f out/kernel-version ] && [ "$(cat out/kernel-version)" = "$kver $version" ] && [ -f out/gpio-sim.ko ] && [ -f out/vmlinux ]; then
-  exit 0
-fi
-rm -f out/kernel-version
+# Everything in out/ belongs to one kernel version: start it afresh.
+rm -rf out && mkdir out
 log "preparing kernel $kver ($version) in $cache"
 
-fetch() { # package [version]
+fetch() { # package [version]: into dl/, unless that exact version is there (.deb file names
+  # spell an epoch's ':' as '%3a'); older versions of the same package are removed.
   local pkg=$1 ver=${2:-}
-  if ! ls dl/"${pkg}"_*.deb >/dev/null 2>&1; then
+  local pattern="${pkg}_${ver:+${ver//:/%3a}_}*.deb"
+  if ! compgen -G "dl/$pattern" >/dev/null; then
+    rm -f dl/"${pkg}"_*.deb
     log "downloading $pkg${ver:+ $ver}"
     (cd dl && apt-get download -q "$pkg${ver:+=$ver}" >/dev/null 2>&1) || {
-      log "apt-get download $pkg failed; refreshing the package lists"; apt-get update -q >/dev/null 2>&1 || true
+      log "apt-get download $pkg failed; refreshing the package lists"; as_root apt-get update -q >/dev/null 2>&1 || true
       (cd dl && apt-get download -q "$pkg${ver:+=$ver}") ; }
   fi
 }

@@ -1,0 +1,123 @@
+import MPU6050
+import MPU6050Simulation
+import MotionScenarios
+import Telemetry
+
+/// What a hardware-in-the-loop run plays and how: the scenario, the faults, the output, and
+/// the extra stresses (serial unplugs, garbage on the command input, host commands).
+public struct HILOptions: Sendable {
+  /// A `ScenarioCatalog` name.
+  public var scenario: String
+  /// A `SimulatedMPU6050FaultPlan.catalogue` name.
+  public var faults: String
+  /// Seconds of simulated time; `nil`: the scenario's natural length (60 s when it has none).
+  public var seconds: Double?
+  /// Seeds the scenario, the unit, the fault plan and every random stress.
+  public var seed: UInt64
+  /// The serial encoding.
+  public var format: TelemetryFormat
+  /// Run the simulated chip on the real clock, frames over a real pseudo-terminal.
+  public var realtime: Bool
+  /// When the fault plan's faults begin, seconds of motion time (5: after start-up, warm-up and
+  /// the estimator's first second, so the fault meets a running loop).
+  public var faultStartSeconds: Double
+  /// Serial unplugs (the USB adapter pulled out and put back).
+  public var serialUnplugs: [SerialUnplug]
+  /// Random bytes on the command input.
+  public var commandGarbage: [GarbageBurst]
+  /// Host command lines to send (each gets `\n`).
+  public var hostCommands: [ScheduledCommand]
+  /// The chip's configuration; `nil` for the firmware's default (100 Hz, DLPF 44 Hz).
+  public var sensor: MPU6050Configuration?
+  /// Frames per second; `nil` for one frame per sample.
+  public var outputRateHz: Int?
+  /// Run the self-test at start-up, as a board does (0.6 s; the scenario must rest then).
+  public var selfTest: Bool
+  /// The simulated unit; `nil` for `SimulatedMPU6050Unit.typical(seed:)`.
+  public var unit: SimulatedMPU6050Unit?
+  /// Keep every byte the host received (golden files), and every decoded frame (analysis).
+  public var keepBytes: Bool
+  public var keepFrames: Bool
+  /// Points per plotted series (the run is binned to this many; memory stays flat however long
+  /// the run).
+  public var plotPoints: Int
+
+  public init(
+    scenario: String, faults: String = "none", seconds: Double? = nil, seed: UInt64 = 1,
+    format: TelemetryFormat = .binary, realtime: Bool = false
+  ) {
+    self.scenario = scenario
+    self.faults = faults
+    self.seconds = seconds
+    self.seed = seed
+    self.format = format
+    self.realtime = realtime
+    faultStartSeconds = 5
+    serialUnplugs = []
+    commandGarbage = []
+    hostCommands = []
+    sensor = nil
+    outputRateHz = nil
+    selfTest = true
+    unit = nil
+    keepBytes = false
+    keepFrames = false
+    plotPoints = 1200
+  }
+}
+
+/// The serial device disappears at `atSeconds` (motion time) for `forSeconds`.
+public struct SerialUnplug: Hashable, Sendable {
+  public var atSeconds: Double
+  public var forSeconds: Double
+  public init(atSeconds: Double, forSeconds: Double) {
+    self.atSeconds = atSeconds
+    self.forSeconds = forSeconds
+  }
+}
+
+/// Random bytes sent to the command input at `bytesPerSecond` from `atSeconds` for
+/// `forSeconds` (motion time), seeded by the run's seed and `stream`.
+public struct GarbageBurst: Hashable, Sendable {
+  public var atSeconds: Double
+  public var forSeconds: Double
+  public var bytesPerSecond: Int
+  public init(atSeconds: Double, forSeconds: Double, bytesPerSecond: Int) {
+    self.atSeconds = atSeconds
+    self.forSeconds = forSeconds
+    self.bytesPerSecond = bytesPerSecond
+  }
+}
+
+/// A host command line sent at `atSeconds` (motion time).
+public struct ScheduledCommand: Hashable, Sendable {
+  public var atSeconds: Double
+  public var line: String
+  public init(atSeconds: Double, line: String) {
+    self.atSeconds = atSeconds
+    self.line = line
+  }
+}
+
+/// Why a run could not be made or started.
+public enum HILError: Error, CustomStringConvertible, Sendable {
+  case unknownScenario(String)
+  case unknownFaultPlan(String)
+  case invalid(String)
+  case startFailed(String)
+  case pseudoTerminal(String)
+
+  public var description: String {
+    switch self {
+    case .unknownScenario(let name):
+      "no scenario \"\(name)\"; choose one of \(ScenarioCatalog.names.joined(separator: ", ")) "
+        + "(plumb-hil scenarios lists them)"
+    case .unknownFaultPlan(let name):
+      "no fault plan \"\(name)\"; choose one of "
+        + "\(SimulatedMPU6050FaultPlan.names.joined(separator: ", ")) (plumb-hil faults lists them)"
+    case .invalid(let message): message
+    case .startFailed(let message): "the firmware did not start: \(message)"
+    case .pseudoTerminal(let message): "real-time run: \(message)"
+    }
+  }
+}

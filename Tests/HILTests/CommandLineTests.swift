@@ -1,0 +1,68 @@
+import Foundation
+import HIL
+import MPU6050Simulation
+import MotionScenarios
+import Testing
+
+/// `plumb-hil` end to end, as a person or a CI script runs it.
+@Suite struct CommandLineTests {
+  @Test func theListsNameOneScenarioOrPlanFirstOnEachLine() throws {
+    let scenarios = try runPlumbHIL(["scenarios"])
+    #expect(scenarios.status == 0)
+    let lines = scenarios.standardOutput.split(separator: "\n")
+    #expect(lines.map { String($0.split(separator: " ")[0]) } == ScenarioCatalog.names)
+    #expect(lines.allSatisfy { $0.split(separator: " ").count > 2 })
+    let faults = try runPlumbHIL(["faults"])
+    #expect(faults.status == 0)
+    #expect(
+      faults.standardOutput.split(separator: "\n").map { String($0.split(separator: " ")[0]) }
+        == SimulatedMPU6050FaultPlan.names)
+  }
+
+  @Test func aRunEndsWithExactlyOneSummaryLineAndWritesItsReport() throws {
+    let directory = try temporaryDirectory() + "/report"
+    let frames = try temporaryDirectory() + "/frames.bin"
+    let run = try runPlumbHIL([
+      "run", "tilt", "--seconds", "4", "--faults", "nack-burst", "--fault-start", "3",
+      "--report", directory, "--frames", frames,
+    ])
+    #expect(run.status == 0, "\(run.standardError)")
+    let pattern =
+      #"^hil: scenario=tilt faults=nack-burst frames=[0-9]+ missed=1 silent_losses=0 "#
+      + #"incl_rms_deg=[0-9]+\.[0-9]{3} heading_rms_deg=[0-9]+\.[0-9]{3}\n$"#
+    #expect(run.standardOutput.range(of: pattern, options: .regularExpression) != nil)
+    #expect(run.standardOutput.filter { $0 == "\n" }.count == 1, "\(run.standardOutput)")
+    for file in HILReportFiles.all {
+      #expect(FileManager.default.fileExists(atPath: directory + "/" + file), "\(file)")
+    }
+    let json = try #require(FileManager.default.contents(atPath: directory + "/report.json"))
+    let report = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
+    let reconciliation = try #require(report["reconciliation"] as? [String: Any])
+    #expect(reconciliation["silent_losses"] as? Int == 0)
+    #expect(reconciliation["balanced"] as? Bool == true)
+    #expect((report["summary"] as? String).map { $0 + "\n" } == run.standardOutput)
+    let svg = try #require(FileManager.default.contents(atPath: directory + "/rest.svg"))
+    #expect(String(decoding: svg, as: UTF8.self).hasPrefix("<svg"))
+    // The frames file holds what the host received: the library's run gives the same bytes.
+    let library = try hil("tilt", faults: "nack-burst", seconds: 4) {
+      $0.faultStartSeconds = 3
+      $0.keepBytes = true
+    }
+    #expect(FileManager.default.contents(atPath: frames) == Data(library.bytes))
+  }
+
+  @Test func usageErrorsNameTheProblemAndExit64() throws {
+    let scenario = try runPlumbHIL(["run", "tilted"])
+    #expect(scenario.status == 64)
+    #expect(scenario.standardError.contains("no scenario \"tilted\""))
+    #expect(scenario.standardError.contains("tilt"))
+    let plan = try runPlumbHIL(["run", "tilt", "--faults", "nack"])
+    #expect(plan.status == 64 && plan.standardError.contains("nack-burst"))
+    let format = try runPlumbHIL(["run", "tilt", "--format", "xml"])
+    #expect(format.status == 64 && format.standardError.contains("binary, text, mavlink"))
+    let seconds = try runPlumbHIL(["run", "tilt", "--seconds", "-3"])
+    #expect(seconds.status == 64)
+    let help = try runPlumbHIL(["run", "--help"])
+    #expect(help.status == 0 && help.standardOutput.contains("silent_losses"))
+  }
+}

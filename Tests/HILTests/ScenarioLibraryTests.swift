@@ -1,0 +1,189 @@
+import Geometry
+import HIL
+import HardwareAbstraction
+import MPU6050Simulation
+import MotionScenarios
+import SimulatedHardware
+import Testing
+
+/// Disagreement between a source's angular rate and its attitude's derivative, rad/s:
+/// q(t + h) ≈ q(t) ⊗ exp(ω h).
+private func rateError(_ source: some MotionSource, at t: Double, h: Double = 1e-6) -> Double {
+  let a = source.truth(atSeconds: t)
+  let b = source.truth(atSeconds: t + h)
+  let predicted = a.attitude * Quaternion(rotationVector: a.angularRateRadiansPerSecond * h)
+  return predicted.angle(to: b.attitude) / h
+}
+
+/// Standard gravity, m/s² (restated).
+private let g = 9.80665
+
+@Suite struct ScenarioLibraryTests {
+  @Test func theCatalogueHasEveryScenarioOnceWithOneLineEach() {
+    let names = ScenarioCatalog.names
+    #expect(Set(names).count == names.count)
+    for name in [
+      "rest", "tilt", "push", "walk", "rest-turn", "handheld", "rest-turn-wander", "car",
+      "engine-vibration-below", "engine-vibration-above", "temperature-ramp", "long-stillness",
+    ] {
+      #expect(names.contains(name), "\(name)")
+    }
+    for entry in ScenarioCatalog.entries {
+      #expect(!entry.summary.isEmpty && !entry.summary.contains("\n"), "\(entry.name)")
+      let motion = entry.make(1, 30)
+      // Every scenario starts at rest long enough for start-up (self-test needs stillness)
+      // except the seeds' walk, which bounces from the start.
+      if entry.name != "walk" {
+        #expect(isTrulyResting(motion, atSeconds: 0.5), "\(entry.name)")
+      }
+    }
+    #expect(ScenarioCatalog.entry(named: "rest-turn-wander")?.sensor.gyroBiasRandomWalk == 2e-4)
+    let natural = ScenarioCatalog.entry(named: "long-stillness").flatMap(\.naturalSeconds)
+    #expect(natural == 14_400)
+  }
+
+  @Test func ratesAreTheAttitudesDerivativeInTheNewScenarios() {
+    let sources: [any MotionSource] = [
+      CarRide(seconds: 300, seed: 4), EngineVibration(frequencyHertz: 60),
+      EngineVibration(frequencyHertz: 30), TemperatureRamp(), LongStillness(hours: 1),
+    ]
+    for source in sources {
+      let span = min(source.durationSeconds ?? 60, 300)
+      for t in stride(from: 0.05, to: span, by: span / 331) {
+        #expect(rateError(source, at: t) < 2e-4, "\(type(of: source)) at \(t) s")
+      }
+    }
+  }
+
+  @Test func aCarRideStopsAccelerateTurnsAndBrakes() {
+    let ride = CarRide(seconds: 300, seed: 2)
+    var resting = 0.0
+    var fastest = 0.0
+    var strongest = 0.0
+    var turned = 0.0
+    for k in 0..<30_000 {
+      let t = Double(k) * 0.01
+      let truth = ride.truth(atSeconds: t)
+      let speed = ride.speed(atSeconds: t)
+      #expect(speed >= 0 && speed <= 25.001)
+      fastest = max(fastest, speed)
+      let world = truth.attitude.rotate(truth.specificForceMetersPerSecondSquared)
+      let horizontal = (world.x * world.x + world.y * world.y).squareRoot()
+      strongest = max(strongest, horizontal)
+      turned = max(turned, abs(truth.angularRateRadiansPerSecond.z))
+      if ride.isResting(atSeconds: t) {
+        resting += 0.01
+        // At a stop: no rotation, no speed, only the idle vibration on top of gravity.
+        #expect(truth.angularRateRadiansPerSecond == .zero && speed == 0)
+        #expect(abs(world.z - g) <= 0.031 && horizontal < 1e-9)
+      }
+    }
+    #expect(resting > 20 && fastest > 10)
+    // Sustained accelerations of a few m/s² (below 5.1: braking peaks at 5), turns of 8–25 °/s.
+    #expect(strongest > 2 && strongest < 5.1)
+    #expect(turned * degreesPerRadian > 5 && turned * degreesPerRadian < 30)
+    // Seeded: the same seed is the same ride, another seed another.
+    #expect(CarRide(seconds: 300, seed: 2).truth(atSeconds: 123.4) == ride.truth(atSeconds: 123.4))
+    #expect(CarRide(seconds: 300, seed: 3).truth(atSeconds: 123.4) != ride.truth(atSeconds: 123.4))
+  }
+
+  @Test func theEngineShakesAtItsFrequencyAfterItStarts() {
+    let engine = EngineVibration(frequencyHertz: 60)
+    let still = engine.truth(atSeconds: 2)
+    #expect(isTrulyResting(engine, atSeconds: 2) && !isTrulyResting(engine, atSeconds: 5))
+    #expect(abs(still.specificForceMetersPerSecondSquared.length - g) < 1e-12)
+    // The vertical specific force in the reference frame, sampled finely after the fade-in.
+    var times: [Double] = []
+    var vertical: [Double] = []
+    for k in 0..<20_000 {
+      let t = 4 + Double(k) * 0.0001
+      let truth = engine.truth(atSeconds: t)
+      times.append(t)
+      vertical.append(truth.attitude.rotate(truth.specificForceMetersPerSecondSquared).z - g)
+    }
+    #expect(abs(amplitude(ofHertz: 60, times: times, values: vertical) - 0.2 * g) < 0.002)
+    #expect(amplitude(ofHertz: 40, times: times, values: vertical) < 0.002)
+  }
+
+  @Test func theDieWarmsFrom20To50WhileTheBoardRestsAndTurns() {
+    let ramp = TemperatureRamp()
+    #expect(ramp.truth(atSeconds: 0).temperatureCelsius == 20)
+    #expect(ramp.truth(atSeconds: 480).temperatureCelsius == 50)
+    #expect(ramp.truth(atSeconds: 600).temperatureCelsius == 50)
+    var previous = 0.0
+    for t in stride(from: 0.0, through: 600, by: 1) {
+      let temperature = ramp.truth(atSeconds: t).temperatureCelsius
+      #expect(temperature >= previous)
+      previous = temperature
+    }
+    // Rests at the start of every 40 s, a 90° turn after, alternating back.
+    #expect(ramp.isResting(atSeconds: 10) && !ramp.isResting(atSeconds: 30))
+    #expect(abs(ramp.truth(atSeconds: 45).attitude.heading * degreesPerRadian - 90) < 1e-9)
+    #expect(abs(ramp.truth(atSeconds: 85).attitude.heading) < 1e-9)
+    let still = LongStillness(hours: 2)
+    #expect(still.durationSeconds == 7200 && still.isResting(atSeconds: 5000))
+    #expect(abs(still.truth(atSeconds: 21_600).temperatureCelsius - 26.5) < 1e-9)
+  }
+
+  @Test func aBiasRandomWalkWandersAsKRootT() {
+    let k = 2e-4
+    var at100 = 0.0
+    var between = 0.0
+    let seeds = 400
+    for seed in 0..<seeds {
+      let walk = BiasRandomWalk(randomWalk: k, seed: UInt64(seed))
+      let a = walk.value(atSeconds: 100)
+      let b = walk.value(atSeconds: 200)
+      at100 += a.x * a.x + a.y * a.y + a.z * a.z
+      let d = b - a
+      between += d.x * d.x + d.y * d.y + d.z * d.z
+    }
+    // Per axis, Var W(t) = K² t; three axes, 400 seeds: the estimate is within ±10 % (≈2.5σ).
+    let expected = k * k * 100
+    #expect(abs(at100 / Double(3 * seeds) / expected - 1) < 0.1)
+    #expect(abs(between / Double(3 * seeds) / expected - 1) < 0.1)
+    // A pure function of time: any order, same values; zero at the start; continuous.
+    let walk = BiasRandomWalk(randomWalk: k, seed: 9)
+    let later = walk.value(atSeconds: 3600.5)
+    #expect(
+      walk.value(atSeconds: 12.25) == BiasRandomWalk(randomWalk: k, seed: 9).value(atSeconds: 12.25)
+    )
+    #expect(walk.value(atSeconds: 3600.5) == later)
+    #expect(walk.value(atSeconds: 0) == .zero)
+    #expect((walk.value(atSeconds: 50.999_999) - walk.value(atSeconds: 51)).length < 1e-9)
+  }
+
+  @Test func theSimulatedChipAddsTheWanderToItsZeroRateOutputAndReportsEverySample() throws {
+    var unit = SimulatedMPU6050Unit.ideal
+    unit.gyroOffsetRadiansPerSecond = Vector3(0.01, -0.02, 0.03)
+    unit.gyroOffsetRandomWalk = BiasRandomWalk(randomWalk: 5e-3, seed: 4)
+    let clock = ManualClock()
+    let chip = SimulatedMPU6050(clock: clock, motion: RestingMotion(), unit: unit)
+    var produced: [Timestamp] = []
+    chip.onSampleProduced = { produced.append($0) }
+    // RM §4: awake on the PLL, 100 Hz (SMPLRT_DIV 9, DLPF_CFG 3), ±250 °/s (131 counts per °/s).
+    try chip.writeRegister(0x6B, value: 0x01)
+    try chip.writeRegister(0x19, value: 9)
+    try chip.writeRegister(0x1A, value: 3)
+    try chip.writeRegister(0x1B, value: 0x00)
+    var bytes = [UInt8](repeating: 0, count: 6)
+    for second in [30.0, 200.0] {
+      clock.advance(to: chip.motionStart + .nanoseconds(Int64(second * 1e9)))
+      try bytes.withUnsafeMutableBytes { try chip.readRegisters(startingAt: 0x43, into: $0) }
+      func rate(_ i: Int) -> Double {
+        Double(Int16(bitPattern: UInt16(bytes[i]) << 8 | UInt16(bytes[i + 1]))) / 131
+          * radiansPerDegree
+      }
+      let measured = Vector3(rate(0), rate(2), rate(4))
+      let truth = unit.gyroZeroRateOutput(atMotionSeconds: second, motionTemperatureCelsius: 25)
+      // Within one count (1/131 °/s) plus the wander during the filter's delay.
+      #expect((measured - truth).length < 1.5 / 131 * radiansPerDegree, "at \(second) s")
+      #expect((truth - unit.gyroOffsetRadiansPerSecond).length > 1e-3)
+    }
+    // One call per sample, in order, one period apart.
+    #expect(UInt64(produced.count) == chip.statistics.samplesProduced)
+    #expect(produced.count > 19_900)
+    #expect(
+      zip(produced, produced.dropFirst()).allSatisfy { $1.nanoseconds(since: $0) == 10_000_000 })
+  }
+}

@@ -1,0 +1,205 @@
+import CommandLineSupport
+import HIL
+import MPU6050Simulation
+import MotionScenarios
+import Telemetry
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+let runSpec = CommandSpec(
+  name: "plumb-hil run",
+  abstract: "play a scenario (with faults) through the real driver and loop, judge the frames",
+  discussion: """
+    The simulated MPU-6050 moves through SCENARIO (plumb-hil scenarios) with the fault plan
+    PLAN applied to the chip, the bus and the data-ready line (plumb-hil faults); the real
+    driver and loop run on it, frames go over a simulated 115200-baud UART, and a host decodes
+    them and compares every frame with the truth at its sample time (inclination error: the
+    angle between the true and estimated gravity directions; heading error: the yaw difference
+    after removing the first frame's offset). Every sample the chip produced is reconciled with
+    what the host received or the loop counted.
+
+    The run ends with one line on standard output:
+      hil: scenario=S faults=F frames=N missed=M silent_losses=K incl_rms_deg=E heading_rms_deg=H
+
+    Exit status: 0 done; 1 the chip produced samples that neither reached the host nor were
+    counted (silent_losses > 0); 64 usage error; 70 the firmware did not start; 73 the report
+    could not be written.
+    """,
+  options: [
+    .option("faults", value: "PLAN", help: "a fault plan (plumb-hil faults)", default: "none"),
+    .option(
+      "seconds", value: "N", help: "simulated seconds (default: the scenario's natural length)"),
+    .option("seed", value: "S", help: "seeds the scenario, the unit and the faults", default: "1"),
+    .option(
+      "report", value: "DIR",
+      help: "write report.json and the plots (attitude error, rest, gyro bias, latency) there"),
+    .option("format", value: "FORMAT", help: "binary, text or mavlink", default: "binary"),
+    .option(
+      "fault-start", value: "SECONDS", help: "when the fault plan's faults begin", default: "5"),
+    .option("frames", value: "FILE", help: "also write the bytes the host received to FILE"),
+    .option(
+      "unit", value: "UNIT",
+      help: "the simulated chip: typical (uncalibrated, errors drawn within the datasheet's "
+        + "limits), noisy (datasheet noise only) or ideal", default: "typical"),
+    .flag(
+      "realtime",
+      help: "the chip on the real clock, frames over a real pseudo-terminal (timing in the report)"),
+  ],
+  positionals: [PositionalSpec("SCENARIO", help: "a scenario (plumb-hil scenarios)")],
+  examples: [
+    "plumb-hil run tilt",
+    "plumb-hil run handheld --seconds 60 --faults bus-lockup --report /tmp/hil",
+    "plumb-hil run push --format mavlink",
+    "plumb-hil run rest-turn --seconds 5 --realtime --report /tmp/hil-rt",
+  ])
+
+let scenariosSpec = CommandSpec(
+  name: "plumb-hil scenarios", abstract: "list the scenarios: one name first on each line")
+
+let faultsSpec = CommandSpec(
+  name: "plumb-hil faults", abstract: "list the fault plans: one name first on each line")
+
+let soakSpec = CommandSpec(
+  name: "plumb-hil soak",
+  abstract: "hours of simulated time at full speed with random faults; memory and reconciliation",
+  discussion: """
+    The handheld scenario with the soak fault plan (random NACKs and EIO, lost, late, duplicated
+    and jittered edges, a brown-out every ten minutes), serial unplugs, garbage on the command
+    input and status commands, all seeded. Memory (VmRSS, VmHWM from /proc/self/status) is read
+    every simulated hour. Passes when the loop ran to the end, every sample is reconciled
+    (silent_losses = 0) and the resident set grew by at most 2 MiB after the first hour.
+
+    Exit status: 0 passed; 1 a check failed; 64 usage error.
+    """,
+  options: [
+    .option("hours", value: "H", help: "simulated hours", default: "24"),
+    .option("seed", value: "S", help: "seeds everything", default: "1"),
+    .option("report", value: "DIR", help: "write the report there"),
+  ],
+  examples: ["plumb-hil soak", "plumb-hil soak --hours 1 --report /tmp/soak"])
+
+func scenarioListing() -> String {
+  ScenarioCatalog.entries.map { pad($0.name, 24) + $0.summary + "\n" }.joined()
+}
+
+func faultListing() -> String {
+  SimulatedMPU6050FaultPlan.catalogue.map { pad($0.name, 22) + $0.summary + "\n" }.joined()
+}
+
+func pad(_ text: String, _ width: Int) -> String {
+  text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+}
+
+func runCommand(_ arguments: ParsedArguments) throws {
+  let spec = arguments.spec
+  let scenario = arguments.positionals[0]
+  guard ScenarioCatalog.entry(named: scenario) != nil else {
+    throw UsageError(HILError.unknownScenario(scenario).description, spec: spec)
+  }
+  let faults = arguments.value("faults") ?? "none"
+  guard SimulatedMPU6050FaultPlan.names.contains(faults) else {
+    throw UsageError(HILError.unknownFaultPlan(faults).description, spec: spec)
+  }
+  let formatName =
+    try arguments.choice("format", from: TelemetryFormat.allCases.map(\.rawValue)) ?? "binary"
+  var options = HILOptions(
+    scenario: scenario, faults: faults,
+    seconds: try arguments.double("seconds", in: 0.5...(30 * 86_400)),
+    seed: UInt64(try arguments.integer("seed", in: 0...Int.max) ?? 1),
+    format: TelemetryFormat(rawValue: formatName)!, realtime: arguments.flag("realtime"))
+  options.faultStartSeconds = try arguments.double("fault-start", in: 0...(30 * 86_400)) ?? 5
+  switch try arguments.choice("unit", from: ["typical", "noisy", "ideal"]) ?? "typical" {
+  case "noisy": options.unit = .noisy(seed: options.seed)
+  case "ideal": options.unit = .ideal
+  default: break
+  }
+  let framesPath = arguments.value("frames")
+  options.keepBytes = framesPath != nil
+  let result: HILResult
+  do {
+    result = try runHIL(options)
+  } catch {
+    switch error {
+    case .startFailed: throw CommandFailure(.software, error.description)
+    case .pseudoTerminal: throw CommandFailure(.unavailable, error.description)
+    default: throw CommandFailure(.usage, error.description)
+    }
+  }
+  if let report = arguments.value("report") {
+    do {
+      try result.writeReport(to: report)
+    } catch {
+      throw CommandFailure(.cannotCreate, error.description)
+    }
+    printError("plumb-hil: report in \(report)/ (report.json and four plots)")
+  }
+  if let framesPath {
+    do {
+      try writeBytes(result.bytes, to: framesPath)
+    } catch {
+      throw CommandFailure(.cannotCreate, error.description)
+    }
+  }
+  print(result.summaryLine)
+  if result.accounting.silentLosses > 0 {
+    throw CommandFailure(
+      .failure,
+      "\(result.accounting.silentLosses) samples were lost silently (see the reconciliation in "
+        + "the report)")
+  }
+}
+
+func soakCommand(_ arguments: ParsedArguments) throws {
+  let hours = try arguments.double("hours", in: 0.01...(30 * 24)) ?? 24
+  let seed = UInt64(try arguments.integer("seed", in: 0...Int.max) ?? 1)
+  let options = Soak.options(seconds: hours * 3600, seed: seed)
+  var memory: [MemorySample] = []
+  let started = wallSeconds()
+  let result: HILResult
+  do throws(HILError) {
+    result = try runHIL(options) { simulated in
+      // One reading per simulated hour (and the first minute, before the plots' bins fill).
+      let minute = Int((simulated / 60).rounded())
+      guard minute == 1 || minute % 60 == 0 || hours < 1 else { return }
+      guard let usage = MemoryUsage.current() else { return }
+      memory.append(MemorySample(seconds: simulated, usage: usage))
+      printError(
+        "soak: \(fixed(simulated / 3600, 2)) h simulated in \(fixed(wallSeconds() - started, 0)) s, "
+          + "VmRSS \(usage.residentKilobytes) KiB, VmHWM \(usage.peakResidentKilobytes) KiB")
+    }
+  } catch {
+    throw CommandFailure(.software, error.description)
+  }
+  let elapsed = wallSeconds() - started
+  if let report = arguments.value("report") {
+    do {
+      try result.writeReport(to: report)
+    } catch {
+      throw CommandFailure(.cannotCreate, error.description)
+    }
+  }
+  let verdict = SoakVerdict(result: result, memory: memory, requestedSeconds: hours * 3600)
+  for line in verdict.lines(wallSeconds: elapsed) { print(line) }
+  print(result.summaryLine)
+  if !verdict.passed {
+    throw CommandFailure(.failure, "the soak failed: " + verdict.failures.joined(separator: "; "))
+  }
+}
+
+func wallSeconds() -> Double {
+  var now = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &now)
+  return Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9
+}
+
+func fixed(_ value: Double, _ digits: Int) -> String {
+  var text = String(Int((value * pow(10, Double(digits))).rounded()))
+  guard digits > 0 else { return text }
+  while text.count <= digits { text = "0" + text }
+  text.insert(".", at: text.index(text.endIndex, offsetBy: -digits))
+  return text
+}
