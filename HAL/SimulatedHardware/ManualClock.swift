@@ -8,10 +8,11 @@ import HardwareAbstraction
 /// data-ready line and the simulated chip all read the same time. It is deliberately not
 /// `Sendable`: a simulated world belongs to one thread, like the loop it stands in for.
 public final class ManualClock: MonotonicClock {
-  // `@exclusivity(unchecked)`: every read and write of the time is a plain load or store (no
-  // in-place mutation spans a call out), and the clock belongs to one thread, so the runtime's
-  // exclusivity check — about a hundred instructions, on every `now()` of a replay — guards
-  // nothing here.
+  // `@exclusivity(unchecked)` (the runtime's dynamic check is about a hundred instructions on
+  // every `now()` of a replay). Why two accesses cannot overlap: the clock is not `Sendable`,
+  // so Swift 6's strict concurrency never lets two threads reach it at once; `current` is
+  // private, and every access to it is a single load or store (`advance` compares, then
+  // stores), so no access spans a call that could come back here.
   @exclusivity(unchecked) private var current: Timestamp
 
   /// A clock reading `start` (by default 1 s, so that `0` is never a valid sample time).

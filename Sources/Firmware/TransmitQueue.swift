@@ -9,8 +9,12 @@
 /// `Sendable`: it belongs to the loop's thread.
 public final class TransmitQueue {
   private let storage: UnsafeMutableRawBufferPointer
-  // `@exclusivity(unchecked)`: plain integer loads and stores on the loop's thread; `drain`
-  // calls out to the port only between them. The dynamic check would cost more than the copy.
+  // `@exclusivity(unchecked)` (the dynamic check cost more than the copy). Why two accesses
+  // cannot overlap: the queue is not `Sendable`, so Swift 6's strict concurrency never lets
+  // two threads reach it at once; `start` is private and `count` read-only outside; every
+  // access is a single load or store or an integer `+=`/`-=`. `drain` calls out to `write`
+  // (the port) only between accesses, so a `write` that came back into the queue would start
+  // fresh accesses.
   @exclusivity(unchecked) private var start = 0
   @exclusivity(unchecked) public private(set) var count = 0
 
