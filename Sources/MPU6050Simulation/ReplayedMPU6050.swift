@@ -101,10 +101,17 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
   public let recordedEdgeCount: Int
   /// The latest time of a sample or unavailable record (`nil` when there is none).
   public let lastSampleRecordTime: Timestamp?
-  // The mutable state below is `@exclusivity(unchecked)`: the chip belongs to one thread, and no
-  // in-place mutation of it spans a call out of the chip (the record iterators and the clock
-  // are called between accesses), so the runtime's dynamic exclusivity checks — a dozen per
-  // sample in a replay — can never fire.
+  // The mutable state below is `@exclusivity(unchecked)` (the runtime's dynamic exclusivity
+  // checks were a dozen per sample of a replay). Why no two accesses to it can overlap:
+  // - One thread at a time: the chip is not `Sendable`, so Swift 6's strict concurrency never
+  //   lets two threads reach it at once (a value can change hands only whole).
+  // - No re-entrance: the storage is private (`statistics` and `transfersSeen` are read-only
+  //   outside), and every access to it inside this class is a plain load or store, or an
+  //   in-place mutation whose only call out is into value-type code that cannot reach this
+  //   chip (`PlumbRawRecordCursor.advance`, `PlumbRawRecordIterator.next`, which read the
+  //   recording's immutable bytes; `Array`'s subscript; the counters' `+=`). The clock is
+  //   called between accesses, never during one. The only closures the chip calls are
+  //   `diverge`'s message builders (which read immutable state), called between accesses too.
 
   /// What the replay has done.
   @exclusivity(unchecked) public private(set) var statistics = Statistics()
@@ -176,8 +183,17 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
 
   /// Moves `upcomingEdge` to the next distinct edge time.
   private func advanceEdge() {
-    while edgeRecords.advance() != nil {
-      guard let time = Self.edgeTime(edgeRecords) else { continue }
+    while let kind = edgeRecords.advance() {
+      // Samples (nearly every record) straight from the cursor's stored decode; the cursor is
+      // not copied out of the chip for them.
+      let time: Timestamp
+      if kind == .sample {
+        guard let sample = edgeRecords.sample, sample.source == .interrupt else { continue }
+        time = sample.timestamp
+      } else {
+        guard let unavailable = Self.edgeTime(ofUnavailable: edgeRecords.record) else { continue }
+        time = unavailable
+      }
       if let last = lastDistinctEdge, time <= last { continue }
       lastDistinctEdge = time
       upcomingEdge = time
@@ -186,16 +202,18 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
     upcomingEdge = nil
   }
 
-  /// The edge time of the cursor's sample or unavailable record: its time when it was taken
-  /// at an edge, `nil` otherwise.
+  /// The edge time of a sample or unavailable record: its time when it was taken at an edge,
+  /// `nil` otherwise.
   private static func edgeTime(_ cursor: PlumbRawRecordCursor) -> Timestamp? {
     if let sample = cursor.sample {
       return sample.source == .interrupt ? sample.timestamp : nil
     }
-    if case .unavailable(let tick)? = cursor.record, tick.source == .interrupt {
-      return tick.timestamp
-    }
-    return nil
+    return edgeTime(ofUnavailable: cursor.record)
+  }
+
+  private static func edgeTime(ofUnavailable record: PlumbRawRecord?) -> Timestamp? {
+    guard case .unavailable(let tick)? = record, tick.source == .interrupt else { return nil }
+    return tick.timestamp
   }
 
   /// One pass over the recording: the distinct edges that were delivered twice, as line faults,
@@ -436,9 +454,7 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
       statistics.burstsReplayed += 1
     }
     lastBurst = bytes
-    bytes.withUnsafeBytes { source in
-      for offset in 0..<14 { buffer[offset] = source[offset] }
-    }
+    bytes.copy(into: buffer)  // a data burst's buffer is 14 bytes (`readRegisters`)
   }
 
   /// Moves `upcomingBurst` to the next recorded burst (samples-only recordings: a tick recorded
@@ -594,7 +610,9 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
 
   private func diverge(_ message: @autoclosure () -> String) {
     statistics.divergences += 1
-    if statistics.firstDivergence == nil { statistics.firstDivergence = message() }
+    guard statistics.firstDivergence == nil else { return }
+    let text = message()  // built before the store, outside any access to `statistics`
+    statistics.firstDivergence = text
   }
 
   private func hex(_ value: UInt8) -> String {

@@ -93,6 +93,16 @@ public struct PlumbRawBurstBytes: Hashable, Sendable, CustomStringConvertible {
     return Swift.withUnsafeBytes(of: storage) { $0[index] }
   }
 
+  /// Copies the 14 bytes into `target`, which must hold at least 14 (refused otherwise, with
+  /// nothing written). Not generic, unlike `withUnsafeBytes`: a replay copies every sample's
+  /// bytes, and a generic closure call from another module is not specialised.
+  public func copy(into target: UnsafeMutableRawBufferPointer) {
+    precondition(target.count >= 14, "a burst's 14 bytes need 14 bytes of buffer")
+    Swift.withUnsafeBytes(of: storage) { source in
+      target.baseAddress!.copyMemory(from: source.baseAddress!, byteCount: 14)
+    }
+  }
+
   /// Calls `body` with the 14 bytes.
   public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows
     -> Result
