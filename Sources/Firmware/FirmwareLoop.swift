@@ -423,11 +423,17 @@ public struct FirmwareLoop<
 
   /// `attitude.eulerAngles().isNearGimbalLock`, the same test on the same numbers (the pitch
   /// from the normalised rotation matrix, against `EulerAngles.defaultGimbalLockMargin`)
-  /// without the two `atan2` for yaw and roll the frame does not carry: 4 % of a replay.
+  /// without the two `atan2` for yaw and roll the frame does not carry, and without the `asin`
+  /// unless the answer hangs on it: asin is increasing, so |pitch| ≥ π/2 − margin exactly when
+  /// |sin pitch| ≥ cos(margin); only within 1e-9 of that threshold (where the roundings of the
+  /// two forms could disagree, some 1e-15 wide) is the pitch itself computed and compared.
   static func isNearGimbalLock(_ attitude: Quaternion) -> Bool {
     let m = Matrix3(attitude.normalized)
-    let pitch = asin(max(-1, min(1, -m.row2.x)))
-    return abs(pitch) >= .pi / 2 - EulerAngles.defaultGimbalLockMargin
+    let sine = max(-1, min(1, -m.row2.x))
+    let magnitude = abs(sine)
+    if magnitude < gimbalLockSineThreshold - 1e-9 { return false }
+    if magnitude > gimbalLockSineThreshold + 1e-9 { return true }
+    return abs(asin(sine)) >= .pi / 2 - EulerAngles.defaultGimbalLockMargin
   }
 
   // MARK: - Serial
@@ -576,3 +582,6 @@ public struct FirmwareLoop<
     }
   }
 }
+
+/// sin(π/2 − `EulerAngles.defaultGimbalLockMargin`): |sin pitch| at the gimbal-lock margin.
+private let gimbalLockSineThreshold = sin(.pi / 2 - EulerAngles.defaultGimbalLockMargin)

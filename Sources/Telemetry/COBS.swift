@@ -62,33 +62,35 @@ public enum COBS {
   ) -> Int {
     (target + 1).copyMemory(from: source, byteCount: count)
     let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+    // Positions stay within 0 … 254 (count < 254), so the arithmetic below cannot overflow:
+    // wrapping operators spare the overflow checks.
     var last = -1  // the previous zero's position (-1: the leading slot is the first code)
     var base = 0
     while base < count {
       var word: UInt64
-      if count - base >= 8 {
+      if count &- base >= 8 {
         word = UInt64(littleEndian: source.loadUnaligned(fromByteOffset: base, as: UInt64.self))
       } else {
         word = ~0  // bytes past the end count as non-zero
-        for offset in 0..<(count - base) {
-          let byte = UInt64(source.load(fromByteOffset: base + offset, as: UInt8.self))
-          word = word & ~(0xFF << (8 * offset)) | byte << (8 * offset)
+        for offset in 0..<(count &- base) {
+          let byte = UInt64(source.load(fromByteOffset: base &+ offset, as: UInt8.self))
+          word = word & ~(0xFF << (8 &* offset)) | byte << (8 &* offset)
         }
       }
       // The top bit of each byte of `zeros` is set exactly where `word` has a zero byte.
       var zeros = ~(((word & low7) &+ low7) | word | low7)
       while zeros != 0 {
-        let position = base + zeros.trailingZeroBitCount >> 3
+        let position = base &+ zeros.trailingZeroBitCount &>> 3
         target.storeBytes(
-          of: UInt8(truncatingIfNeeded: position - last), toByteOffset: last + 1, as: UInt8.self)
+          of: UInt8(truncatingIfNeeded: position &- last), toByteOffset: last &+ 1, as: UInt8.self)
         last = position
         zeros &= zeros &- 1
       }
-      base += 8
+      base &+= 8
     }
     target.storeBytes(
-      of: UInt8(truncatingIfNeeded: count - last), toByteOffset: last + 1, as: UInt8.self)
-    return count + 1
+      of: UInt8(truncatingIfNeeded: count &- last), toByteOffset: last &+ 1, as: UInt8.self)
+    return count &+ 1
   }
 
   /// Why an encoding could not be decoded.
