@@ -22,7 +22,7 @@ func processBenchmark(plumb: String, board: String, seconds: Int) throws -> Grou
   let wall = Double(child.wallNanoseconds) * 1e-9
   let rssKiB = max(child.peakHWMKilobytes, Int(child.usage.ru_maxrss))
   var result = GroupResult()
-  let command = "plumb run " + arguments.joined(separator: " ")
+  let command = "plumb " + arguments.joined(separator: " ")
   result.figures.append(
     Figure(
       "rss_mb", Double(rssKiB) / 1024, "MiB",
@@ -46,6 +46,30 @@ func processBenchmark(plumb: String, board: String, seconds: Int) throws -> Grou
       "plumb run: steady state \(fixed(share * 100, 2)) % of a core between \(fixed(first.seconds, 0)) s and \(fixed(last.seconds, 0)) s (/proc/PID/stat, 10 ms ticks)"
     )
   }
+  return result
+}
+
+/// `idle_loop_cpu_percent_at_100hz` (a reference for `cpu_percent_at_100hz`): a thread that
+/// does nothing but sleep to the next 10 ms deadline on CLOCK_MONOTONIC (absolute
+/// `clock_nanosleep`, as the loop and cyclictest do) for `seconds`: its CPU time per second.
+/// What one wake-up a period costs on this machine before any work is done (on a VM, the
+/// timer's exits to the hypervisor are most of it).
+func idleLoopBenchmark(seconds: Int) -> GroupResult {
+  let periods = seconds * 100
+  var deadline = Clock.monotonic()
+  let begin = Clock.threadCPU()
+  for _ in 0..<periods {
+    deadline += 10_000_000
+    Clock.sleep(untilMonotonic: deadline)
+  }
+  let cpu = Double(Clock.threadCPU() - begin) * 1e-9
+  var result = GroupResult()
+  result.figures.append(
+    Figure(
+      "idle_loop_cpu_percent_at_100hz", cpu / Double(seconds) * 100, "%", decimals: 2,
+      method:
+        "one \(seconds) s run of a thread that only sleeps to the next 10 ms deadline (absolute clock_nanosleep on CLOCK_MONOTONIC, SCHED_OTHER): its CPU time (CLOCK_THREAD_CPUTIME_ID) per second, \(fixed(cpu / Double(periods) * 1e6, 1)) µs per wake-up"
+    ))
   return result
 }
 

@@ -35,6 +35,7 @@ struct Target {
     "simulation_samples_per_second": "information",
     "allan_2h_ms": "information",
     "rss_mb": "information",
+    "idle_loop_cpu_percent_at_100hz": "reference (a loop that only sleeps, same machine)",
     "cyclictest_p50_us": "reference (same machine, same run)",
     "cyclictest_p99_us": "reference (same machine, same run)",
     "cyclictest_p99_9_us": "reference (same machine, same run)",
@@ -171,11 +172,11 @@ func renderReport(
     "",
     "- Everything: `make bench` (builds `plumb-bench`, `plumb` and `bench-estimator` in release mode, "
       + "installs rt-tests when missing, runs every benchmark, rewrites this file). The four "
-      + "60-second real-time runs (SCHED_FIFO loop, SCHED_OTHER loop, cyclictest, `plumb run`) run "
-      + "one after the other, so it takes about five minutes. Run it as root for SCHED_FIFO and "
-      + "/dev/cpu_dma_latency.",
+      + "60-second real-time runs (SCHED_FIFO loop, SCHED_OTHER loop, cyclictest, `plumb run`) and "
+      + "a 20-second idle loop run one after the other, so it takes about five minutes. Run it "
+      + "as root for SCHED_FIFO and /dev/cpu_dma_latency.",
     "- One group: `.build/release/plumb-bench replay` (or `simulation`, `codec`, `allan`, "
-      + "`loop --policy fifo`, `loop --policy other`, `process`, `cyclictest`, `estimator`); "
+      + "`loop --policy fifo`, `loop --policy other`, `process`, `idle`, `cyclictest`, `estimator`); "
       + "`.build/release/plumb-bench --help` lists the options.",
     "- Instruction counts for the replay path (exact, unlike times on a shared VM): "
       + "`valgrind --tool=callgrind .build/release/plumb-bench profile-replay` "

@@ -159,6 +159,17 @@ let cyclictestCommand = CommandGroup.Subcommand(
   emit(try cyclictestBenchmark(seconds: try arguments.integer("seconds", in: 1...3600) ?? 60))
 }
 
+let idleCommand = CommandGroup.Subcommand(
+  CommandSpec(
+    name: "plumb-bench idle",
+    abstract: "idle_loop_cpu_percent_at_100hz: what sleeping at 100 Hz costs, for reference",
+    options: [
+      .option("seconds", value: "S", help: "length of the run", default: "20")
+    ])
+) { arguments in
+  emit(idleLoopBenchmark(seconds: try arguments.integer("seconds", in: 1...3600) ?? 20))
+}
+
 let estimatorCommand = CommandGroup.Subcommand(
   CommandSpec(
     name: "plumb-bench estimator",
@@ -254,6 +265,7 @@ let allCommand = CommandGroup.Subcommand(
     }
   }
   try run("cyclictest, \(seconds) s") { try cyclictestBenchmark(seconds: seconds) }
+  try run("idle 100 Hz loop, 20 s") { idleLoopBenchmark(seconds: 20) }
   try run("plumb run, \(seconds) s") {
     try processBenchmark(
       plumb: arguments.value("plumb") ?? ".build/release/plumb",
@@ -273,7 +285,7 @@ let bench = CommandGroup(
   name: "plumb-bench", abstract: "Plumb's benchmarks (issue 9); `make bench` runs `all`",
   subcommands: [
     allCommand, replayCommand, simulationCommand, codecCommand, allanCommand, loopCommand,
-    processCommand, cyclictestCommand, estimatorCommand, profileCommand,
+    processCommand, idleCommand, cyclictestCommand, estimatorCommand, profileCommand,
   ])
 
 exit(bench.run(Array(CommandLine.arguments.dropFirst())))
