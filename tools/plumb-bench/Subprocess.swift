@@ -13,7 +13,8 @@ struct ChildOutcome {
   var usage: rusage
   /// From spawn to exit, ns.
   var wallNanoseconds: Int64
-  /// The largest VmHWM seen in /proc/PID/status while it ran, KiB.
+  /// The largest VmHWM seen in /proc/PID/status while it ran, KiB, read only once the child
+  /// runs its own program (see `highWaterMark`).
   var peakHWMKilobytes: Int
   /// utime + stime from /proc/PID/stat at `sampledAt` seconds after spawn, ns (the steady
   /// state, start-up excluded), when sampled.
@@ -62,7 +63,7 @@ func runChild(_ path: String, _ arguments: [String], sampleInterval: Double = 1)
   while open[0] || open[1] {
     let now = Clock.monotonic()
     if now >= nextSample {
-      peak = max(peak, highWaterMark(pid) ?? 0)
+      peak = max(peak, highWaterMark(pid, program: path) ?? 0)
       if let cpu = processCPU(pid) { cpuSamples.append((Double(now - started) * 1e-9, cpu)) }
       nextSample = now + Int64(sampleInterval * 1e9)
     }
@@ -101,12 +102,24 @@ func runChild(_ path: String, _ arguments: [String], sampleInterval: Double = 1)
     cpuSamples: cpuSamples.map { (seconds: $0.0, cpuNanoseconds: $0.1) })
 }
 
-/// VmHWM of a running process, KiB.
-func highWaterMark(_ pid: pid_t) -> Int? {
+/// VmHWM of a running process, KiB, once it runs `program` (`nil` before).
+///
+/// Before its exec, a child of `posix_spawn` is a vfork: it shares this process's memory, and
+/// its /proc status shows this process's high-water mark. The exec gives it a memory map of its
+/// own, whose VmHWM starts afresh, so the mark is read only once /proc/PID/comm names `program`.
+/// (For the same reason the reaped child's `ru_maxrss` is not used: Linux folds the old map's
+/// high-water mark into it at the exec, which here is plumb-bench's own.)
+func highWaterMark(_ pid: pid_t, program: String) -> Int? {
+  let name = program.split(separator: "/").last.map { String($0.prefix(15)) } ?? program
+  guard let comm = try? readFile("/proc/\(pid)/comm"),
+    String(decoding: comm, as: UTF8.self).trimmingSpaces.split(separator: "\n").first
+      .map(String.init) == name
+  else { return nil }
   guard let text = try? readFile("/proc/\(pid)/status") else { return nil }
   for line in String(decoding: text, as: UTF8.self).split(separator: "\n")
   where line.hasPrefix("VmHWM:") {
-    return Int(line.dropFirst(6).split(separator: " ").first ?? "")
+    // "VmHWM:\t   11864 kB": a tab, then spaces.
+    return Int(line.dropFirst(6).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "")
   }
   return nil
 }
