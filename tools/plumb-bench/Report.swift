@@ -32,6 +32,7 @@ struct Target {
   /// What a figure without a target is for.
   static let roles: [String: String] = [
     "reference_cf_update_ns": "reference for the ratio",
+    "reference_cf_double_update_ns": "reference (the same filter in Double)",
     "simulation_samples_per_second": "information",
     "allan_2h_ms": "information",
     "rss_mb": "information",
