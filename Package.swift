@@ -309,6 +309,18 @@ targets += [
 ]
 products += [.executable(name: "plumb-hil", targets: ["plumb-hil"])]
 
+// Benchmarks (issue 9, items 2-7): `make bench` builds `plumb-bench` in release mode and runs
+// `plumb-bench all`, which prints `name value unit` lines and rewrites BENCHMARKS.md.
+targets += [
+  .executableTarget(
+    name: "plumb-bench",
+    dependencies: [
+      "Firmware", "MPU6050", "MPU6050Simulation", "SimulatedHardware", "HardwareAbstraction",
+      "MotionScenarios", "Recording", "Telemetry", "Calibration", "Geometry", "CommandLineSupport",
+    ],
+    path: "tools/plumb-bench", exclude: ["README.md", "NOTES.md"], swiftSettings: swift6)
+]
+
 let package = Package(
   name: "Plumb",
   platforms: [.macOS(.v15)],

@@ -8,7 +8,12 @@ import HardwareAbstraction
 /// data-ready line and the simulated chip all read the same time. It is deliberately not
 /// `Sendable`: a simulated world belongs to one thread, like the loop it stands in for.
 public final class ManualClock: MonotonicClock {
-  private var current: Timestamp
+  // `@exclusivity(unchecked)` (the runtime's dynamic check is about a hundred instructions on
+  // every `now()` of a replay). Why two accesses cannot overlap: the clock is not `Sendable`,
+  // so Swift 6's strict concurrency never lets two threads reach it at once; `current` is
+  // private, and every access to it is a single load or store (`advance` compares, then
+  // stores), so no access spans a call that could come back here.
+  @exclusivity(unchecked) private var current: Timestamp
 
   /// A clock reading `start` (by default 1 s, so that `0` is never a valid sample time).
   public init(start: Timestamp = Timestamp(nanoseconds: 1_000_000_000)) {

@@ -64,15 +64,33 @@ public final class SimulatedDataReadyLine: DataReadyLine {
   public let clock: ManualClock
   /// Where the edges come from.
   public let source: any EdgeSource
+  // The stored state below is `@exclusivity(unchecked)` (the runtime's dynamic exclusivity
+  // checks, several per edge, were a large part of a replay's cost). Why no two accesses to it
+  // can overlap:
+  // - One thread at a time: the line is not `Sendable`, so Swift 6's strict concurrency never
+  //   lets two threads reach it at once (a value can change hands only whole).
+  // - No re-entrance: the storage is private, and every access to it inside this class is a
+  //   plain load or store, or an in-place mutation whose only call out is into value-type code
+  //   that cannot reach this line (`EdgeFaultPlan.fate`, `RingBuffer`'s methods, the counters'
+  //   `+=`). The source and the clock are called between accesses, never during one, so a
+  //   source that calls back into the line (reading `statistics`, say) starts a fresh access.
+  // - Outside code reaches the plan only through `faultPlan`, which is computed (a get, then a
+  //   set): an outside `inout` access holds a copy, never this storage. `lastSourceEdge` is
+  //   read-only outside.
+
   /// The faults applied to each edge as the source raises it. Replace it at any time; edges
   /// already raised keep their fate.
-  public var faultPlan: EdgeFaultPlan
+  public var faultPlan: EdgeFaultPlan {
+    get { storedFaultPlan }
+    set { storedFaultPlan = newValue }
+  }
+  @exclusivity(unchecked) private var storedFaultPlan: EdgeFaultPlan
   /// The most edges the queue holds (at least 1).
   public let queueCapacity: Int
 
   /// The time of the last edge taken from the source (or the clock's reading when the line was
   /// made): the next edge asked for is strictly after it.
-  public private(set) var lastSourceEdge: Timestamp
+  @exclusivity(unchecked) public private(set) var lastSourceEdge: Timestamp
 
   private struct PendingEdge {
     /// The timestamp `waitForEdge` returns.
@@ -82,11 +100,12 @@ public final class SimulatedDataReadyLine: DataReadyLine {
   }
 
   /// Edges that have reached the queue: what a `read()` of the line would return now.
-  private var queue: RingBuffer<Timestamp>
+  @exclusivity(unchecked) private var queue: RingBuffer<Timestamp>
   /// Edges raised but not yet in the queue (late ones), in delivery order.
-  private var inFlight = RingBuffer<PendingEdge>(capacity: 64, growable: true)
-  private var lastDelivery: Timestamp?
-  private var counters = EdgeStatistics()
+  @exclusivity(unchecked) private var inFlight = RingBuffer<PendingEdge>(
+    capacity: 64, growable: true)
+  @exclusivity(unchecked) private var lastDelivery: Timestamp?
+  @exclusivity(unchecked) private var counters = EdgeStatistics()
 
   /// A line delivering `source`'s edges on `clock` through `faultPlan`, queueing up to
   /// `queueCapacity` edges (values below 1 count as 1).
@@ -96,7 +115,7 @@ public final class SimulatedDataReadyLine: DataReadyLine {
   ) {
     self.clock = clock
     self.source = source
-    self.faultPlan = faultPlan
+    storedFaultPlan = faultPlan
     self.queueCapacity = max(1, queueCapacity)
     queue = RingBuffer(capacity: self.queueCapacity, growable: false)
     lastSourceEdge = clock.now()
@@ -169,7 +188,7 @@ public final class SimulatedDataReadyLine: DataReadyLine {
     lastSourceEdge = edge
     let index = counters.produced
     counters.produced += 1
-    let fate = faultPlan.fate(ofEdge: index, at: edge)
+    let fate = storedFaultPlan.fate(ofEdge: index, at: edge)
     if fate.isDropped {
       counters.dropped += 1
       return

@@ -68,22 +68,45 @@ public final class SimulatedI2CBus: I2CBus {
   public let clock: ManualClock
   /// The name carried by thrown errors (`I2CError.bus`).
   public let name: String
-  /// The faults to inject. Replace it at any time; the bus's own counters keep running.
-  public var faultPlan: I2CFaultPlan
-  /// How long transfers take on the clock.
-  public var wireTiming: I2CWireTiming
-  /// What the bus has done since it was made.
-  public private(set) var statistics = I2CBusStatistics()
+  // The stored state below is `@exclusivity(unchecked)` (the runtime's dynamic exclusivity
+  // checks cost several calls on every transfer of a replay). Why no two accesses to it can
+  // overlap:
+  // - One thread at a time: the bus is not `Sendable`, so Swift 6's strict concurrency never
+  //   lets two threads reach it at once (a value can change hands only whole).
+  // - No re-entrance: the storage is private, and every access to it inside this class is a
+  //   plain load or store, or an in-place mutation whose only call out is into value-type code
+  //   that cannot reach this bus (`I2CFaultPlan.fault`, `I2CFaultCounts`' subscript, `Array`'s
+  //   subscript). Devices and the clock are called between accesses, never during one, so a
+  //   device that calls back into the bus starts a fresh access.
+  // - Outside code reaches the plan and the timing only through `faultPlan` and `wireTiming`,
+  //   which are computed (a get, then a set): an outside `inout` access holds a copy, never
+  //   this storage.
 
-  private var devices: [(any SimulatedI2CDevice)?] = Array(repeating: nil, count: 128)
+  /// The faults to inject. Replace it at any time; the bus's own counters keep running.
+  public var faultPlan: I2CFaultPlan {
+    get { storedFaultPlan }
+    set { storedFaultPlan = newValue }
+  }
+  /// How long transfers take on the clock.
+  public var wireTiming: I2CWireTiming {
+    get { storedWireTiming }
+    set { storedWireTiming = newValue }
+  }
+  /// What the bus has done since it was made.
+  @exclusivity(unchecked) public private(set) var statistics = I2CBusStatistics()
+
+  @exclusivity(unchecked) private var storedFaultPlan: I2CFaultPlan
+  @exclusivity(unchecked) private var storedWireTiming: I2CWireTiming
+  @exclusivity(unchecked) private var devices: [(any SimulatedI2CDevice)?] = Array(
+    repeating: nil, count: 128)
 
   public init(
     clock: ManualClock, faultPlan: I2CFaultPlan = .none,
     wireTiming: I2CWireTiming = .instantaneous, name: String = "simulated"
   ) {
     self.clock = clock
-    self.faultPlan = faultPlan
-    self.wireTiming = wireTiming
+    storedFaultPlan = faultPlan
+    storedWireTiming = wireTiming
     self.name = name
   }
 
@@ -175,7 +198,7 @@ public final class SimulatedI2CBus: I2CBus {
   private func begin(_ transfer: I2CTransfer) throws(I2CError) -> any SimulatedI2CDevice {
     let index = statistics.transactions
     statistics.transactions += 1
-    if let injection = faultPlan.fault(for: transfer, index: index, at: clock.now()) {
+    if let injection = storedFaultPlan.fault(for: transfer, index: index, at: clock.now()) {
       statistics.injectedFaults[injection.kind] += 1
       if injection.duration > .zero { clock.advance(by: injection.duration) }
       throw I2CError(
@@ -193,7 +216,7 @@ public final class SimulatedI2CBus: I2CBus {
 
   private func complete(_ transfer: I2CTransfer) {
     statistics.completed += 1
-    let busTime = wireTiming.duration(of: transfer)
+    let busTime = storedWireTiming.duration(of: transfer)
     if busTime > .zero { clock.advance(by: busTime) }
   }
 

@@ -5,6 +5,14 @@ import MPU6050
 import Recording
 import Telemetry
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// Where a sample came from, for recordings and health flags.
 public enum SampleOrigin: UInt8, Hashable, Sendable {
   /// Read at a data-ready edge; the time is the kernel's edge timestamp.
@@ -377,7 +385,7 @@ public struct FirmwareLoop<
     if case .recovering = driver.state { flags.insert(.i2cRecovery) }
 
     let attitude = (headingTare * estimate.attitude).normalized
-    if attitude.eulerAngles().isNearGimbalLock { flags.insert(.gimbalLockNear) }
+    if Self.isNearGimbalLock(attitude) { flags.insert(.gimbalLockNear) }
     let now = clock.now()
     let latency = max(
       0, now.nanoseconds(since: Timestamp(nanoseconds: estimate.timestampNanoseconds)))
@@ -413,6 +421,21 @@ public struct FirmwareLoop<
     }
   }
 
+  /// `attitude.eulerAngles().isNearGimbalLock`, the same test on the same numbers (the pitch
+  /// from the normalised rotation matrix, against `EulerAngles.defaultGimbalLockMargin`)
+  /// without the two `atan2` for yaw and roll the frame does not carry, and without the `asin`
+  /// unless the answer hangs on it: asin is increasing, so |pitch| ≥ π/2 − margin exactly when
+  /// |sin pitch| ≥ cos(margin); only within 1e-9 of that threshold (where the roundings of the
+  /// two forms could disagree, some 1e-15 wide) is the pitch itself computed and compared.
+  static func isNearGimbalLock(_ attitude: Quaternion) -> Bool {
+    let m = Matrix3(attitude.normalized)
+    let sine = max(-1, min(1, -m.row2.x))
+    let magnitude = abs(sine)
+    if magnitude < gimbalLockSineThreshold - 1e-9 { return false }
+    if magnitude > gimbalLockSineThreshold + 1e-9 { return true }
+    return abs(asin(sine)) >= .pi / 2 - EulerAngles.defaultGimbalLockMargin
+  }
+
   // MARK: - Serial
 
   private mutating func flush() {
@@ -421,11 +444,16 @@ public struct FirmwareLoop<
       return
     }
     do {
-      let queue = self.queue
-      try queue.drain { (bytes) throws(SerialError) -> Int in try port.write(bytes) }
+      try Self.drain(queue, into: &port)
     } catch {
       portFailed(error)
     }
+  }
+
+  /// Static, so the closure captures the port alone, not the generic loop (unspecialised code
+  /// would look up `FirmwareLoop`'s metadata on every frame to reach `port` through it).
+  private static func drain(_ queue: TransmitQueue, into port: inout Port) throws(SerialError) {
+    try queue.drain { (bytes) throws(SerialError) -> Int in try port.write(bytes) }
   }
 
   private mutating func portFailed(_ error: SerialError) {
@@ -554,3 +582,6 @@ public struct FirmwareLoop<
     }
   }
 }
+
+/// sin(π/2 − `EulerAngles.defaultGimbalLockMargin`): |sin pitch| at the gimbal-lock margin.
+private let gimbalLockSineThreshold = sin(.pi / 2 - EulerAngles.defaultGimbalLockMargin)

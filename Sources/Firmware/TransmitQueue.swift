@@ -9,8 +9,14 @@
 /// `Sendable`: it belongs to the loop's thread.
 public final class TransmitQueue {
   private let storage: UnsafeMutableRawBufferPointer
-  private var start = 0
-  public private(set) var count = 0
+  // `@exclusivity(unchecked)` (the dynamic check cost more than the copy). Why two accesses
+  // cannot overlap: the queue is not `Sendable`, so Swift 6's strict concurrency never lets
+  // two threads reach it at once; `start` is private and `count` read-only outside; every
+  // access is a single load or store or an integer `+=`/`-=`. `drain` calls out to `write`
+  // (the port) only between accesses, so a `write` that came back into the queue would start
+  // fresh accesses.
+  @exclusivity(unchecked) private var start = 0
+  @exclusivity(unchecked) public private(set) var count = 0
 
   /// A queue of `capacity` bytes (4096 by default: 65 binary frames, about 0.36 s at 115200).
   public init(capacity: Int = 4096) {

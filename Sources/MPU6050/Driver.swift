@@ -115,8 +115,11 @@ public struct MPU6050FIFODrain: Hashable, Sendable {
 ///       switch driver.readSample(at: edgeTime) { … }       // burst, retries, recovery stepping
 ///     }
 public struct MPU6050Driver<Bus: I2CBus> {
-  /// The bus, owned by the driver.
-  public private(set) var bus: Bus
+  // Every stored property whose size does not depend on `Bus` comes before `bus` (the last
+  // one): their offsets are then constants, so generic code outside this type (the loop
+  // reading `state`) does not have to look up `MPU6050Driver<Bus>`'s metadata, a runtime hash
+  // lookup of hundreds of instructions, to find them.
+
   /// The chip's address (`0x68` or `0x69`): where it is, not what it is.
   public let address: I2CAddress
   /// The checked configuration.
@@ -165,6 +168,8 @@ public struct MPU6050Driver<Bus: I2CBus> {
   /// FIFO resets whose losses are not counted yet (at most `pendingFIFOLossCapacity`).
   private var pendingFIFOLosses: [PendingFIFOLoss] = []
   private static var pendingFIFOLossCapacity: Int { 8 }
+  /// The bus, owned by the driver (stored last: see above).
+  public private(set) var bus: Bus
 
   /// A driver for the chip at `address` on `bus`. Validates the configuration first; touches
   /// nothing on the bus.
@@ -367,6 +372,7 @@ public struct MPU6050Driver<Bus: I2CBus> {
     if now >= nextConfigurationCheck {
       if let unavailable = checkConfiguration(at: now) { return .unavailable(unavailable) }
     }
+    let scale = self.scale  // a copy, so the closure does not capture the generic driver
     let sample = block.withBytes {
       MPU6050Conversion.convert(MPU6050RawSample(validated: $0), scale: scale)
     }
@@ -1031,15 +1037,8 @@ public struct MPU6050Driver<Bus: I2CBus> {
     var attempt = 0
     while true {
       attempt += 1
-      var failure: I2CError?
       var local = Block()
-      local.withMutableBytes(count: count) { buffer in
-        do throws(I2CError) {
-          try bus.readRegisters(startingAt: register, into: buffer, at: address)
-        } catch {
-          failure = error
-        }
-      }
+      let failure = Self.read(register, count: count, into: &local, on: &bus, at: address)
       guard let error = failure else {
         block = local
         return nil
@@ -1048,6 +1047,24 @@ public struct MPU6050Driver<Bus: I2CBus> {
       if !error.isTransient || attempt >= policy.attemptsPerTransfer { return error }
       counters.retries += 1
     }
+  }
+
+  /// One block read, without retries. Static, with the bus and address as parameters, so the
+  /// closure that lends the block's bytes captures only those, not the driver (capturing the
+  /// driver would make unspecialised code look up `MPU6050Driver<Bus>`'s metadata per read).
+  private static func read(
+    _ register: UInt8, count: Int, into block: inout Block, on bus: inout Bus,
+    at address: I2CAddress
+  ) -> I2CError? {
+    var failure: I2CError?
+    block.withMutableBytes(count: count) { buffer in
+      do throws(I2CError) {
+        try bus.readRegisters(startingAt: register, into: buffer, at: address)
+      } catch {
+        failure = error
+      }
+    }
+    return failure
   }
 
   mutating func readRegister(_ register: UInt8) -> Result<UInt8, I2CError> {

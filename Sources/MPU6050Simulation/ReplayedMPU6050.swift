@@ -99,30 +99,48 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
   public let unreproducibleEdges: Int
   /// The distinct edge times in the recording.
   public let recordedEdgeCount: Int
-  /// What the replay has done.
-  public private(set) var statistics = Statistics()
-  /// Transfers the driver has made (the next transfer's index).
-  public private(set) var transfersSeen: UInt64 = 0
+  /// The latest time of a sample or unavailable record (`nil` when there is none).
+  public let lastSampleRecordTime: Timestamp?
+  // The mutable state below is `@exclusivity(unchecked)` (the runtime's dynamic exclusivity
+  // checks were a dozen per sample of a replay). Why no two accesses to it can overlap:
+  // - One thread at a time: the chip is not `Sendable`, so Swift 6's strict concurrency never
+  //   lets two threads reach it at once (a value can change hands only whole).
+  // - No re-entrance: the storage is private (`statistics` and `transfersSeen` are read-only
+  //   outside), and every access to it inside this class is a plain load or store, or an
+  //   in-place mutation whose only call out is into value-type code that cannot reach this
+  //   chip (`PlumbRawRecordCursor.advance`, `PlumbRawRecordIterator.next`, which read the
+  //   recording's immutable bytes; `Array`'s subscript; the counters' `+=`). The clock is
+  //   called between accesses, never during one. The only closures the chip calls are
+  //   `diverge`'s message builders (which read immutable state), called between accesses too.
 
-  // Edges.
-  private var edgeRecords: PlumbRawRecordIterator
-  private var lastDistinctEdge: Timestamp?
-  private var upcomingEdge: Timestamp?
-  private var passedThrough = Timestamp(nanoseconds: .min)
+  /// What the replay has done.
+  @exclusivity(unchecked) public private(set) var statistics = Statistics()
+  /// Transfers the driver has made (the next transfer's index).
+  @exclusivity(unchecked) public private(set) var transfersSeen: UInt64 = 0
+
+  // Edges. The hot records (samples, bursts) are read through cursors, which decode them into
+  // plain values: a `PlumbRawRecord` per sample cost a fifth of a replay in copies.
+  @exclusivity(unchecked) private var edgeRecords: PlumbRawRecordCursor
+  @exclusivity(unchecked) private var lastDistinctEdge: Timestamp?
+  @exclusivity(unchecked) private var upcomingEdge: Timestamp?
+  @exclusivity(unchecked) private var passedThrough = Timestamp(nanoseconds: .min)
   // Bursts: recorded samples (interrupt, poll) and burst records, in order.
-  private var burstRecords: PlumbRawRecordIterator
-  private var upcomingBurst: PlumbRawRecord?
-  private var failingAttemptsLeft = 0
-  private var failingError: I2CError?
-  private var lastBurst = PlumbRawBurstBytes()
+  @exclusivity(unchecked) private var burstRecords: PlumbRawRecordCursor
+  @exclusivity(unchecked) private var upcomingBurst: UpcomingBurst?
+  @exclusivity(unchecked) private var failingAttemptsLeft = 0
+  @exclusivity(unchecked) private var failingError: I2CError?
+  @exclusivity(unchecked) private var lastBurst = PlumbRawBurstBytes()
   // The transcript: transfers and failures by index.
-  private var transcriptRecords: PlumbRawRecordIterator
-  private var upcomingTranscript: PlumbRawRecord?
+  @exclusivity(unchecked) private var transcriptRecords: PlumbRawRecordIterator
+  @exclusivity(unchecked) private var upcomingTranscript: PlumbRawRecord?
+  /// `upcomingTranscript`'s transfer index (`UInt64.max` when none), so the transfers the
+  /// transcript does not cover (data bursts) are told apart without copying the record.
+  @exclusivity(unchecked) private var upcomingTranscriptIndex = UInt64.max
   // The fallback timer's recorded wake-ups.
-  private var wakeRecords: PlumbRawRecordIterator
+  @exclusivity(unchecked) private var wakeRecords: PlumbRawRecordIterator
   // The emulated register file.
-  private var registers = [UInt8](repeating: 0, count: 128)
-  private var selfTestBurstIndex = (gyro: 0, accelerometer: 0)
+  @exclusivity(unchecked) private var registers = [UInt8](repeating: 0, count: 128)
+  @exclusivity(unchecked) private var selfTestBurstIndex = (gyro: 0, accelerometer: 0)
 
   /// A chip playing `recording` on `clock`. The clock should read `recordingBeganAt` (or
   /// anything before the first recorded transfer) when the driver starts.
@@ -130,17 +148,18 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
     self.clock = clock
     self.recording = recording
     replaysTranscript = recording.header.hasBusTranscript
-    edgeRecords = recording.records([.sample, .unavailable]).makeIterator()
-    burstRecords = recording.records(
-      recording.header.hasBusTranscript ? [.sample, .burst] : [.sample, .unavailable]
-    ).makeIterator()
+    edgeRecords = PlumbRawRecordCursor(recording, kinds: [.sample, .unavailable])
+    burstRecords = PlumbRawRecordCursor(
+      recording,
+      kinds: recording.header.hasBusTranscript ? [.sample, .burst] : [.sample, .unavailable])
     transcriptRecords = recording.records([.transfer, .transferFailure]).makeIterator()
     wakeRecords = recording.records(.timerWake).makeIterator()
-    (edgeFaultPlan, unreproducibleEdges, recordedEdgeCount) = Self.duplicates(in: recording)
+    (edgeFaultPlan, unreproducibleEdges, recordedEdgeCount, lastSampleRecordTime) =
+      Self.duplicates(in: recording)
     resetRegisters()
     advanceEdge()
     advanceBurst()
-    upcomingTranscript = replaysTranscript ? transcriptRecords.next() : nil
+    if replaysTranscript { consumeTranscript() }
   }
 
   // MARK: - EdgeSource
@@ -148,7 +167,7 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
   public func nextRisingEdge(after instant: Timestamp) -> Timestamp? {
     if instant < passedThrough {
       // Asked about the past (a new line): start over.
-      edgeRecords = recording.records([.sample, .unavailable]).makeIterator()
+      edgeRecords = PlumbRawRecordCursor(recording, kinds: [.sample, .unavailable])
       lastDistinctEdge = nil
       passedThrough = Timestamp(nanoseconds: .min)
       advanceEdge()
@@ -164,12 +183,16 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
 
   /// Moves `upcomingEdge` to the next distinct edge time.
   private func advanceEdge() {
-    while let record = edgeRecords.next() {
+    while let kind = edgeRecords.advance() {
+      // Samples (nearly every record) straight from the cursor's stored decode; the cursor is
+      // not copied out of the chip for them.
       let time: Timestamp
-      switch record {
-      case .sample(let sample) where sample.source == .interrupt: time = sample.timestamp
-      case .unavailable(let tick) where tick.source == .interrupt: time = tick.timestamp
-      default: continue
+      if kind == .sample {
+        guard let sample = edgeRecords.sample, sample.source == .interrupt else { continue }
+        time = sample.timestamp
+      } else {
+        guard let unavailable = Self.edgeTime(ofUnavailable: edgeRecords.record) else { continue }
+        time = unavailable
       }
       if let last = lastDistinctEdge, time <= last { continue }
       lastDistinctEdge = time
@@ -179,25 +202,41 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
     upcomingEdge = nil
   }
 
-  /// One pass over the recording: the distinct edges that were delivered twice, as line faults.
-  private static func duplicates(in recording: PlumbRawReader) -> (EdgeFaultPlan, Int, Int) {
+  /// The edge time of a sample or unavailable record: its time when it was taken at an edge,
+  /// `nil` otherwise.
+  private static func edgeTime(_ cursor: PlumbRawRecordCursor) -> Timestamp? {
+    if let sample = cursor.sample {
+      return sample.source == .interrupt ? sample.timestamp : nil
+    }
+    return edgeTime(ofUnavailable: cursor.record)
+  }
+
+  private static func edgeTime(ofUnavailable record: PlumbRawRecord?) -> Timestamp? {
+    guard case .unavailable(let tick)? = record, tick.source == .interrupt else { return nil }
+    return tick.timestamp
+  }
+
+  /// One pass over the recording: the distinct edges that were delivered twice, as line faults,
+  /// and the latest sample or unavailable record's time.
+  private static func duplicates(in recording: PlumbRawReader) -> (
+    EdgeFaultPlan, Int, Int, Timestamp?
+  ) {
     var rules: [EdgeFault] = []
     var distinct = 0
     var unreproducible = 0
     var last: Timestamp?
+    var latest: Timestamp?
     var copies = 0
     var run: Range<UInt64>?
     func close() {
       if let range = run { rules.append(.duplicated(.events(range))) }
       run = nil
     }
-    for record in recording.records([.sample, .unavailable]) {
-      let time: Timestamp
-      switch record {
-      case .sample(let sample) where sample.source == .interrupt: time = sample.timestamp
-      case .unavailable(let tick) where tick.source == .interrupt: time = tick.timestamp
-      default: continue
-      }
+    var cursor = PlumbRawRecordCursor(recording, kinds: [.sample, .unavailable])
+    while cursor.advance() != nil {
+      let recordTime = cursor.sample?.timestamp ?? cursor.record?.timestamp
+      if let recordTime { latest = max(latest ?? recordTime, recordTime) }
+      guard let time = edgeTime(cursor) else { continue }
       if let previous = last, time == previous {
         copies += 1
         if copies == 2 {
@@ -222,7 +261,7 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
       distinct += 1
     }
     close()
-    return (EdgeFaultPlan(faults: rules), unreproducible, distinct)
+    return (EdgeFaultPlan(faults: rules), unreproducible, distinct, latest)
   }
 
   // MARK: - The fallback timer
@@ -341,11 +380,13 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
   /// `consumeTranscript` when it answers the transfer); stale entries, which no transfer of the
   /// replay claimed, are dropped as a divergence.
   private func transcriptEntry(at index: UInt64) -> PlumbRawRecord? {
+    // Most transfers (the data bursts) have no entry: answer those from the index alone.
+    if upcomingTranscriptIndex > index { return nil }
     while let entry = upcomingTranscript {
-      let entryIndex = Self.index(of: entry)
+      let entryIndex = upcomingTranscriptIndex
       if entryIndex < index {
         diverge("the recording's transfer \(entryIndex) (\(describe(entry))) was never asked for")
-        upcomingTranscript = transcriptRecords.next()
+        consumeTranscript()
         continue
       }
       return entryIndex == index ? entry : nil
@@ -355,6 +396,7 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
 
   private func consumeTranscript() {
     upcomingTranscript = transcriptRecords.next()
+    upcomingTranscriptIndex = upcomingTranscript.map(Self.index(of:)) ?? .max
   }
 
   private static func index(of entry: PlumbRawRecord) -> UInt64 {
@@ -396,14 +438,14 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
     }
     let bytes: PlumbRawBurstBytes
     switch upcomingBurst {
-    case .sample(let sample):
+    case .sample(let sample)?:
       bytes = sample.bytes
       clock.advance(
         to: sample.timestamp.advanced(byNanoseconds: max(0, sample.completionDelayNanoseconds)))
-    case .burst(let burst):
+    case .burst(let burst)?:
       bytes = burst.bytes
       clock.advance(to: burst.completedAt)
-    default:
+    case nil:
       diverge("the driver read a data burst after the last recorded one")
       bytes = lastBurst
     }
@@ -412,24 +454,26 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
       statistics.burstsReplayed += 1
     }
     lastBurst = bytes
-    bytes.withUnsafeBytes { source in
-      for offset in 0..<14 { buffer[offset] = source[offset] }
-    }
+    bytes.copy(into: buffer)  // a data burst's buffer is 14 bytes (`readRegisters`)
   }
 
   /// Moves `upcomingBurst` to the next recorded burst (samples-only recordings: a tick recorded
   /// as a bus error arms `failingAttemptsLeft` instead).
   private func advanceBurst() {
-    while let record = burstRecords.next() {
-      switch record {
-      case .sample(let sample) where sample.source != .fifo:
-        upcomingBurst = record
+    while let kind = burstRecords.advance() {
+      switch kind {
+      case .sample:
+        guard let sample = burstRecords.sample, sample.source != .fifo else { continue }
+        upcomingBurst = .sample(sample)
         return
       case .burst:
-        upcomingBurst = record
+        guard let burst = burstRecords.burst else { continue }
+        upcomingBurst = .burst(burst)
         return
-      case .unavailable(let tick):
-        guard case .busError(let error) = tick.reason, tick.source != .fifo else { continue }
+      case .unavailable:
+        guard case .unavailable(let tick)? = burstRecords.record,
+          case .busError(let error) = tick.reason, tick.source != .fifo
+        else { continue }
         failingAttemptsLeft = max(1, header.policy.attemptsPerTransfer)
         failingError = I2CError(
           error.kind, operation: .readRegisters, errno: error.errno, register: error.register)
@@ -439,6 +483,13 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
       }
     }
     upcomingBurst = nil
+  }
+
+  /// The next recorded data burst: a sample record's, or a burst record's. Plain values, cheap
+  /// to keep and copy (a `PlumbRawRecord` is neither).
+  private enum UpcomingBurst {
+    case sample(PlumbRawSample)
+    case burst(PlumbRawBurst)
   }
 
   // MARK: - The emulated part
@@ -507,7 +558,7 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
   /// INT_STATUS for a samples-only replay: DATA_RDY_INT (bit 0) when the next recorded sample
   /// was polled and its time has come.
   private func dataReadyStatus() -> UInt8 {
-    guard case .sample(let sample) = upcomingBurst, sample.source == .poll,
+    guard case .sample(let sample)? = upcomingBurst, sample.source == .poll,
       sample.timestamp <= clock.now()
     else { return 0 }
     return 0x01
@@ -559,7 +610,9 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
 
   private func diverge(_ message: @autoclosure () -> String) {
     statistics.divergences += 1
-    if statistics.firstDivergence == nil { statistics.firstDivergence = message() }
+    guard statistics.firstDivergence == nil else { return }
+    let text = message()  // built before the store, outside any access to `statistics`
+    statistics.firstDivergence = text
   }
 
   private func hex(_ value: UInt8) -> String {
@@ -606,10 +659,6 @@ public final class ReplayedMPU6050Board {
 
   /// The time of the last recorded record: a loop replaying the recording can stop after it.
   public var lastRecordedTime: Timestamp {
-    var last = header.runningSince
-    for record in chip.recording.records([.sample, .unavailable]) {
-      last = max(last, record.timestamp)
-    }
-    return last
+    max(header.runningSince, chip.lastSampleRecordTime ?? header.runningSince)
   }
 }

@@ -16,18 +16,18 @@ struct RawEncoder {
   }
 
   mutating func u16(_ value: UInt16) {
-    u8(UInt8(truncatingIfNeeded: value))
-    u8(UInt8(truncatingIfNeeded: value >> 8))
+    buffer.storeBytes(of: value.littleEndian, toByteOffset: count, as: UInt16.self)
+    count += 2
   }
 
   mutating func u32(_ value: UInt32) {
-    u16(UInt16(truncatingIfNeeded: value))
-    u16(UInt16(truncatingIfNeeded: value >> 16))
+    buffer.storeBytes(of: value.littleEndian, toByteOffset: count, as: UInt32.self)
+    count += 4
   }
 
   mutating func u64(_ value: UInt64) {
-    u32(UInt32(truncatingIfNeeded: value))
-    u32(UInt32(truncatingIfNeeded: value >> 32))
+    buffer.storeBytes(of: value.littleEndian, toByteOffset: count, as: UInt64.self)
+    count += 8
   }
 
   mutating func i32(_ value: Int32) { u32(UInt32(bitPattern: value)) }
@@ -111,23 +111,21 @@ struct RawDecoder {
   mutating func u16() -> UInt16? {
     guard remaining >= 2 else { return nil }
     defer { offset += 2 }
-    return UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8
+    return UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
   }
 
+  // One unaligned little-endian load each (a replay decodes every record once or twice; byte
+  // loops here were a tenth of its cost).
   mutating func u32() -> UInt32? {
     guard remaining >= 4 else { return nil }
-    var value: UInt32 = 0
-    for index in 0..<4 { value |= UInt32(bytes[offset + index]) << (8 * index) }
-    offset += 4
-    return value
+    defer { offset += 4 }
+    return UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
   }
 
   mutating func u64() -> UInt64? {
     guard remaining >= 8 else { return nil }
-    var value: UInt64 = 0
-    for index in 0..<8 { value |= UInt64(bytes[offset + index]) << (8 * index) }
-    offset += 8
-    return value
+    defer { offset += 8 }
+    return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
   }
 
   mutating func i32() -> Int32? { u32().map { Int32(bitPattern: $0) } }

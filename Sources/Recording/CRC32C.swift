@@ -6,8 +6,9 @@
 /// (IEEE) for its larger Hamming distance on short messages (Castagnoli 1993), which is why
 /// ext4, Btrfs and iSCSI use it for small metadata blocks like these records.
 ///
-/// Table-driven, one byte at a time: about 3 ns a byte optimised, so a 33-byte sample record
-/// costs about 0.1 µs. Nothing allocates once the table exists (it is built on first use).
+/// Table-driven, eight bytes at a time ("slicing by 8", eight lookups per eight bytes), the rest
+/// one at a time: a replay checks every record of a recording when it opens it. Nothing
+/// allocates once the tables exist (they are built on first use).
 public struct CRC32C: Hashable, Sendable {
   /// The running register (before the final XOR).
   private var register: UInt32 = 0xFFFF_FFFF
@@ -19,10 +20,29 @@ public struct CRC32C: Hashable, Sendable {
 
   /// Feeds `bytes`.
   public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    guard let base = bytes.baseAddress else { return }
+    let count = bytes.count
     var crc = register
-    CRC32C.table.withUnsafeBufferPointer { table in
-      for byte in bytes {
-        crc = table[Int(UInt8(truncatingIfNeeded: crc) ^ byte)] ^ (crc >> 8)
+    CRC32C.tables.withUnsafeBufferPointer { tables in
+      var index = 0
+      let wholeWords = count & ~7
+      while index < wholeWords {
+        // The first four bytes meet the register; the last four only pass through the tables.
+        let low =
+          crc ^ UInt32(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt32.self))
+        let high = UInt32(
+          littleEndian: base.loadUnaligned(fromByteOffset: index &+ 4, as: UInt32.self))
+        crc =
+          tables[7 * 256 + Int(low & 0xFF)] ^ tables[6 * 256 + Int((low >> 8) & 0xFF)]
+          ^ tables[5 * 256 + Int((low >> 16) & 0xFF)] ^ tables[4 * 256 + Int(low >> 24)]
+          ^ tables[3 * 256 + Int(high & 0xFF)] ^ tables[2 * 256 + Int((high >> 8) & 0xFF)]
+          ^ tables[256 + Int((high >> 16) & 0xFF)] ^ tables[Int(high >> 24)]
+        index &+= 8
+      }
+      while index < count {
+        let byte = base.load(fromByteOffset: index, as: UInt8.self)
+        crc = tables[Int(UInt8(truncatingIfNeeded: crc) ^ byte)] ^ (crc >> 8)
+        index &+= 1
       }
     }
     register = crc
@@ -30,7 +50,7 @@ public struct CRC32C: Hashable, Sendable {
 
   /// Feeds one byte.
   public mutating func update(_ byte: UInt8) {
-    register = CRC32C.table[Int(UInt8(truncatingIfNeeded: register) ^ byte)] ^ (register >> 8)
+    register = CRC32C.tables[Int(UInt8(truncatingIfNeeded: register) ^ byte)] ^ (register >> 8)
   }
 
   /// The checksum of `bytes`.
@@ -45,13 +65,25 @@ public struct CRC32C: Hashable, Sendable {
     bytes.withUnsafeBytes { checksum($0) }
   }
 
-  /// The reflected polynomial's table: entry n is the register after shifting n through 8 zero
-  /// bits.
-  static let table: [UInt32] = (0..<256).map { index in
-    var value = UInt32(index)
-    for _ in 0..<8 {
-      value = value & 1 != 0 ? (value >> 1) ^ 0x82F6_3B78 : value >> 1
+  /// Eight tables of 256 entries, one after the other. Table 0, entry n: the register after
+  /// shifting n through 8 zero bits (the reflected polynomial). Table k, entry n: the same
+  /// followed by k zero bytes. The CRC is linear, so eight bytes — the first four XORed with
+  /// the register — are the XOR of their entries in tables 7 down to 0.
+  static let tables: [UInt32] = {
+    var tables = [UInt32](repeating: 0, count: 8 * 256)
+    for index in 0..<256 {
+      var value = UInt32(index)
+      for _ in 0..<8 {
+        value = value & 1 != 0 ? (value >> 1) ^ 0x82F6_3B78 : value >> 1
+      }
+      tables[index] = value
     }
-    return value
-  }
+    for table in 1..<8 {
+      for index in 0..<256 {
+        let previous = tables[(table - 1) * 256 + index]
+        tables[table * 256 + index] = (previous >> 8) ^ tables[Int(previous & 0xFF)]
+      }
+    }
+    return tables
+  }()
 }

@@ -272,6 +272,14 @@ public struct PlumbRawRecordIterator: IteratorProtocol, Sendable {
           nextSkip += 1
           continue
         }
+        // Whole records only, as the reader's scan guarantees (see `PlumbRawRecordCursor`'s
+        // "Bounds"); a walk that would leave them ends instead of reading past them.
+        guard end - offset >= PlumbRawFormat.recordOverhead,
+          end - offset >= Int(raw[offset + 1]) + PlumbRawFormat.recordOverhead
+        else {
+          offset = end
+          return nil
+        }
         let kindCode = raw[offset]
         let payloadLength = Int(raw[offset + 1])
         let start = offset
@@ -290,6 +298,95 @@ public struct PlumbRawRecordIterator: IteratorProtocol, Sendable {
         return record
       }
       return nil
+    }
+  }
+}
+
+/// Walks the records of a reader without building a `PlumbRawRecord` for each: `advance()`
+/// stops at the next record of the kinds asked for and says its kind, and decodes sample and
+/// burst records on the spot into `sample` and `burst` (plain stored values: reading them never
+/// copies the cursor); `record` decodes any kind the usual way. For loops that read every record
+/// (a replay reads each sample twice); `PlumbRawRecords` is the convenient form.
+/// Allocation-free except for notes.
+///
+/// **Bounds.** The cursor reads the reader's bytes without per-byte checks. That is safe
+/// because a `PlumbRawReader` exists only after its scan found, from `headerLength` to
+/// `validEnd` less the `skippedRegions`, nothing but whole records whose CRC matches and whose
+/// content decodes (its fields are immutable afterwards); `advance()` still refuses a record
+/// that would run past `validEnd`, ending the walk there rather than reading outside the file.
+public struct PlumbRawRecordCursor: Sendable {
+  private let bytes: [UInt8]
+  private let end: Int
+  private let skipped: [PlumbRawSkippedRegion]
+  private let kinds: PlumbRawRecordKinds
+  private var offset: Int
+  private var nextSkip = 0
+  private var payloadStart = 0
+  private var payloadLength = 0
+  /// The kind of the record `advance()` stopped at (`nil` before the first and after the last).
+  public private(set) var kind: PlumbRawRecordKind?
+  /// The current record when it is a sample.
+  public private(set) var sample: PlumbRawSample?
+  /// The current record when it is a burst.
+  public private(set) var burst: PlumbRawBurst?
+
+  /// A cursor before the first record of `kinds` in `reader`.
+  public init(_ reader: PlumbRawReader, kinds: PlumbRawRecordKinds = .all) {
+    bytes = reader.bytes
+    end = reader.validEnd
+    skipped = reader.skippedRegions
+    self.kinds = kinds
+    offset = reader.headerLength
+  }
+
+  /// Moves to the next record of the kinds asked for; returns its kind, or `nil` at the end.
+  public mutating func advance() -> PlumbRawRecordKind? {
+    kind = nil
+    sample = nil
+    burst = nil
+    let bytes = self.bytes
+    return bytes.withUnsafeBytes { raw -> PlumbRawRecordKind? in
+      while offset < end {
+        if nextSkip < skipped.count, offset == skipped[nextSkip].offset {
+          offset += skipped[nextSkip].length
+          nextSkip += 1
+          continue
+        }
+        let start = offset
+        // The reader's scan makes this impossible; a walk that would leave the valid records
+        // ends instead of reading past them.
+        guard end - start >= PlumbRawFormat.recordOverhead else { break }
+        let length = Int(raw[start + 1])
+        guard end - start >= length + PlumbRawFormat.recordOverhead else { break }
+        offset += length + PlumbRawFormat.recordOverhead
+        guard let found = PlumbRawRecordKind(rawValue: raw[start]), kinds.contains(found) else {
+          continue
+        }
+        payloadStart = start + 2
+        payloadLength = length
+        let payload = UnsafeRawBufferPointer(rebasing: raw[payloadStart..<(payloadStart + length)])
+        switch found {
+        case .sample: sample = PlumbRawSample.decode(payload)
+        case .burst: burst = PlumbRawBurst.decode(payload)
+        default: break
+        }
+        kind = found
+        return found
+      }
+      offset = end
+      return nil
+    }
+  }
+
+  /// The current record, decoded.
+  public var record: PlumbRawRecord? {
+    guard let kind else { return nil }
+    return bytes.withUnsafeBytes { raw -> PlumbRawRecord? in
+      let payload = UnsafeRawBufferPointer(
+        rebasing: raw[payloadStart..<(payloadStart + payloadLength)])
+      guard case .record(let record) = PlumbRawRecord.decode(kind: kind.rawValue, payload: payload)
+      else { return nil }
+      return record
     }
   }
 }

@@ -61,8 +61,17 @@ public struct PlumbRawBurstBytes: Hashable, Sendable, CustomStringConvertible {
 
   /// The first 14 bytes of `bytes` (missing bytes are zero).
   public init(_ bytes: UnsafeRawBufferPointer) {
+    let count = min(14, bytes.count)
+    guard count > 0 else { return }
     withUnsafeMutableBytes(of: &storage) { target in
-      for index in 0..<min(14, bytes.count) { target[index] = bytes[index] }
+      target.baseAddress!.copyMemory(from: bytes.baseAddress!, byteCount: count)
+    }
+  }
+
+  /// The 14 bytes at `source` (a constant-size copy the compiler inlines: the decoders' path).
+  init(exactly source: UnsafeRawPointer) {
+    withUnsafeMutableBytes(of: &storage) { target in
+      target.baseAddress!.copyMemory(from: source, byteCount: 14)
     }
   }
 
@@ -82,6 +91,16 @@ public struct PlumbRawBurstBytes: Hashable, Sendable, CustomStringConvertible {
   public subscript(index: Int) -> UInt8 {
     precondition((0..<14).contains(index), "a burst has 14 bytes")
     return Swift.withUnsafeBytes(of: storage) { $0[index] }
+  }
+
+  /// Copies the 14 bytes into `target`, which must hold at least 14 (refused otherwise, with
+  /// nothing written). Not generic, unlike `withUnsafeBytes`: a replay copies every sample's
+  /// bytes, and a generic closure call from another module is not specialised.
+  public func copy(into target: UnsafeMutableRawBufferPointer) {
+    precondition(target.count >= 14, "a burst's 14 bytes need 14 bytes of buffer")
+    Swift.withUnsafeBytes(of: storage) { source in
+      target.baseAddress!.copyMemory(from: source.baseAddress!, byteCount: 14)
+    }
   }
 
   /// Calls `body` with the 14 bytes.
@@ -126,8 +145,9 @@ public struct PlumbRawRegisterBytes: Hashable, Sendable {
   public init(_ bytes: UnsafeRawBufferPointer) {
     count = min(32, bytes.count)
     let used = count
+    guard used > 0 else { return }
     withUnsafeMutableBytes(of: &storage) { target in
-      for index in 0..<used { target[index] = bytes[index] }
+      target.baseAddress!.copyMemory(from: bytes.baseAddress!, byteCount: used)
     }
   }
 
@@ -654,19 +674,10 @@ extension PlumbRawRecord {
     switch kind {
     case .sample:
       guard length(27, or: 31) else { return wrongLength }
-      let time = input.i64()!
-      let bytes = PlumbRawBurstBytes(input.slice(14)!)
-      let flagsByte = input.u8()!
-      guard let source = PlumbRawSampleSource(rawValue: flagsByte & 0x03) else {
-        return .malformed("a sample names source code \(flagsByte & 0x03)")
+      guard let sample = PlumbRawSample.decode(payload) else {
+        return .malformed("a sample names source code \(payload[22] & 0x03)")
       }
-      let flags = PlumbRawSampleFlags(rawValue: (flagsByte >> 2) & PlumbRawSampleFlags.known)
-      let delay = payload.count == 27 ? Int64(input.u32()!) : input.i64()!
-      return .record(
-        .sample(
-          PlumbRawSample(
-            timestamp: Timestamp(nanoseconds: time), bytes: bytes, source: source, flags: flags,
-            completionDelayNanoseconds: delay)))
+      return .record(.sample(sample))
     case .unavailable:
       guard length(26) else { return wrongLength }
       let time = Timestamp(nanoseconds: input.i64()!)
@@ -773,10 +784,8 @@ extension PlumbRawRecord {
       guard length(8) else { return wrongLength }
       return .record(.timerWake(PlumbRawTimerWake(timestamp: Timestamp(nanoseconds: input.i64()!))))
     case .burst:
-      guard length(22) else { return wrongLength }
-      let time = Timestamp(nanoseconds: input.i64()!)
-      return .record(
-        .burst(PlumbRawBurst(completedAt: time, bytes: PlumbRawBurstBytes(input.slice(14)!))))
+      guard let burst = PlumbRawBurst.decode(payload) else { return wrongLength }
+      return .record(.burst(burst))
     case .transfer:
       guard payload.count >= 20 else { return wrongLength }
       let index = input.u64()!
@@ -822,6 +831,38 @@ extension PlumbRawRecord {
               address: present & 2 != 0 ? I2CAddress(rawValue: address & 0x7F) : nil,
               register: register))))
     }
+  }
+}
+
+extension PlumbRawSample {
+  /// A sample record's payload (27 or 31 bytes: time, the 14 bytes, source and flags, the
+  /// completion delay in 4 or 8 bytes), or `nil` when the length or the source code is wrong.
+  /// Straight loads at fixed offsets, no enum: every sample of a replay comes through here.
+  static func decode(_ payload: UnsafeRawBufferPointer) -> PlumbRawSample? {
+    guard payload.count == 27 || payload.count == 31 else { return nil }
+    let flagsByte = payload[22]
+    guard let source = PlumbRawSampleSource(rawValue: flagsByte & 0x03) else { return nil }
+    let time = Int64(littleEndian: payload.loadUnaligned(fromByteOffset: 0, as: Int64.self))
+    let delay =
+      payload.count == 27
+      ? Int64(UInt32(littleEndian: payload.loadUnaligned(fromByteOffset: 23, as: UInt32.self)))
+      : Int64(littleEndian: payload.loadUnaligned(fromByteOffset: 23, as: Int64.self))
+    return PlumbRawSample(
+      timestamp: Timestamp(nanoseconds: time),
+      bytes: PlumbRawBurstBytes(exactly: payload.baseAddress! + 8), source: source,
+      flags: PlumbRawSampleFlags(rawValue: (flagsByte >> 2) & PlumbRawSampleFlags.known),
+      completionDelayNanoseconds: delay)
+  }
+}
+
+extension PlumbRawBurst {
+  /// A burst record's payload (22 bytes: completion time, the 14 bytes), or `nil`.
+  static func decode(_ payload: UnsafeRawBufferPointer) -> PlumbRawBurst? {
+    guard payload.count == 22 else { return nil }
+    return PlumbRawBurst(
+      completedAt: Timestamp(
+        nanoseconds: Int64(littleEndian: payload.loadUnaligned(fromByteOffset: 0, as: Int64.self))),
+      bytes: PlumbRawBurstBytes(exactly: payload.baseAddress! + 8))
   }
 }
 

@@ -97,8 +97,19 @@ public enum BinaryFormat {
 
   static func scaled(_ value: Double, lsb: Double) -> Int16 {
     guard !value.isNaN else { return notANumber }
-    let counts = (value / lsb).rounded(.toNearestOrAwayFromZero)
-    return Int16(max(-32767, min(32767, counts)))
+    let counts = value / lsb
+    guard counts < 32767 else { return 32767 }
+    guard counts > -32767 else { return -32767 }
+    // Rounded half away from zero by hand: `rounded(.toNearestOrAwayFromZero)` is a libm call,
+    // seven per frame. The fraction `counts − whole` is exact for |counts| < 2¹⁵.
+    var whole = Int32(counts)
+    let fraction = counts - Double(whole)
+    if fraction >= 0.5 {
+      whole += 1
+    } else if fraction <= -0.5 {
+      whole -= 1
+    }
+    return Int16(whole)
   }
 
   private static func writeScaled(_ v: Vector3, lsb: Double, to writer: inout ByteWriter) {

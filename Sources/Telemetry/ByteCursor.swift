@@ -16,19 +16,22 @@ struct ByteWriter {
     count += 1
   }
 
+  // Multi-byte values: one unaligned little-endian store each (encoders run per frame).
   mutating func write(_ value: UInt16) {
-    write(UInt8(truncatingIfNeeded: value))
-    write(UInt8(truncatingIfNeeded: value >> 8))
+    buffer.storeBytes(of: value.littleEndian, toByteOffset: count, as: UInt16.self)
+    count += 2
   }
 
   mutating func write(_ value: Int16) { write(UInt16(bitPattern: value)) }
 
   mutating func write(_ value: UInt32) {
-    for shift in stride(from: 0, to: 32, by: 8) { write(UInt8(truncatingIfNeeded: value >> shift)) }
+    buffer.storeBytes(of: value.littleEndian, toByteOffset: count, as: UInt32.self)
+    count += 4
   }
 
   mutating func write(_ value: UInt64) {
-    for shift in stride(from: 0, to: 64, by: 8) { write(UInt8(truncatingIfNeeded: value >> shift)) }
+    buffer.storeBytes(of: value.littleEndian, toByteOffset: count, as: UInt64.self)
+    count += 8
   }
 
   mutating func write(_ value: Int64) { write(UInt64(bitPattern: value)) }

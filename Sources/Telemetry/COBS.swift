@@ -19,28 +19,78 @@ public enum COBS {
   public static func encode(
     _ payload: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
   ) -> Int? {
-    guard output.count >= 1 else { return nil }
+    guard let target = output.baseAddress else { return nil }
+    let capacity = output.count
+    let count = payload.count
+    if let source = payload.baseAddress, count < 254, capacity > count {
+      return encodeShort(source, count: count, into: target)
+    }
     var codeIndex = 0
     var out = 1
     var code: UInt8 = 1
-    for (index, byte) in payload.enumerated() {
+    var index = 0
+    // Raw loads and stores: this runs for every byte of every binary frame.
+    while index < count {
+      let byte = payload.load(fromByteOffset: index, as: UInt8.self)
+      index += 1
       if byte != 0 {
-        guard out < output.count else { return nil }
-        output[out] = byte
+        guard out < capacity else { return nil }
+        target.storeBytes(of: byte, toByteOffset: out, as: UInt8.self)
         out += 1
-        code += 1
+        code &+= 1
+        // A full block (254 bytes) ends here unless the payload does.
+        if code != 0xFF || index == count { continue }
       }
-      // A zero ends a block; so does a full one (254 bytes), unless the payload ends there.
-      if byte == 0 || (code == 0xFF && index + 1 < payload.count) {
-        output[codeIndex] = code
-        guard out < output.count else { return nil }
-        codeIndex = out
-        out += 1
-        code = 1
-      }
+      // A zero ends a block; so does a full one.
+      target.storeBytes(of: code, toByteOffset: codeIndex, as: UInt8.self)
+      guard out < capacity else { return nil }
+      codeIndex = out
+      out += 1
+      code = 1
     }
-    output[codeIndex] = code
+    target.storeBytes(of: code, toByteOffset: codeIndex, as: UInt8.self)
     return out
+  }
+
+  /// `encode` for a payload shorter than 254 bytes into an output known to be large enough.
+  /// No block can then fill up, so the encoding is the payload moved one byte along with every
+  /// zero — and the leading slot — replaced by the distance to the next zero (or past the
+  /// end): a copy, then one store per zero, the zeros found eight bytes at a time. A binary
+  /// frame is encoded for every sample; byte by byte this cost a thousand instructions.
+  private static func encodeShort(
+    _ source: UnsafeRawPointer, count: Int, into target: UnsafeMutableRawPointer
+  ) -> Int {
+    (target + 1).copyMemory(from: source, byteCount: count)
+    let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+    // Positions stay within 0 … 254 (count < 254), so the arithmetic below cannot overflow:
+    // wrapping operators spare the overflow checks.
+    var last = -1  // the previous zero's position (-1: the leading slot is the first code)
+    var base = 0
+    while base < count {
+      var word: UInt64
+      if count &- base >= 8 {
+        word = UInt64(littleEndian: source.loadUnaligned(fromByteOffset: base, as: UInt64.self))
+      } else {
+        word = ~0  // bytes past the end count as non-zero
+        for offset in 0..<(count &- base) {
+          let byte = UInt64(source.load(fromByteOffset: base &+ offset, as: UInt8.self))
+          word = word & ~(0xFF << (8 &* offset)) | byte << (8 &* offset)
+        }
+      }
+      // The top bit of each byte of `zeros` is set exactly where `word` has a zero byte.
+      var zeros = ~(((word & low7) &+ low7) | word | low7)
+      while zeros != 0 {
+        let position = base &+ zeros.trailingZeroBitCount &>> 3
+        target.storeBytes(
+          of: UInt8(truncatingIfNeeded: position &- last), toByteOffset: last &+ 1, as: UInt8.self)
+        last = position
+        zeros &= zeros &- 1
+      }
+      base &+= 8
+    }
+    target.storeBytes(
+      of: UInt8(truncatingIfNeeded: count &- last), toByteOffset: last &+ 1, as: UInt8.self)
+    return count &+ 1
   }
 
   /// Why an encoding could not be decoded.

@@ -33,7 +33,12 @@ struct BinaryFramer {
   private var count = 0
   /// After an overlong block: drop bytes until the next delimiter.
   private var discarding = false
-  private var ready: DecodedMessage?
+  private var ready: DecodedMessage? {
+    didSet { hasMessage = ready != nil }
+  }
+  /// Whether `poll` has a message: checked before calling it, because `poll` returns a large
+  /// optional (hundreds of bytes copied) and a stream decoder asks after every byte.
+  private(set) var hasMessage = false
 
   var pendingCount: Int { count }
 
@@ -90,8 +95,11 @@ struct BinaryFramer {
   }
 
   mutating func poll() -> DecodedMessage? {
-    defer { ready = nil }
-    return ready
+    // Called after every byte: answer "nothing" from the tag alone, without copying the
+    // (large) optional out and writing `nil` back.
+    guard case .some(let message) = ready else { return nil }
+    ready = nil
+    return message
   }
 
   /// Counts a partial frame as skipped and forgets it.
@@ -120,7 +128,12 @@ struct TextFramer {
   var sequence = SequenceTracker(bits: 32)
   private var buffer = [UInt8](repeating: 0, count: TextFramer.capacity)
   private var count = 0
-  private var ready: DecodedMessage?
+  private var ready: DecodedMessage? {
+    didSet { hasMessage = ready != nil }
+  }
+  /// Whether `poll` has a message: checked before calling it, because `poll` returns a large
+  /// optional (hundreds of bytes copied) and a stream decoder asks after every byte.
+  private(set) var hasMessage = false
 
   var pendingCount: Int { count }
 
@@ -179,8 +192,11 @@ struct TextFramer {
   }
 
   mutating func poll() -> DecodedMessage? {
-    defer { ready = nil }
-    return ready
+    // Called after every byte: answer "nothing" from the tag alone, without copying the
+    // (large) optional out and writing `nil` back.
+    guard case .some(let message) = ready else { return nil }
+    ready = nil
+    return message
   }
 
   mutating func discardPending() {
@@ -204,8 +220,16 @@ struct MAVLinkFramer {
   private var source: (system: UInt8, component: UInt8)?
   private var buffer = [UInt8](repeating: 0, count: MAVLink.maximumPacketCount)
   private var count = 0
+  /// The length of the packet whose header is at the front of the buffer, once its header has
+  /// been read (0 before): `poll` waits for that many bytes without reading the header again.
+  private var awaitedCount = 0
 
   var pendingCount: Int { count }
+
+  /// Whether `poll` could return a packet: bytes are buffered and the packet whose header was
+  /// read is complete (`poll` returns `nil` without side effects otherwise). Checked before
+  /// calling `poll`, which returns a large optional, after every byte.
+  var mayHaveMessage: Bool { count > 0 && count >= awaitedCount }
 
   mutating func push(_ byte: UInt8) {
     if count == 0 && byte != MAVLink.startByte {
@@ -219,6 +243,7 @@ struct MAVLinkFramer {
 
   /// Drops `n` bytes from the front of the buffer as skipped.
   private mutating func drop(_ n: Int, skipped: Bool) {
+    awaitedCount = 0
     if skipped { book.skip(n) }
     let remaining = count - n
     if remaining > 0 {
@@ -230,6 +255,8 @@ struct MAVLinkFramer {
   }
 
   mutating func poll() -> DecodedMessage? {
+    // Most bytes arrive inside a packet whose header was read already.
+    guard count >= awaitedCount else { return nil }
     while count > 0 {
       if buffer[0] != MAVLink.startByte {
         var next = 1
@@ -252,7 +279,10 @@ struct MAVLinkFramer {
         drop(1, skipped: true)
         continue
       }
-      guard count >= packetCount else { return nil }
+      guard count >= packetCount else {
+        awaitedCount = packetCount
+        return nil
+      }
       let decoded = buffer.withUnsafeBytes {
         MAVLink.decode(packet: UnsafeRawBufferPointer(rebasing: $0[0..<packetCount]))
       }
@@ -291,10 +321,12 @@ struct MAVLinkFramer {
   mutating func discardPending() {
     book.skip(count)
     count = 0
+    awaitedCount = 0
   }
 
   mutating func restart() {
     book = FramerBook()
     count = 0
+    awaitedCount = 0
   }
 }

@@ -66,19 +66,19 @@ public struct StreamDecoder: Sendable {
     switch format {
     case .binary:
       binary.push(byte)
-      while let message = binary.poll() {
+      while binary.hasMessage, let message = binary.poll() {
         found = true
         try body(message)
       }
     case .text:
       text.push(byte)
-      while let message = text.poll() {
+      while text.hasMessage, let message = text.poll() {
         found = true
         try body(message)
       }
     case .mavlink:
       mavlink.push(byte)
-      while let message = mavlink.poll() {
+      while mavlink.mayHaveMessage, let message = mavlink.poll() {
         found = true
         try body(message)
       }
@@ -107,14 +107,14 @@ public struct StreamDecoder: Sendable {
     binary.push(byte)
     mavlink.push(byte)
     text.push(byte)
-    if let message = binary.poll() {
+    if binary.hasMessage, let message = binary.poll() {
       lock(.binary)
       try body(message)
-    } else if let message = mavlink.poll() {
+    } else if mavlink.mayHaveMessage, let message = mavlink.poll() {
       lock(.mavlink)
       try body(message)
-      while let more = mavlink.poll() { try body(more) }
-    } else if let message = text.poll() {
+      while mavlink.mayHaveMessage, let more = mavlink.poll() { try body(more) }
+    } else if text.hasMessage, let message = text.poll() {
       lock(.text)
       try body(message)
     }

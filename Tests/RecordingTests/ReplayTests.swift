@@ -185,4 +185,30 @@ struct ReplayTests {
     #expect(bytes(ticks) == bytes(run.liveTicks))
     #expect(samples(ticks).map(\.0) == samples(run.liveTicks).map(\.0))
   }
+
+  @Test("a recording cut short replays what it holds, then runs out without a crash")
+  func truncatedRecordingReplaysItsPrefix() throws {
+    let run = try RecordedRun.record(plan: "none", seconds: 2, selfTest: false)
+    let full = readBytes(run.path)
+    let liveSamples = samples(run.liveTicks)
+    // Cut inside a record (7 bytes past a whole one is never a boundary: records are ≥ 14
+    // bytes), at 40 % and 75 % of the file.
+    for fraction in [0.4, 0.75] {
+      var copy = run
+      copy.path = temporaryPath("cut.plumbraw")
+      let cut = Int(Double(full.count) * fraction)
+      writeBytes(Array(full[0..<cut]), to: copy.path)
+      let reader = try PlumbRawReader(contentsOf: copy.path)
+      #expect(reader.tornBytes > 0 || reader.validEnd == cut)
+      let replay = try copy.replay()
+      let replayed = samples(replay.ticks)
+      // Every sample the file still holds comes back, at its time, in order; past the cut the
+      // chip has nothing to answer with and says so (a divergence), rather than inventing data.
+      #expect(replayed.count >= reader.sampleCount - 1)
+      #expect(replayed.count <= liveSamples.count)
+      let held = min(replayed.count, reader.sampleCount - 1)
+      #expect(replayed.prefix(held).map(\.0) == liveSamples.prefix(held).map(\.0))
+      #expect(replay.chip.divergences > 0, "the replay ran past the cut without noticing")
+    }
+  }
 }

@@ -11,6 +11,37 @@ private let check: [UInt8] = Array("123456789".utf8)
     #expect([UInt8]().withUnsafeBytes { CRC16CCITTFalse.checksum($0) } == 0xFFFF)
   }
 
+  /// The table-driven CRC (four bytes at a time, then one at a time) against the polynomial
+  /// shifted bit by bit, for every length from 0 to 80 and for the data fed in pieces.
+  @Test func crc16CCITTFalseMatchesTheBitwiseDefinition() {
+    func bitwise(_ bytes: [UInt8]) -> UInt16 {
+      var crc: UInt16 = 0xFFFF
+      for byte in bytes {
+        crc ^= UInt16(byte) << 8
+        for _ in 0..<8 { crc = crc & 0x8000 != 0 ? (crc << 1) ^ 0x1021 : crc << 1 }
+      }
+      return crc
+    }
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    let data: [UInt8] = (0..<80).map { _ in
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return UInt8(truncatingIfNeeded: state >> 56)
+    }
+    for length in 0...80 {
+      let bytes = Array(data[0..<length])
+      let expected = bitwise(bytes)
+      #expect(bytes.withUnsafeBytes { CRC16CCITTFalse.checksum($0) } == expected, "\(length) bytes")
+      var pieces = CRC16CCITTFalse()
+      bytes.withUnsafeBytes { raw in
+        let cut = length / 3
+        pieces.update(UnsafeRawBufferPointer(rebasing: raw[0..<cut]))
+        if cut < length { pieces.update(raw[cut]) }
+        if cut + 1 < length { pieces.update(UnsafeRawBufferPointer(rebasing: raw[(cut + 1)...])) }
+      }
+      #expect(pieces.value == expected, "\(length) bytes in pieces")
+    }
+  }
+
   @Test func crc16MCRF4XXCheckValue() {
     // CRC-16/MCRF4XX, MAVLink's "X.25": check = 0x6F91.
     #expect(check.withUnsafeBytes { CRC16MCRF4XX.checksum($0) } == 0x6F91)
@@ -70,6 +101,10 @@ private func decode(_ encoded: [UInt8]) -> Result<[UInt8], COBS.DecodeError> {
 
   @Test func runsOf254And255NonZeroBytes() throws {
     let run254 = (1...254).map { UInt8($0) }
+    // 253: the longest payload a single block holds without filling it.
+    let run253 = Array(run254.prefix(253))
+    #expect(encode(run253) == [0xFE] + run253)
+    #expect(encode(run253 + [0]) == [0xFE] + run253 + [0x01])
     // 254 non-zero bytes: one full block, no trailing code byte.
     #expect(encode(run254) == [0xFF] + run254)
     let run255 = run254 + [0xFF]
