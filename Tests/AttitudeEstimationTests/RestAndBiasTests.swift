@@ -57,6 +57,21 @@ func headingError(_ s: RunSample) -> Double {
     #expect(abs(headingError(samples.last!)) < 0.5)
   }
 
+  /// The frame that declares a rest already carries the bias that rest measured, and every
+  /// frame of the rest after it: a host that reads the bias when it sees `restStarted` (as
+  /// the kernel test's check does) must not get the value from before the rest.
+  @Test func theFrameThatStartsARestCarriesItsBias() {
+    let offset = Vector3(radians(1.2), radians(-0.7), radians(0.4))
+    let sensor = InertialSensorModel.Settings(gyroBiasRadiansPerSecond: offset)
+    let samples = run(YawSegments(segments: [(6, 0)]), sensor: sensor, seed: 23)
+    let first = samples.firstIndex { $0.estimate.flags.contains(.restStarted) }
+    #expect(first != nil)
+    for s in samples[(first ?? samples.count)...] {
+      #expect(degrees((s.estimate.gyroBiasRadiansPerSecond - offset).length) < 0.003)
+      #expect(s.estimate.angularRateRadiansPerSecond.length < 1e-6)
+    }
+  }
+
   /// Rest ends on the very sample a turn starts, so the heading hold swallows nothing.
   @Test func restEndsOnTheSampleMotionStarts() {
     let motion = YawSegments(segments: [(5, 0), (3, radians(10))])
