@@ -243,7 +243,7 @@ public struct AttitudeEstimator: Sendable {
         bias += temperatureTerm
       }
     }
-    let omega = gyro - bias
+    var omega = gyro - bias
 
     // Rest.
     var flags = EstimateFlags(rawValue: step.isGap ? EstimateFlags.gap.rawValue : 0)
@@ -252,8 +252,14 @@ public struct AttitudeEstimator: Sendable {
       break
     case .ended:
       handle(.ended, flags: &flags, temperatureOffset: temperatureOffset)
+      bias = biasEstimator.bias + self.temperatureTerm(sample.temperatureCelsius)
+      omega = gyro - bias
     case .dwellCompleted:
       completeDwell(bias: bias, flags: &flags, temperatureOffset: temperatureOffset)
+      // A rest that starts here measured the bias (and moved the model's reference to this
+      // temperature): this sample's outputs already carry it.
+      bias = biasEstimator.bias + self.temperatureTerm(sample.temperatureCelsius)
+      omega = gyro - bias
     }
     let atRest = holdsAtRest && restDetector.isAtRest
 
@@ -631,7 +637,7 @@ public struct AttitudeEstimator: Sendable {
     if isInitialising { flags.insert(.initialising) }
     if sample.isClipped { flags.insert(.clippedInput) }
     let g = q.gravityInBody
-    let bias = biasEstimator.bias + temperatureTerm(sample.temperatureCelsius)
+    let bias = biasEstimator.bias + self.temperatureTerm(sample.temperatureCelsius)
     return AttitudeEstimate(
       timestampNanoseconds: sample.timestampNanoseconds, attitude: q, gravityInBody: g,
       linearAccelerationMetersPerSecondSquared: a + g * gravity,
@@ -645,7 +651,7 @@ public struct AttitudeEstimator: Sendable {
   mutating func rejected(_ sample: InertialSample, flag: EstimateFlags) -> AttitudeEstimate {
     let attitude = attitude
     let g = attitude.gravityInBody
-    let bias = biasEstimator.bias + temperatureTerm(sample.temperatureCelsius)
+    let bias = biasEstimator.bias + self.temperatureTerm(sample.temperatureCelsius)
     let accel = sample.specificForceMetersPerSecondSquared
     let gyro = sample.angularRateRadiansPerSecond
     return AttitudeEstimate(
