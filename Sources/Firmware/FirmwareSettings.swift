@@ -69,8 +69,9 @@ public struct FirmwareSettings: Sendable {
   }
 
   /// Applies a calibration file: the correction, its id, the estimator's bias seed (the
-  /// residual on top of the bench model starts at zero with the bench uncertainty) and, when the
-  /// file has them, rest-detector thresholds measured on this unit.
+  /// residual on top of the bench model starts at zero with the bench uncertainty, or at what
+  /// the last clean shutdown wrote into the `live` section) and, when the file has them,
+  /// rest-detector thresholds measured on this unit.
   public mutating func apply(calibration: CalibrationFile, mounting: Matrix3) {
     correction = SampleCorrection(mounting: mounting, calibration: calibration)
     calibrationID = calibration.calibrationId
@@ -92,6 +93,16 @@ public struct FirmwareSettings: Sendable {
           0.01 * radiansPerDegree,
           estimator.bias.temperatureCoefficientUncertaintyRadiansPerSecondPerCelsius)
       estimator.bias = bias
+    }
+    if let live = calibration.live {
+      // The last run's own estimate, at its temperature, is the best centre for this one:
+      // the residual it found on top of the bench model (body axes). Its uncertainty stays the
+      // bench's (or the datasheet's without a bench section): a bias moves between power-ups
+      // by more than a rest's precision, and the first rest here measures it anyway.
+      let residual =
+        correction.mounting * live.gyroBiasRadiansPerSecond
+        - correction.staticGyroBiasInBody(atTemperature: live.temperatureCelsius)
+      if residual.isFinite { estimator.bias.initialBiasRadiansPerSecond = residual }
     }
     if let thresholds = calibration.restDetector {
       estimator.rest.gyroDeviationThresholdRadiansPerSecond =

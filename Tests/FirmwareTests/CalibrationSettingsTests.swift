@@ -48,4 +48,28 @@ import Testing
     #expect(
       settings.estimator.bias.temperatureCoefficientUncertaintyRadiansPerSecondPerCelsius == 0)
   }
+
+  /// The `live` section a clean shutdown wrote seeds the next run's estimate: the residual it
+  /// found on top of the bench model, in body axes, with the bench's uncertainty kept.
+  @Test func theLastRunsLiveBiasSeedsTheNextOne() {
+    var file = Self.file(fitted: true)
+    // The bench model at 40 °C plus a residual the last run found, sensor axes.
+    let residualSensor = Vector3(0.002, -0.001, 0.0005)
+    let gyro = file.gyroscope!
+    file.live = LiveBiasEstimate(
+      gyroBiasRadiansPerSecond: gyro.bias(atTemperature: 40) + residualSensor,
+      temperatureCelsius: 40, written: "2026-12-02T15:00:00Z")
+    // Mounted upside down about x: body = (x, −y, −z) of the sensor.
+    let mounting = Matrix3(rows: Vector3(1, 0, 0), Vector3(0, -1, 0), Vector3(0, 0, -1))
+    var settings = FirmwareSettings()
+    settings.apply(calibration: file, mounting: mounting)
+    let seeded = settings.estimator.bias.initialBiasRadiansPerSecond
+    #expect((seeded - Vector3(0.002, 0.001, -0.0005)).length < 1e-12)
+    #expect(
+      abs(settings.estimator.bias.initialUncertaintyRadiansPerSecond - 0.001) < 1e-12)
+    // (The bench's 0.001 rad/s.) Without a live section the residual starts at zero.
+    var fresh = FirmwareSettings()
+    fresh.apply(calibration: Self.file(fitted: true), mounting: mounting)
+    #expect(fresh.estimator.bias.initialBiasRadiansPerSecond == .zero)
+  }
 }
