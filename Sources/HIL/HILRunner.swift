@@ -10,6 +10,14 @@ import Randomness
 import SimulatedHardware
 import Telemetry
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Everything one HIL run found: what the host received and how it compares with the truth,
 /// the reconciliation, the fault episodes, and the loop's, driver's and simulator's own counts.
 public struct HILResult: Sendable {
@@ -122,8 +130,19 @@ public func runHIL(_ options: HILOptions, progress: ((Double) -> Void)? = nil) t
   guard seconds > 0, seconds.isFinite else {
     throw .invalid("--seconds must be a positive number of seconds, not \(seconds)")
   }
-  if options.monitorLinkPath != nil && !options.realtime {
-    throw .invalid("a monitor link needs --realtime (it is a pseudo-terminal read in real time)")
+  if let link = options.monitorLinkPath {
+    guard options.realtime else {
+      throw .invalid("a monitor link needs --realtime (it is a pseudo-terminal read in real time)")
+    }
+    let directory = link.contains("/") ? String(link[..<link.lastIndex(of: "/")!]) : "."
+    var information = stat()
+    guard stat(directory.isEmpty ? "/" : directory, &information) == 0,
+      information.st_mode & S_IFMT == S_IFDIR
+    else {
+      throw .invalid(
+        "monitor link \(link): the folder \(directory) does not exist; create it or choose a "
+          + "path in an existing folder")
+    }
   }
   if options.realtime && !options.serialUnplugs.isEmpty {
     throw .invalid("serial unplugs are simulated on the memory port only: not with --realtime")

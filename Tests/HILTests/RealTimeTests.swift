@@ -72,5 +72,14 @@ import Testing
     var options = HILOptions(scenario: "tilt", seconds: 1)
     options.monitorLinkPath = "/tmp/never-made"
     #expect(throws: HILError.self) { try runHIL(options) }
+    // And a folder for it: a missing one is named, not reported as a missing serial device.
+    options.realtime = true
+    options.monitorLinkPath = "/nonexistent-plumb-folder/link"
+    do {
+      _ = try runHIL(options)
+      Issue.record("ran with a monitor link in a missing folder")
+    } catch {
+      #expect(error.description.contains("/nonexistent-plumb-folder does not exist"))
+    }
   }
 }
