@@ -303,7 +303,7 @@ targets += [
     dependencies: [
       "HIL", "plumb-hil", "Firmware", "MPU6050", "MPU6050Simulation", "SimulatedHardware",
       "HardwareAbstraction", "MotionScenarios", "Telemetry", "Geometry", "CommandLineSupport",
-      "JSON",
+      "JSON", "TestSupport",
     ],
     exclude: ["Golden"], swiftSettings: swift6),
 ]

@@ -12,6 +12,10 @@ public enum AllocationCounter {
     return plumb_alloc_interposed() != 0
   }
 
+  /// While counting (inside `count`), the net heap bytes this thread allocated since counting
+  /// began on it: sample it from inside `body` to see whether memory stays flat.
+  public static var liveBytes: Int64 { plumb_alloc_live_bytes() }
+
   /// The number of allocations `body` made on this thread.
   public static func count(_ body: () throws -> Void) rethrows -> UInt64 {
     let before = plumb_alloc_count()

@@ -2,7 +2,10 @@
 // overrides glibc's for the whole process (symbol interposition); each definition forwards to
 // glibc's exported __libc_* implementation and counts on the calling thread when asked.
 // Counters are initial-exec TLS in the executable, so touching them never allocates.
+// While counting, the thread also keeps the net usable bytes it allocated less those it freed
+// (malloc_usable_size), for "memory stays flat" checks of single-threaded runs.
 #include <errno.h>
+#include <malloc.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,13 +16,16 @@ extern void *__libc_calloc(size_t, size_t);
 extern void *__libc_realloc(void *, size_t);
 extern void *__libc_memalign(size_t, size_t);
 extern void *__libc_valloc(size_t);
+extern void __libc_free(void *);
 
 static __thread int counting __attribute__((tls_model("initial-exec")));
 static __thread uint64_t allocations __attribute__((tls_model("initial-exec")));
+static __thread int64_t live_bytes __attribute__((tls_model("initial-exec")));
 static int interposed;
 
 void plumb_alloc_counting(int enable) { counting = enable; }
 uint64_t plumb_alloc_count(void) { return allocations; }
+int64_t plumb_alloc_live_bytes(void) { return live_bytes; }
 int plumb_alloc_interposed(void) { return interposed; }
 
 static inline void note(void) {
@@ -27,17 +33,36 @@ static inline void note(void) {
   if (counting) allocations++;
 }
 
-void *malloc(size_t size) { note(); return __libc_malloc(size); }
-void *calloc(size_t count, size_t size) { note(); return __libc_calloc(count, size); }
-void *realloc(void *pointer, size_t size) { note(); return __libc_realloc(pointer, size); }
-void *memalign(size_t alignment, size_t size) { note(); return __libc_memalign(alignment, size); }
-void *aligned_alloc(size_t alignment, size_t size) { note(); return __libc_memalign(alignment, size); }
-void *valloc(size_t size) { note(); return __libc_valloc(size); }
+static inline void *added(void *pointer) {
+  if (counting && pointer != NULL) live_bytes += (int64_t)malloc_usable_size(pointer);
+  return pointer;
+}
+
+static inline void removed(void *pointer) {
+  if (counting && pointer != NULL) live_bytes -= (int64_t)malloc_usable_size(pointer);
+}
+
+void *malloc(size_t size) { note(); return added(__libc_malloc(size)); }
+void *calloc(size_t count, size_t size) { note(); return added(__libc_calloc(count, size)); }
+void *realloc(void *pointer, size_t size) {
+  note();
+  removed(pointer);
+  void *result = __libc_realloc(pointer, size);
+  // A failed realloc keeps the old block.
+  return added(result != NULL || size == 0 ? result : pointer);
+}
+void *memalign(size_t alignment, size_t size) { note(); return added(__libc_memalign(alignment, size)); }
+void *aligned_alloc(size_t alignment, size_t size) { note(); return added(__libc_memalign(alignment, size)); }
+void *valloc(size_t size) { note(); return added(__libc_valloc(size)); }
 int posix_memalign(void **result, size_t alignment, size_t size) {
   note();
   if (alignment < sizeof(void *) || (alignment & (alignment - 1)) != 0) return EINVAL;
   void *pointer = __libc_memalign(alignment, size);
   if (pointer == NULL) return ENOMEM;
-  *result = pointer;
+  *result = added(pointer);
   return 0;
+}
+void free(void *pointer) {
+  removed(pointer);
+  __libc_free(pointer);
 }

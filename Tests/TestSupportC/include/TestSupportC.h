@@ -12,6 +12,10 @@ void plumb_alloc_counting(int enable);
 /// memalign, valloc) the calling thread made while counting was on.
 uint64_t plumb_alloc_count(void);
 
+/// The usable bytes the calling thread allocated while counting, less those it freed while
+/// counting (blocks from other threads or from before counting make it lower, never higher).
+int64_t plumb_alloc_live_bytes(void);
+
 /// Whether this process's malloc is the counting interposer (it is whenever this library is
 /// linked into the test executable, which SwiftPM does for every test target that depends on it).
 int plumb_alloc_interposed(void);
