@@ -18,6 +18,10 @@ public struct RunOptions: Sendable {
   public var durationSeconds: Double?
   /// Simulated boards only: run on the manual clock as fast as possible instead of in real time.
   public var fast: Bool
+  /// Replays only: pace the recording at its own rate on CLOCK_MONOTONIC (each sample is
+  /// taken when its recorded time comes round) instead of as fast as possible. The frames are
+  /// the same bytes either way.
+  public var realTime: Bool = false
   /// Record the raw samples (and the bus transcript) here: a `.plumbraw` file.
   public var recordPath: String?
   /// Called for every sample the loop consumes.

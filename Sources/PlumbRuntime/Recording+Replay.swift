@@ -123,8 +123,10 @@ final class ReplayClock: MonotonicClock {
 }
 
 /// `plumb run --replay REC`: the recording through the replay chip, the real driver and the
-/// real loop, on a manual clock, as fast as possible. Gives the frames the live run gave (same
-/// settings, same format unless `format` says otherwise).
+/// real loop, on a manual clock, as fast as possible — or, with `options.realTime`, at the
+/// recording's own pace (a bench capture played to a host over a serial line as the board sent
+/// it). Gives the frames the live run gave (same settings, same format unless `format` says
+/// otherwise), whatever the pace.
 public func replayRecording(
   path: String, format: TelemetryFormat?, options: RunOptions
 ) throws(RunError) -> RunSummary {
@@ -201,7 +203,9 @@ public func replayRecording(
   var nextCommand = commands.startIndex
   let last = board.lastRecordedTime
   let start = clock.now()
+  let pacing = options.realTime ? RealTimePacing(simulated: board.clock) : nil
   while clock.now() < last && !stopRequested.load(ordering: .relaxed) {
+    pacing?.wait()
     loop.step()
     while nextCommand < commands.endIndex, commands[nextCommand].time <= loop.lastSampleTime {
       if let command = parseCommand(commands[nextCommand].line, settings: settings) {

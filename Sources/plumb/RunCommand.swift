@@ -25,12 +25,14 @@ let runSpec = CommandSpec(
       "replay", value: "REC",
       help:
         "replay a recording through the driver and loop instead of a board (as fast as possible)"),
+    .flag("realtime", help: "with --replay: at the recording's own pace, not as fast as possible"),
   ],
   examples: [
     "plumb run --board Boards/simulated.json",
     "plumb run --board Boards/simulated.json --fast --duration 60 --format binary --serial out.bin",
     "plumb run --board /etc/plumb/board.json",
     "plumb run --replay capture.plumbraw --serial replayed.bin",
+    "plumb run --replay capture.plumbraw --realtime --serial /dev/ttyUSB0",
   ])
 
 func runCommand(_ arguments: ParsedArguments) throws {
@@ -44,7 +46,8 @@ func runCommand(_ arguments: ParsedArguments) throws {
         spec: runSpec)
     }
     installStopHandlers()
-    let options = RunOptions(serialPath: arguments.value("serial"), log: { printError($0) })
+    var options = RunOptions(serialPath: arguments.value("serial"), log: { printError($0) })
+    options.realTime = arguments.flag("realtime")
     do {
       let summary = try replayRecording(path: replay, format: format, options: options)
       printError(summary.description)
@@ -55,6 +58,11 @@ func runCommand(_ arguments: ParsedArguments) throws {
   }
   guard let boardPath = arguments.value("board") else {
     throw UsageError("missing '--board FILE' (or '--replay REC')", spec: runSpec)
+  }
+  if arguments.flag("realtime") {
+    throw UsageError(
+      "--realtime paces a --replay; a board runs in real time already (--fast for the simulated one as fast as possible)",
+      spec: runSpec)
   }
   let setup: PlumbSetup
   do {

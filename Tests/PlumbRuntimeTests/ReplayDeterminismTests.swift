@@ -72,6 +72,34 @@ import Testing
     #expect(rows.count == lines.count)
   }
 
+  /// `--realtime` plays the recording at its own pace (a bench capture played to a host as the
+  /// board sent it): the same frames, taking at least the recording's length (a lower bound,
+  /// which a loaded machine cannot break).
+  @Test func aRealTimeReplayGivesTheSameFramesAtTheRecordingsPace() throws {
+    let directory = try temporaryDirectory()
+    let recording = directory.appendingPathComponent("capture.plumbraw").path
+    let fast = directory.appendingPathComponent("fast.out").path
+    let paced = directory.appendingPathComponent("paced.out").path
+    let record = try runPlumb([
+      "run", "--board", "Boards/simulated.json", "--fast", "--duration", "3", "--format",
+      "binary", "--serial", directory.appendingPathComponent("live.out").path, "--record",
+      recording,
+    ])
+    #expect(record.status == 0, "\(record.standardError)")
+    #expect(try runPlumb(["run", "--replay", recording, "--serial", fast]).status == 0)
+    let began = ContinuousClock.now
+    let replay = try runPlumb(["run", "--replay", recording, "--realtime", "--serial", paced])
+    let took = ContinuousClock.now - began
+    #expect(replay.status == 0, "\(replay.standardError)")
+    #expect(took >= .milliseconds(2_900), "\(took)")
+    let a = try Data(contentsOf: URL(fileURLWithPath: fast))
+    let b = try Data(contentsOf: URL(fileURLWithPath: paced))
+    #expect(a.count > 5_000 && a == b)
+    // Only replays are paced: a board runs in real time already.
+    let misuse = try runPlumb(["run", "--board", "Boards/simulated.json", "--realtime"])
+    #expect(misuse.status == 64 && misuse.standardError.contains("--realtime paces a --replay"))
+  }
+
   @Test func aDamagedRecordingIsAClearError() throws {
     let directory = try temporaryDirectory()
     let path = directory.appendingPathComponent("bad.plumbraw").path
