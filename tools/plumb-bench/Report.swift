@@ -36,6 +36,7 @@ struct Target {
     "simulation_samples_per_second": "information",
     "allan_2h_ms": "information",
     "rss_mb": "information",
+    "cpu_percent_at_100hz_simulated_board": "information (includes the simulated chip's physics)",
     "idle_loop_cpu_percent_at_100hz": "reference (a loop that only sleeps, same machine)",
     "cyclictest_p50_us": "reference (same machine, same run)",
     "cyclictest_p99_us": "reference (same machine, same run)",

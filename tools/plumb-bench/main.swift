@@ -140,7 +140,8 @@ let loopCommand = CommandGroup.Subcommand(
 let processCommand = CommandGroup.Subcommand(
   CommandSpec(
     name: "plumb-bench process",
-    abstract: "rss_mb and cpu_percent_at_100hz of `plumb run` on the simulated board",
+    abstract:
+      "rss_mb and CPU at 100 Hz of `plumb run`: the simulated board, and a paced replay of it",
     options: [plumbOption, boardOption, realSecondsOption])
 ) { arguments in
   emit(
