@@ -252,13 +252,13 @@ public struct AttitudeEstimator: Sendable {
       break
     case .ended:
       handle(.ended, flags: &flags, temperatureOffset: temperatureOffset)
-      bias = biasEstimator.bias + self.temperatureTerm(sample.temperatureCelsius)
+      bias = self.bias(atCelsius: sample.temperatureCelsius)
       omega = gyro - bias
     case .dwellCompleted:
       completeDwell(bias: bias, flags: &flags, temperatureOffset: temperatureOffset)
       // A rest that starts here measured the bias (and moved the model's reference to this
       // temperature): this sample's outputs already carry it.
-      bias = biasEstimator.bias + self.temperatureTerm(sample.temperatureCelsius)
+      bias = self.bias(atCelsius: sample.temperatureCelsius)
       omega = gyro - bias
     }
     let atRest = holdsAtRest && restDetector.isAtRest
@@ -531,6 +531,11 @@ public struct AttitudeEstimator: Sendable {
     hasTemperatureModel ? biasEstimator.temperatureTerm(atCelsius: celsius) : Vector3(0, 0, 0)
   }
 
+  /// The bias at `celsius` with the model as it stands (its reference where it is now).
+  func bias(atCelsius celsius: Double) -> Vector3 {
+    biasEstimator.bias + temperatureTerm(celsius)
+  }
+
   /// The bias at T_ref + `temperatureOffset` with the model as it stands now (a rest
   /// measurement may just have moved both the bias and the coefficient).
   func biasNow(temperatureOffset d: Double) -> Vector3 {
@@ -637,7 +642,7 @@ public struct AttitudeEstimator: Sendable {
     if isInitialising { flags.insert(.initialising) }
     if sample.isClipped { flags.insert(.clippedInput) }
     let g = q.gravityInBody
-    let bias = biasEstimator.bias + self.temperatureTerm(sample.temperatureCelsius)
+    let bias = self.bias(atCelsius: sample.temperatureCelsius)
     return AttitudeEstimate(
       timestampNanoseconds: sample.timestampNanoseconds, attitude: q, gravityInBody: g,
       linearAccelerationMetersPerSecondSquared: a + g * gravity,
@@ -651,7 +656,7 @@ public struct AttitudeEstimator: Sendable {
   mutating func rejected(_ sample: InertialSample, flag: EstimateFlags) -> AttitudeEstimate {
     let attitude = attitude
     let g = attitude.gravityInBody
-    let bias = biasEstimator.bias + self.temperatureTerm(sample.temperatureCelsius)
+    let bias = self.bias(atCelsius: sample.temperatureCelsius)
     let accel = sample.specificForceMetersPerSecondSquared
     let gyro = sample.angularRateRadiansPerSecond
     return AttitudeEstimate(
