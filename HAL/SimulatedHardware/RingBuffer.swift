@@ -30,7 +30,7 @@ struct RingBuffer<Element> {
       guard isGrowable else { return false }
       grow()
     }
-    storage[(head + count) % storage.count] = element
+    storage[wrapped(head + count)] = element
     count += 1
     return true
   }
@@ -39,7 +39,7 @@ struct RingBuffer<Element> {
     guard count > 0 else { return nil }
     let element = storage[head]
     storage[head] = nil
-    head = (head + 1) % storage.count
+    head = wrapped(head + 1)
     count -= 1
     return element
   }
@@ -47,6 +47,12 @@ struct RingBuffer<Element> {
   mutating func removeAll() {
     while popFirst() != nil {}
     head = 0
+  }
+
+  /// `slot % capacity` for a slot below twice the capacity (head and count are each below
+  /// it): a compare instead of a division on every edge.
+  private func wrapped(_ slot: Int) -> Int {
+    slot >= storage.count ? slot - storage.count : slot
   }
 
   private mutating func grow() {

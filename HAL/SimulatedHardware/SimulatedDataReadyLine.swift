@@ -106,6 +106,15 @@ public final class SimulatedDataReadyLine: DataReadyLine {
     capacity: 64, growable: true)
   @exclusivity(unchecked) private var lastDelivery: Timestamp?
   @exclusivity(unchecked) private var counters = EdgeStatistics()
+  /// The source's answer (after the line's own check) for the edge after `after`, kept for the
+  /// rest of one operation (`waitForEdge`, `statistics`, `queuedEdgeCount`) and forgotten when
+  /// it returns. A wait used to ask the source the same question up to three times per edge,
+  /// each a call through the `EdgeSource` existential into the replay chip. Safe: within one
+  /// operation nothing but the line and the clock runs, and `EdgeSource` promises that the
+  /// source's configuration cannot change while the line waits, so the same question gets the
+  /// same answer; between operations the driver may reconfigure the chip, so the answer is
+  /// dropped.
+  @exclusivity(unchecked) private var answer: (after: Timestamp, edge: Timestamp?)?
 
   /// A line delivering `source`'s edges on `clock` through `faultPlan`, queueing up to
   /// `queueCapacity` edges (values below 1 count as 1).
@@ -124,6 +133,7 @@ public final class SimulatedDataReadyLine: DataReadyLine {
   /// The counters, brought up to the clock's current time first (edges raised since the last
   /// wait are taken from the source and queued, as the kernel would have done meanwhile).
   public var statistics: EdgeStatistics {
+    defer { answer = nil }
     catchUp(through: clock.now())
     var snapshot = counters
     snapshot.pending = UInt64(queue.count + inFlight.count)
@@ -132,11 +142,13 @@ public final class SimulatedDataReadyLine: DataReadyLine {
 
   /// Edges ready to be returned at once (after catching up with the clock).
   public var queuedEdgeCount: Int {
+    defer { answer = nil }
     catchUp(through: clock.now())
     return queue.count
   }
 
   public func waitForEdge(until deadline: Timestamp) throws(DataReadyError) -> EdgeWait {
+    defer { answer = nil }
     let now = clock.now()
     catchUp(through: now)
     if let reported = queue.popFirst() {
@@ -145,9 +157,11 @@ public final class SimulatedDataReadyLine: DataReadyLine {
     }
     // Nothing queued: let simulated time run until the first delivery or the deadline.
     while true {
-      let nextEdge = nextSourceEdge()
+      // The first edge in flight is delivered now if it is due by the deadline and before the
+      // source's next edge. When it is due no later than the edge just taken (the usual case,
+      // an edge without lateness), the next edge, strictly later, need not be asked for.
       if let delivery = inFlight.first?.delivery, delivery <= deadline,
-        nextEdge.map({ delivery <= $0 }) ?? true
+        delivery <= lastSourceEdge || (nextSourceEdge().map { delivery <= $0 } ?? true)
       {
         clock.advance(to: delivery)
         arrive(through: delivery)
@@ -157,7 +171,7 @@ public final class SimulatedDataReadyLine: DataReadyLine {
         }
         continue
       }
-      guard let edge = nextEdge, edge <= deadline else { break }
+      guard let edge = nextSourceEdge(), edge <= deadline else { break }
       take(edge)
     }
     clock.advance(to: deadline)
@@ -175,11 +189,14 @@ public final class SimulatedDataReadyLine: DataReadyLine {
 
   /// The source's next edge after the last one taken, or `nil`.
   private func nextSourceEdge() -> Timestamp? {
-    guard let edge = source.nextRisingEdge(after: lastSourceEdge) else { return nil }
-    guard edge > lastSourceEdge else {
+    let after = lastSourceEdge
+    if let answer, answer.after == after { return answer.edge }
+    var edge = source.nextRisingEdge(after: after)
+    if let answered = edge, answered <= after {
       counters.rejectedSourceEdges += 1
-      return nil
+      edge = nil
     }
+    answer = (after, edge)
     return edge
   }
 
