@@ -212,6 +212,17 @@ public struct PlumbRawReader: Sendable {
           continue
         }
       }
+      // Sample records (nearly all of a file) are checked without being decoded: a
+      // well-formed sample payload is exactly one that `PlumbRawRecord.decode` accepts.
+      if frame.kind == PlumbRawRecordKind.sample.rawValue,
+        PlumbRawSample.isWellFormed(frame.payload)
+      {
+        scan.samples += 1
+        scan.records += 1
+        offset += frame.length
+        scan.validEnd = offset
+        continue
+      }
       switch PlumbRawRecord.decode(kind: frame.kind, payload: frame.payload) {
       case .record(let record):
         if case .sample = record { scan.samples += 1 }

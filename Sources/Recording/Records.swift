@@ -835,11 +835,18 @@ extension PlumbRawRecord {
 }
 
 extension PlumbRawSample {
+  /// Whether `decode` accepts `payload` (its length, its source code), without decoding it: the
+  /// reader's scan checks every sample record of a file this way.
+  static func isWellFormed(_ payload: UnsafeRawBufferPointer) -> Bool {
+    (payload.count == 27 || payload.count == 31)
+      && PlumbRawSampleSource(rawValue: payload[22] & 0x03) != nil
+  }
+
   /// A sample record's payload (27 or 31 bytes: time, the 14 bytes, source and flags, the
   /// completion delay in 4 or 8 bytes), or `nil` when the length or the source code is wrong.
   /// Straight loads at fixed offsets, no enum: every sample of a replay comes through here.
   static func decode(_ payload: UnsafeRawBufferPointer) -> PlumbRawSample? {
-    guard payload.count == 27 || payload.count == 31 else { return nil }
+    guard isWellFormed(payload) else { return nil }
     let flagsByte = payload[22]
     guard let source = PlumbRawSampleSource(rawValue: flagsByte & 0x03) else { return nil }
     let time = Int64(littleEndian: payload.loadUnaligned(fromByteOffset: 0, as: Int64.self))
