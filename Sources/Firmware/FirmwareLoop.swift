@@ -397,7 +397,9 @@ public struct FirmwareLoop<
     let staticBias = settings.correction.staticGyroBiasInBody(
       atTemperature: sample.temperatureCelsius)
     frameSequence &+= 1
-    let frame = TelemetryFrame(
+    // Built where it is kept and encoded from there: a frame is some 170 bytes, and a local
+    // copy of it cost two calls to memcpy per sample.
+    lastFrame = TelemetryFrame(
       sequence: frameSequence, sampleTimeNanoseconds: estimate.timestampNanoseconds,
       attitude: attitude,
       gyroBiasRadiansPerSecond: staticBias + estimate.gyroBiasRadiansPerSecond,
@@ -408,12 +410,11 @@ public struct FirmwareLoop<
       temperatureCelsius: sample.temperatureCelsius, flags: flags,
       missedSamples: UInt32(clamping: status.missedSamples),
       latencyMicroseconds: latencyMicroseconds, calibrationID: settings.calibrationID)
-    lastFrame = frame
     guard port.isOpen else {
       status.framesDroppedDisconnected += 1
       return
     }
-    let length = encoder.encode(frame, into: scratch.frame)
+    let length = encoder.encode(lastFrame, into: scratch.frame)
     if queue.enqueue(UnsafeRawBufferPointer(rebasing: scratch.frame[0..<length])) {
       status.framesQueued += 1
     } else {
@@ -427,9 +428,13 @@ public struct FirmwareLoop<
   /// unless the answer hangs on it: asin is increasing, so |pitch| ≥ π/2 − margin exactly when
   /// |sin pitch| ≥ cos(margin); only within 1e-9 of that threshold (where the roundings of the
   /// two forms could disagree, some 1e-15 wide) is the pitch itself computed and compared.
+  /// Of the matrix only `row2.x` is needed: it is computed here by `Matrix3(_:)`'s own
+  /// expression, `2 * (x * z - w * y)`, so it has the same bits (Swift does not contract or
+  /// reorder floating-point operations).
   static func isNearGimbalLock(_ attitude: Quaternion) -> Bool {
-    let m = Matrix3(attitude.normalized)
-    let sine = max(-1, min(1, -m.row2.x))
+    let q = attitude.normalized
+    let row2x = 2 * (q.x * q.z - q.w * q.y)  // Matrix3(q).row2.x
+    let sine = max(-1, min(1, -row2x))
     let magnitude = abs(sine)
     if magnitude < gimbalLockSineThreshold - 1e-9 { return false }
     if magnitude > gimbalLockSineThreshold + 1e-9 { return true }

@@ -11,6 +11,10 @@ import Geometry
 /// sensor axes because it is a property of the chip, measured before it was mounted; the
 /// estimator works in body axes. The live gyro bias the estimator learns is the residual on top
 /// of `b(T)`. Pure and allocation-free.
+///
+/// The three per-sample methods are `@inline(__always)`: the struct is some 330 bytes (matrices
+/// and the calibration polynomial), and a call that is not inlined copies all of it out of the
+/// loop's settings on every sample to pass it.
 public struct SampleCorrection: Hashable, Sendable {
   /// Sensor axes → body axes.
   public var mounting: Matrix3
@@ -36,7 +40,7 @@ public struct SampleCorrection: Hashable, Sendable {
   }
 
   /// The bench bias at `temperatureCelsius`, in body axes, rad/s (zero without a calibration).
-  @inlinable
+  @inlinable @inline(__always)
   public func staticGyroBiasInBody(atTemperature temperatureCelsius: Double) -> Vector3 {
     guard let gyroscope, temperatureCelsius.isFinite else {
       return gyroscope.map { mounting * $0.biasRadiansPerSecond } ?? .zero
@@ -45,7 +49,7 @@ public struct SampleCorrection: Hashable, Sendable {
   }
 
   /// Body-frame angular rate, rad/s, with the bench bias removed.
-  @inlinable
+  @inlinable @inline(__always)
   public func angularRate(sensor: Vector3, temperatureCelsius: Double) -> Vector3 {
     guard let gyroscope else { return mounting * sensor }
     let bias =
@@ -55,7 +59,7 @@ public struct SampleCorrection: Hashable, Sendable {
   }
 
   /// Body-frame specific force, m/s², with the accelerometer correction applied.
-  @inlinable
+  @inlinable @inline(__always)
   public func specificForce(sensor: Vector3) -> Vector3 {
     mounting * accelerometer.apply(sensor)
   }

@@ -36,32 +36,46 @@ public enum BinaryFormat {
   public static let notANumber: Int16 = .min
 
   /// Writes one telemetry frame (63 bytes) into `output`, which must hold 63 bytes; returns 63.
+  ///
+  /// In one buffer, in place (this runs for every sample): the payload is written where its
+  /// encoding goes, one byte after the leading delimiter's slot and the first COBS code's, the
+  /// CRC after it, and `COBS.encodeInPlace` then replaces the code slot and each zero with the
+  /// distance to the next zero. The bytes are those of `finish` (CRC, then COBS between two
+  /// delimiters) without the scratch payload and the copy. Inlined into its caller so that
+  /// the frame, some 170 bytes, is read where the caller keeps it instead of being copied to
+  /// be passed.
+  @inline(__always)
   public static func encode(_ frame: TelemetryFrame, into output: UnsafeMutableRawBufferPointer)
     -> Int
   {
     precondition(output.count >= telemetryFrameCount, "binary frames need 63 bytes of buffer")
-    return withUnsafeTemporaryAllocation(byteCount: telemetryPayloadCount + 2, alignment: 1) {
-      payload in
-      var writer = ByteWriter(payload)
-      writer.write(version)
-      writer.write(Kind.telemetry.rawValue)
-      writer.write(frame.sequence)
-      writer.write(frame.sampleTimeNanoseconds)
-      writer.write(Float(frame.attitude.w))
-      writer.write(Float(frame.attitude.x))
-      writer.write(Float(frame.attitude.y))
-      writer.write(Float(frame.attitude.z))
-      writeScaled(frame.gyroBiasRadiansPerSecond, lsb: gyroBiasLSBRadiansPerSecond, to: &writer)
-      writeScaled(
-        frame.linearAccelerationMetersPerSecondSquared,
-        lsb: linearAccelerationLSBMetersPerSecondSquared, to: &writer)
-      writer.write(scaled(frame.temperatureCelsius, lsb: temperatureLSBCelsius))
-      writer.write(frame.flags.rawValue)
-      writer.write(frame.missedSamples)
-      writer.write(frame.latencyMicroseconds)
-      writer.write(frame.calibrationID)
-      return finish(payload: payload, count: writer.count, into: output)
-    }
+    let payload = UnsafeMutableRawBufferPointer(rebasing: output[2..<(2 + telemetryPayloadCount)])
+    var writer = ByteWriter(payload)
+    writer.write(version)
+    writer.write(Kind.telemetry.rawValue)
+    writer.write(frame.sequence)
+    writer.write(frame.sampleTimeNanoseconds)
+    writer.write(Float(frame.attitude.w))
+    writer.write(Float(frame.attitude.x))
+    writer.write(Float(frame.attitude.y))
+    writer.write(Float(frame.attitude.z))
+    writeScaled(frame.gyroBiasRadiansPerSecond, lsb: gyroBiasLSBRadiansPerSecond, to: &writer)
+    writeScaled(
+      frame.linearAccelerationMetersPerSecondSquared,
+      lsb: linearAccelerationLSBMetersPerSecondSquared, to: &writer)
+    writer.write(scaled(frame.temperatureCelsius, lsb: temperatureLSBCelsius))
+    writer.write(frame.flags.rawValue)
+    writer.write(frame.missedSamples)
+    writer.write(frame.latencyMicroseconds)
+    writer.write(frame.calibrationID)
+    let crc = CRC16CCITTFalse.checksum(UnsafeRawBufferPointer(payload))
+    output.storeBytes(
+      of: crc.littleEndian, toByteOffset: 2 + telemetryPayloadCount, as: UInt16.self)
+    let base = output.baseAddress!
+    base.storeBytes(of: 0, as: UInt8.self)
+    let encoded = COBS.encodeInPlace(base + 1, count: telemetryPayloadCount + 2)
+    base.storeBytes(of: 0, toByteOffset: 1 + encoded, as: UInt8.self)
+    return encoded + 2
   }
 
   /// Writes one reply frame (at most 55 bytes) into `output`; returns its length.

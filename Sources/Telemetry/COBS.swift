@@ -52,15 +52,24 @@ public enum COBS {
     return out
   }
 
-  /// `encode` for a payload shorter than 254 bytes into an output known to be large enough.
-  /// No block can then fill up, so the encoding is the payload moved one byte along with every
-  /// zero — and the leading slot — replaced by the distance to the next zero (or past the
-  /// end): a copy, then one store per zero, the zeros found eight bytes at a time. A binary
-  /// frame is encoded for every sample; byte by byte this cost a thousand instructions.
+  /// `encode` for a payload shorter than 254 bytes into an output known to be large enough:
+  /// the payload moved one byte along, then encoded in place.
   private static func encodeShort(
     _ source: UnsafeRawPointer, count: Int, into target: UnsafeMutableRawPointer
   ) -> Int {
     (target + 1).copyMemory(from: source, byteCount: count)
+    return encodeInPlace(target, count: count)
+  }
+
+  /// Encodes the `count` bytes at `target + 1` (fewer than 254) where they lie, using
+  /// `target[0]` as the leading code; returns `count + 1`. No block can then fill up, so the
+  /// encoding is the payload with every zero — and the leading slot — replaced by the distance
+  /// to the next zero (or past the end): one store per zero, the zeros found eight bytes at a
+  /// time. A binary frame is encoded for every sample; byte by byte this cost a thousand
+  /// instructions.
+  static func encodeInPlace(_ target: UnsafeMutableRawPointer, count: Int) -> Int {
+    precondition(count < 254, "in-place COBS is for payloads shorter than one block")
+    let source = UnsafeRawPointer(target + 1)
     let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
     // Positions stay within 0 … 254 (count < 254), so the arithmetic below cannot overflow:
     // wrapping operators spare the overflow checks.
@@ -68,11 +77,19 @@ public enum COBS {
     var base = 0
     while base < count {
       var word: UInt64
-      if count &- base >= 8 {
+      let left = count &- base
+      if left >= 8 {
         word = UInt64(littleEndian: source.loadUnaligned(fromByteOffset: base, as: UInt64.self))
+      } else if count >= 8 {
+        // The last `left` bytes: the word that ends with them, shifted down past the bytes
+        // already searched, with the bytes past the end set (they count as non-zero). Reads
+        // only payload bytes.
+        let tail = UInt64(
+          littleEndian: source.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self))
+        word = tail &>> (8 &* (8 &- left)) | ~0 &<< (8 &* left)
       } else {
         word = ~0  // bytes past the end count as non-zero
-        for offset in 0..<(count &- base) {
+        for offset in 0..<left {
           let byte = UInt64(source.load(fromByteOffset: base &+ offset, as: UInt8.self))
           word = word & ~(0xFF << (8 &* offset)) | byte << (8 &* offset)
         }

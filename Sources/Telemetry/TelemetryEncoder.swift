@@ -64,7 +64,9 @@ public struct TelemetryEncoder: Sendable {
     self.heartbeatDivider = MAVLinkSchedule.heartbeatDivider(outputRateHz: self.outputRateHz)
   }
 
-  /// Writes everything `frame` produces; returns the byte count.
+  /// Writes everything `frame` produces; returns the byte count. (Inlined, like
+  /// `BinaryFormat.encode`: passing a frame otherwise costs a copy of it.)
+  @inline(__always)
   public mutating func encode(_ frame: TelemetryFrame, into output: UnsafeMutableRawBufferPointer)
     -> Int
   {
