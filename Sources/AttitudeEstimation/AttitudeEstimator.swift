@@ -33,7 +33,9 @@ import Geometry
 ///    filter runs in the (almost inertial) reference frame, the body's rotation does not smear
 ///    it, and a hand's back-and-forth accelerations average out, as in VQF (Laidig & Seel
 ///    2023). The filter's memory is rotated with every correction, so it stays consistent with
-///    the corrected frame.
+///    the corrected frame. The filter runs once per block; within a block the correction
+///    accrues in the attitude at the rate the filter's output drifts (added to the propagated
+///    rate, in body axes), and the block's end applies what that prediction missed.
 /// 6. **Acceleration rejection** (adaptive gain): a *sustained* horizontal acceleration (the
 ///    specific force against its slow mean, filtered over a second) slows the inclination
 ///    filter's clock down to a stop, after turning back the corrections its onset caused;
@@ -114,9 +116,17 @@ public struct AttitudeEstimator: Sendable {
   var blockCorrectionY: Double = 0
   /// The rate at which the filter's output turns away from vertical after the last block's
   /// correction, rad/s about the reference x and y axes: the correction that accrues within
-  /// the block, applied to the outputs sample by sample.
+  /// the block, turned into the attitude sample by sample.
   var correctionRateX: Double = 0
   var correctionRateY: Double = 0
+  /// The same rate in body axes (Rᵀ(cx, cy, 0) with the attitude at the block's start), added to
+  /// the propagated rate: the correction accrues through the propagation at no cost per sample.
+  var bodyCorrectionRate = Vector3(0, 0, 0)
+  /// The time over which the correction accrued in this block (samples propagated), seconds,
+  /// and its sum over the block's summed specific forces (each was mapped with the correction
+  /// accrued by then).
+  var accruedSeconds: Double = 0
+  var accruedSecondsSum: Double = 0
   var blockForce = Vector3(0, 0, 0)
   /// Clipped samples in the block (their specific force is not used), and their time.
   var blockClippedSamples: Int = 0
@@ -281,7 +291,15 @@ public struct AttitudeEstimator: Sendable {
         restGyroSamples &+= 1
       }
     } else {
-      let r = omega * dt
+      // The bias-corrected rate plus the inclination correction's rate (body axes).
+      let k = bodyCorrectionRate
+      let r = Vector3((omega.x + k.x) * dt, (omega.y + k.y) * dt, (omega.z + k.z) * dt)
+      // The correction's axis is fixed in the reference frame: in body axes it turns against
+      // the body's rotation, k ← k + k × r (dk/dt = −ω × k).
+      bodyCorrectionRate = Vector3(
+        k.x + (k.y * r.z - k.z * r.y), k.y + (k.z * r.x - k.x * r.z),
+        k.z + (k.x * r.y - k.y * r.x))
+      accruedSeconds += dt
       let t2 = r.x * r.x + r.y * r.y + r.z * r.z
       let c = 1 - t2 * (1.0 / 8) + t2 * t2 * (1.0 / 384)
       let h = 0.5 - t2 * (1.0 / 48)
@@ -296,15 +314,14 @@ public struct AttitudeEstimator: Sendable {
     } else {
       let x = rotate(accel, by: q)
       blockForce = Vector3(blockForce.x + x.x, blockForce.y + x.y, blockForce.z + x.z)
+      accruedSecondsSum += accruedSeconds
     }
     blockSeconds += dt
     blockSamples &+= 1
     if blockSamples >= blockLimit { endBlock(atRest: atRest) }
 
-    // Outputs, from the attitude with the correction the filter implies since the block began
-    // (its rate of change held over the block: first-order hold).
-    let elapsed = blockSeconds
-    let o = corrected(q, correctionRateX * elapsed, correctionRateY * elapsed)
+    // Outputs, from the attitude (which carries the correction accrued in the block).
+    let o = q
     let g = Vector3(
       2 * (o.w * o.y - o.x * o.z), -2 * (o.y * o.z + o.w * o.x),
       -1 + 2 * (o.x * o.x + o.y * o.y))
@@ -353,14 +370,7 @@ public struct AttitudeEstimator: Sendable {
   /// block, and before anything else touches the attitude or the filter.
   mutating func applyCorrection(_ dx: Double, _ dy: Double) {
     q = corrected(q, dx, dy)
-    if isInitialising {
-      initialSum = rotateSmall(initialSum, dx, dy)
-    } else {
-      s1 = rotateSmall(s1, dx, dy)
-      s2 = rotateSmall(s2, dx, dy)
-    }
-    blockCorrectionX += dx
-    blockCorrectionY += dy
+    turnFilterMemory(dx, dy)
     // Normalise: one Newton step is exact to rounding for the tiny norm error of one block.
     let n2 = q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z
     if abs(n2 - 1) < 1e-6 {
@@ -391,16 +401,23 @@ public struct AttitudeEstimator: Sendable {
   /// against gyro is kept to the sample.
   mutating func filterBlock() {
     let n = blockForceSamples
+    // The block's forces were mapped with the correction accrued by their sample, on average
+    // (cx, cy)·t̄; the memory is turned by all of it (`accountAccruedCorrection`): the mean is
+    // turned by the difference, so that both are in the frame of the block's end.
+    let lag = n > 0 ? accruedSeconds - accruedSecondsSum / Double(n) : 0
+    accountAccruedCorrection()
     var rate = Vector3(0, 0, 0)
     if n > 0 {
-      let mean = blockForce * (1 / Double(n))
+      let mean = rotateSmall(
+        blockForce * (1 / Double(n)), correctionRateX * lag, correctionRateY * lag)
       let seconds = blockFilterSeconds * weight
       if isInitialising {
         initialSum += blockForce
         initialCount &+= n
       } else if isSecondOrder {
         secondOrderStep(input: mean, seconds: seconds)
-        rate = s2
+        // The filter's clock runs at `weight`: so does its output's drift.
+        rate = s2 * weight
       } else {
         firstOrderStep(input: mean, seconds: seconds)
         rate = (mean - s1) * (firstOrderRate * weight)
@@ -467,6 +484,33 @@ public struct AttitudeEstimator: Sendable {
     s1 = x + e
   }
 
+  /// The correction that accrued in the attitude during the block (through the propagation,
+  /// at `correctionRate`) turned the reference frame the block's specific forces were mapped
+  /// into: turn the filter memory with it, and count it as the block's correction (the
+  /// motion-bias measurement and the rejection's undo use the total).
+  mutating func accountAccruedCorrection() {
+    let seconds = accruedSeconds
+    guard seconds > 0 else { return }
+    accruedSeconds = 0
+    accruedSecondsSum = 0
+    let dx = correctionRateX * seconds
+    let dy = correctionRateY * seconds
+    turnFilterMemory(dx, dy)
+  }
+
+  /// The attitude turned by δ = (dx, dy, 0) about reference axes: the filter memory (or the
+  /// start-up sum) turns with it, and δ counts as this block's correction.
+  mutating func turnFilterMemory(_ dx: Double, _ dy: Double) {
+    if isInitialising {
+      initialSum = rotateSmall(initialSum, dx, dy)
+    } else {
+      s1 = rotateSmall(s1, dx, dy)
+      s2 = rotateSmall(s2, dx, dy)
+    }
+    blockCorrectionX += dx
+    blockCorrectionY += dy
+  }
+
   /// Applies the bias measurements collected at rest since the last block (one batch).
   mutating func applyRestMeasurements() {
     let n = restGyroSamples
@@ -505,6 +549,13 @@ public struct AttitudeEstimator: Sendable {
     // At rest the attitude changes only at block ends and transitions, so its up direction is
     // computed there; in motion the detector's consistency check is not made.
     restUp = restDetector.isAtRest ? up : Vector3(0, 0, 1)
+    // The correction rate in body axes: Rᵀ(cx, cy, 0), R's first two rows' transposes.
+    let (cx, cy) = (correctionRateX, correctionRateY)
+    let (qw, qx, qy, qz) = (q.w, q.x, q.y, q.z)
+    bodyCorrectionRate = Vector3(
+      (1 - 2 * (qy * qy + qz * qz)) * cx + 2 * (qx * qy + qw * qz) * cy,
+      2 * (qx * qy - qw * qz) * cx + (1 - 2 * (qx * qx + qz * qz)) * cy,
+      2 * (qx * qz + qw * qy) * cx + 2 * (qy * qz - qw * qx) * cy)
   }
 
   /// `q ⊗ v ⊗ q*`: body → reference.
@@ -757,6 +808,8 @@ public struct AttitudeEstimator: Sendable {
     blockClippedSeconds = 0
     blockSeconds = 0
     blockSamples = 0
+    accruedSeconds = 0
+    accruedSecondsSum = 0
   }
 
   /// Once per block: the inclination filter and correction, bias prediction, the motion-bias

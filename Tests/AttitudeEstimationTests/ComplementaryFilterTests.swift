@@ -82,3 +82,35 @@ import Testing
     #expect(abs(biasError - degrees(0.002236 * tau)) <= 0.25)
   }
 }
+
+/// The inclination filter runs once per 0.1 s block; its correction must still reach the
+/// attitude sample by sample, or the outputs would saw-tooth at 10 Hz.
+@Suite struct CorrectionContinuityTests {
+  /// A still, level board whose x gyro reads 1 °/s that nothing estimates (bias estimation and
+  /// rest detection off): the gyro tilts the attitude by 0.01° a sample and the correction pulls
+  /// it back. In steady state the tilt settles at b·τ = 3° (seed 001) and moves by much less
+  /// than one sample's drift from one sample to the next — also across block ends — where a
+  /// correction applied only at block ends would drift 0.1° and jump back every block.
+  @Test func theCorrectionReachesTheAttitudeEverySample() {
+    var settings = AttitudeEstimator.Settings.default
+    settings.rest.isEnabled = false
+    settings.bias.restEstimationEnabled = false
+    settings.bias.motionEstimationEnabled = false
+    settings.accelerationRejection.isEnabled = false
+    var estimator = AttitudeEstimator(settings: settings)
+    let bias = 1 * Double.pi / 180
+    var tilts: [Double] = []
+    for i in 0..<6000 {
+      let estimate = estimator.update(
+        InertialSample(
+          timestampNanoseconds: Int64(i) * 10_000_000,
+          angularRateRadiansPerSecond: Vector3(bias, 0, 0),
+          specificForceMetersPerSecondSquared: Vector3(0, 0, 9.80665)))
+      tilts.append(degrees(estimate.gravityInBody.angle(to: Vector3(0, 0, -1))))
+    }
+    let steady = tilts.suffix(2000)
+    #expect(abs(steady.last! - 3) < 0.15, "steady tilt \(steady.last!)° (b·τ = 3°)")
+    let steps = zip(steady.dropFirst(), steady).map { abs($0 - $1) }
+    #expect(steps.max()! < 0.002, "largest step between samples \(steps.max()!)°")
+  }
+}

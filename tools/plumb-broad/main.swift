@@ -181,7 +181,7 @@ for (trial, (score, rest)) in zip(trials, results) {
 let (inclination, heading) = means(results)
 print(
   "\(pad("mean (\(trials.count) trials)", nameWidth))  \(padLeft("", 8))  "
-    + "\(padLeft(format(inclination, 3), 11))  \(padLeft(format(heading, 3), 20))")
+    + "\(padLeft(format(inclination, 4), 11))  \(padLeft(format(heading, 4), 20))")
 print("reference, VQF 2.1.2 6D defaults on the same trials: 0.734 / 2.40")
 print("")
 print(attribution)
