@@ -118,18 +118,25 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
   /// Transfers the driver has made (the next transfer's index).
   @exclusivity(unchecked) public private(set) var transfersSeen: UInt64 = 0
 
-  // Edges: the distinct edge times, found by the one pass over the recording that the
-  // duplicate scan makes anyway (8 bytes a sample), so raising an edge is an array step rather
-  // than a walk of the records. The hot records of the bursts are read through a cursor, which
-  // decodes them into plain values: a `PlumbRawRecord` per sample cost a fifth of a replay in
-  // copies.
+  // Edges and bursts: prepared by one pass over the recording at load (`prepare`), so that
+  // raising an edge and answering a data burst are array steps rather than walks of the
+  // records. Memory: 8 bytes per distinct edge and 32 per recorded burst (a 10-minute
+  // recording at 100 Hz: some 2.4 MB), against about 200 instructions per sample that the
+  // record cursor cost when it walked the records on the hot path (a second pass of the
+  // records besides the edges' one).
   private let edgeTimes: [Timestamp]
   /// The index in `edgeTimes` of the next edge to raise.
   @exclusivity(unchecked) private var nextEdgeIndex = 0
   @exclusivity(unchecked) private var passedThrough = Timestamp(nanoseconds: .min)
-  // Bursts: recorded samples (interrupt, poll) and burst records, in order.
-  @exclusivity(unchecked) private var burstRecords: PlumbRawRecordCursor
-  @exclusivity(unchecked) private var upcomingBurst: UpcomingBurst?
+  /// The recorded data bursts in order: sample records (interrupt, poll) and burst records.
+  private let bursts: [PreparedBurst]
+  /// Ticks recorded as bus errors (samples-only recordings): each fails the burst reads made
+  /// after `bursts[before - 1]` and before `bursts[before]`, in order.
+  private let burstFailures: [(before: Int, error: I2CError)]
+  /// The index in `bursts` of the next burst to answer.
+  @exclusivity(unchecked) private var nextBurst = 0
+  /// The index in `burstFailures` of the next failure to arm.
+  @exclusivity(unchecked) private var nextBurstFailure = 0
   @exclusivity(unchecked) private var failingAttemptsLeft = 0
   @exclusivity(unchecked) private var failingError: I2CError?
   @exclusivity(unchecked) private var lastBurst = PlumbRawBurstBytes()
@@ -151,18 +158,17 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
     self.clock = clock
     self.recording = recording
     replaysTranscript = recording.header.hasBusTranscript
-    burstRecords = PlumbRawRecordCursor(
-      recording,
-      kinds: recording.header.hasBusTranscript ? [.sample, .burst] : [.sample, .unavailable])
     transcriptRecords = recording.records([.transfer, .transferFailure]).makeIterator()
     wakeRecords = recording.records(.timerWake).makeIterator()
-    let edges = Self.edges(in: recording)
-    edgeTimes = edges.distinct
+    let prepared = Self.prepare(recording)
+    edgeTimes = prepared.distinct
+    bursts = prepared.bursts
+    burstFailures = prepared.failures
     (edgeFaultPlan, unreproducibleEdges, lastSampleRecordTime) =
-      (edges.duplicated, edges.unreproducible, edges.latest)
+      (prepared.duplicated, prepared.unreproducible, prepared.latest)
     recordedEdgeCount = edgeTimes.count
     resetRegisters()
-    advanceBurst()
+    armBurstFailure()
     if replaysTranscript { consumeTranscript() }
   }
 
@@ -184,44 +190,89 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
     return nextEdgeIndex < count ? edgeTimes[nextEdgeIndex] : nil
   }
 
-  private static func edgeTime(ofUnavailable record: PlumbRawRecord?) -> Timestamp? {
-    guard case .unavailable(let tick)? = record, tick.source == .interrupt else { return nil }
-    return tick.timestamp
+  /// A recorded data burst, ready to answer: its bytes and when the read completed, and for a
+  /// sample record when it was taken and whether by polling (a samples-only replay's
+  /// INT_STATUS). 32 bytes.
+  private struct PreparedBurst {
+    var completedAt: Timestamp
+    /// The sample record's time (`completedAt` for a burst record).
+    var sampleTime: Timestamp
+    var bytes: PlumbRawBurstBytes
+    var isPolledSample: Bool
   }
 
-  /// One pass over the recording: the distinct edge times in order (an edge time not after
-  /// the distinct one before it is not raised again), the distinct edges that were delivered
-  /// twice, as line faults, the edges that cannot be raised, and the latest sample or
-  /// unavailable record's time.
-  private static func edges(in recording: PlumbRawReader) -> (
-    distinct: [Timestamp], duplicated: EdgeFaultPlan, unreproducible: Int, latest: Timestamp?
-  ) {
-    var times: [Timestamp] = []
-    times.reserveCapacity(recording.sampleCount)
+  /// What `prepare` finds in the recording.
+  private struct Prepared {
+    var distinct: [Timestamp] = []
+    var duplicated = EdgeFaultPlan.none
+    var unreproducible = 0
+    var latest: Timestamp?
+    var bursts: [PreparedBurst] = []
+    var failures: [(before: Int, error: I2CError)] = []
+  }
+
+  /// One pass over the recording's sample, unavailable and burst records.
+  ///
+  /// Edges: the distinct edge times in order (the time of a sample or unavailable record taken
+  /// at an edge; an edge time not after the distinct one before it is not raised again), the
+  /// distinct edges that were delivered twice, as line faults, the edges that cannot be raised,
+  /// and the latest sample or unavailable record's time.
+  ///
+  /// Bursts: what the data bursts get, in order. With a transcript, the sample records (FIFO
+  /// ones excepted) and the burst records of start-up and failed ticks; samples-only, the
+  /// sample records (FIFO ones excepted), and the ticks recorded as bus errors as failures of
+  /// the policy's attempts.
+  private static func prepare(_ recording: PlumbRawReader) -> Prepared {
+    let transcript = recording.header.hasBusTranscript
+    var result = Prepared()
+    // Room for every record: the burst and unavailable records come on top of the samples, and
+    // an array that outgrows its reservation copies itself whole.
+    result.distinct.reserveCapacity(recording.recordCount)
+    result.bursts.reserveCapacity(recording.recordCount)
     var rules: [EdgeFault] = []
     var distinct = 0
-    var unreproducible = 0
     var last: Timestamp?
-    var latest: Timestamp?
     var copies = 0
     var run: Range<UInt64>?
     func close() {
       if let range = run { rules.append(.duplicated(.events(range))) }
       run = nil
     }
-    var cursor = PlumbRawRecordCursor(recording, kinds: [.sample, .unavailable])
-    while cursor.advance() != nil {
+    var cursor = PlumbRawRecordCursor(recording, kinds: [.sample, .unavailable, .burst])
+    while let kind = cursor.advance() {
       // The edge time of a sample or unavailable record: its time when it was taken at an edge.
       let time: Timestamp
-      if let sample = cursor.sample {
-        latest = max(latest ?? sample.timestamp, sample.timestamp)
+      switch kind {
+      case .sample:
+        guard let sample = cursor.sample else { continue }
+        if sample.source != .fifo {
+          result.bursts.append(
+            PreparedBurst(
+              completedAt: sample.timestamp.advanced(
+                byNanoseconds: max(0, sample.completionDelayNanoseconds)),
+              sampleTime: sample.timestamp, bytes: sample.bytes,
+              isPolledSample: sample.source == .poll))
+        }
+        result.latest = max(result.latest ?? sample.timestamp, sample.timestamp)
         guard sample.source == .interrupt else { continue }
         time = sample.timestamp
-      } else {
-        let record = cursor.record
-        if let recordTime = record?.timestamp { latest = max(latest ?? recordTime, recordTime) }
-        guard let unavailable = edgeTime(ofUnavailable: record) else { continue }
-        time = unavailable
+      case .burst:
+        guard transcript, let burst = cursor.burst else { continue }
+        result.bursts.append(
+          PreparedBurst(
+            completedAt: burst.completedAt, sampleTime: burst.completedAt, bytes: burst.bytes,
+            isPolledSample: false))
+        continue
+      default:
+        guard case .unavailable(let tick)? = cursor.record else { continue }
+        if !transcript, case .busError(let error) = tick.reason, tick.source != .fifo {
+          let failure = I2CError(
+            error.kind, operation: .readRegisters, errno: error.errno, register: error.register)
+          result.failures.append((before: result.bursts.count, error: failure))
+        }
+        result.latest = max(result.latest ?? tick.timestamp, tick.timestamp)
+        guard tick.source == .interrupt else { continue }
+        time = tick.timestamp
       }
       if let previous = last, time == previous {
         copies += 1
@@ -234,21 +285,22 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
             run = index..<(index + 1)
           }
         } else {
-          unreproducible += 1
+          result.unreproducible += 1
         }
         continue
       }
       if let previous = last, time < previous {
-        unreproducible += 1
+        result.unreproducible += 1
         continue
       }
       last = time
       copies = 1
       distinct += 1
-      times.append(time)
+      result.distinct.append(time)
     }
     close()
-    return (times, EdgeFaultPlan(faults: rules), unreproducible, latest)
+    result.duplicated = EdgeFaultPlan(faults: rules)
+    return result
   }
 
   // MARK: - The fallback timer
@@ -425,64 +477,42 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
   private func replayBurst(into buffer: UnsafeMutableRawBufferPointer) throws(I2CError) {
     if failingAttemptsLeft > 0, let error = failingError {
       failingAttemptsLeft -= 1
-      if failingAttemptsLeft == 0 { advanceBurst() }
+      if failingAttemptsLeft == 0 { armBurstFailure() }
       statistics.failuresReplayed += 1
       throw error
     }
     let bytes: PlumbRawBurstBytes
-    switch upcomingBurst {
-    case .sample(let sample)?:
-      bytes = sample.bytes
-      clock.advance(
-        to: sample.timestamp.advanced(byNanoseconds: max(0, sample.completionDelayNanoseconds)))
-    case .burst(let burst)?:
-      bytes = burst.bytes
+    if nextBurst < bursts.count {
+      let burst = bursts[nextBurst]
       clock.advance(to: burst.completedAt)
-    case nil:
+      bytes = burst.bytes
+      nextBurst += 1
+      statistics.burstsReplayed += 1
+      armBurstFailure()
+    } else {
       diverge("the driver read a data burst after the last recorded one")
       bytes = lastBurst
-    }
-    if upcomingBurst != nil {
-      advanceBurst()
-      statistics.burstsReplayed += 1
     }
     lastBurst = bytes
     bytes.copy(into: buffer)  // a data burst's buffer is 14 bytes (`readRegisters`)
   }
 
-  /// Moves `upcomingBurst` to the next recorded burst (samples-only recordings: a tick recorded
-  /// as a bus error arms `failingAttemptsLeft` instead).
-  private func advanceBurst() {
-    while let kind = burstRecords.advance() {
-      switch kind {
-      case .sample:
-        guard let sample = burstRecords.sample, sample.source != .fifo else { continue }
-        upcomingBurst = .sample(sample)
-        return
-      case .burst:
-        guard let burst = burstRecords.burst else { continue }
-        upcomingBurst = .burst(burst)
-        return
-      case .unavailable:
-        guard case .unavailable(let tick)? = burstRecords.record,
-          case .busError(let error) = tick.reason, tick.source != .fifo
-        else { continue }
-        failingAttemptsLeft = max(1, header.policy.attemptsPerTransfer)
-        failingError = I2CError(
-          error.kind, operation: .readRegisters, errno: error.errno, register: error.register)
-        return
-      default:
-        continue
-      }
-    }
-    upcomingBurst = nil
+  /// Arms the next recorded bus-error tick when its place has come (the bursts before it have
+  /// been answered): the next burst reads fail the policy's attempts.
+  private func armBurstFailure() {
+    guard nextBurstFailure < burstFailures.count,
+      burstFailures[nextBurstFailure].before == nextBurst
+    else { return }
+    failingAttemptsLeft = max(1, header.policy.attemptsPerTransfer)
+    failingError = burstFailures[nextBurstFailure].error
+    nextBurstFailure += 1
   }
 
-  /// The next recorded data burst: a sample record's, or a burst record's. Plain values, cheap
-  /// to keep and copy (a `PlumbRawRecord` is neither).
-  private enum UpcomingBurst {
-    case sample(PlumbRawSample)
-    case burst(PlumbRawBurst)
+  /// The burst the chip would answer next, as a samples-only replay's INT_STATUS sees it: while
+  /// a recorded bus error is being replayed, still the one answered before it.
+  private var upcomingBurst: PreparedBurst? {
+    let index = failingAttemptsLeft > 0 ? nextBurst - 1 : nextBurst
+    return bursts.indices.contains(index) ? bursts[index] : nil
   }
 
   // MARK: - The emulated part
@@ -551,8 +581,7 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
   /// INT_STATUS for a samples-only replay: DATA_RDY_INT (bit 0) when the next recorded sample
   /// was polled and its time has come.
   private func dataReadyStatus() -> UInt8 {
-    guard case .sample(let sample)? = upcomingBurst, sample.source == .poll,
-      sample.timestamp <= clock.now()
+    guard let burst = upcomingBurst, burst.isPolledSample, burst.sampleTime <= clock.now()
     else { return 0 }
     return 0x01
   }
