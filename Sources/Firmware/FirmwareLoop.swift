@@ -78,7 +78,13 @@ public struct FirmwareLoop<
   /// The last frame queued (what a host would see next).
   public private(set) var lastFrame = TelemetryFrame()
   /// The last estimate.
-  public private(set) var lastEstimate: AttitudeEstimate?
+  public var lastEstimate: AttitudeEstimate? { hasEstimate ? estimate : nil }
+  /// The last estimate once `hasEstimate`, kept unwrapped: the estimator's result stored into
+  /// an optional cost two copies of its 192 bytes (memcpy) and a call per sample, where this
+  /// is stored in place. `emitFrame` reads it from here rather than taking it as an argument
+  /// (a copy too).
+  private var estimate: AttitudeEstimate
+  private var hasEstimate = false
   /// What start-up reported.
   public private(set) var startupReport: MPU6050StartupReport?
   /// The current output format and rate (commands may change them).
@@ -129,6 +135,11 @@ public struct FirmwareLoop<
     self.clock = clock
     self.settings = settings
     estimator = AttitudeEstimator(settings: settings.estimator)
+    estimate = AttitudeEstimate(
+      timestampNanoseconds: 0, attitude: .identity, gravityInBody: Vector3(0, 0, -1),
+      linearAccelerationMetersPerSecondSquared: .zero, angularRateRadiansPerSecond: .zero,
+      gyroBiasRadiansPerSecond: .zero, gyroBiasVariance: .zero, flags: [], missedSamples: 0,
+      integrationIntervalSeconds: 0, samplePeriodSeconds: 0)
     format = settings.format
     outputRateHz = settings.outputRateHz
     encoder = TelemetryEncoder(
@@ -353,8 +364,8 @@ public struct FirmwareLoop<
       timestampNanoseconds: time.nanoseconds, angularRateRadiansPerSecond: rate,
       specificForceMetersPerSecondSquared: force, temperatureCelsius: sample.temperatureCelsius,
       isClipped: !sample.clipping.isEmpty)
-    let estimate = estimator.update(input)
-    lastEstimate = estimate
+    estimate = estimator.update(input)
+    hasEstimate = true
     if origin != .fifo, estimate.missedSamples > 0 {
       status.missedSamples += UInt64(estimate.missedSamples)
       recorder?.recordMissedSamples(UInt32(clamping: estimate.missedSamples), at: time)
@@ -367,12 +378,11 @@ public struct FirmwareLoop<
       return
     }
     pendingFlags = []
-    emitFrame(estimate, sample: sample, flags: flags)
+    emitFrame(sample: sample, flags: flags)
   }
 
-  private mutating func emitFrame(
-    _ estimate: AttitudeEstimate, sample: MPU6050Sample, flags extra: TelemetryFlags
-  ) {
+  /// The frame for `estimate` (the one just made from `sample`).
+  private mutating func emitFrame(sample: MPU6050Sample, flags extra: TelemetryFlags) {
     var flags = extra
     let e = estimate.flags
     if e.contains(.atRest) { flags.insert(.rest) }
@@ -412,6 +422,14 @@ public struct FirmwareLoop<
       latencyMicroseconds: latencyMicroseconds, calibrationID: settings.calibrationID)
     guard port.isOpen else {
       status.framesDroppedDisconnected += 1
+      return
+    }
+    // Straight into the transmit queue when it has room for the longest frame in one piece
+    // (almost always: it is drained after every frame); through the scratch buffer otherwise,
+    // which queues the frame whole if it fits at all.
+    if let room = queue.contiguousFreeSpace(atLeast: TelemetryEncoder.maximumFrameBytes) {
+      queue.commit(encoder.encode(lastFrame, into: room))
+      status.framesQueued += 1
       return
     }
     let length = encoder.encode(lastFrame, into: scratch.frame)

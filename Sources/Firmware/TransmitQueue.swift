@@ -33,18 +33,42 @@ public final class TransmitQueue {
   /// Appends `bytes` whole; returns `false` (and appends nothing) when they do not fit.
   public func enqueue(_ bytes: UnsafeRawBufferPointer) -> Bool {
     guard bytes.count <= freeSpace else { return false }
-    let capacity = storage.count
-    var index = (start + count) % capacity
-    let first = min(bytes.count, capacity - index)
+    let index = tail
+    let first = min(bytes.count, storage.count - index)
     storage.baseAddress!.advanced(by: index).copyMemory(
       from: bytes.baseAddress!, byteCount: first)
     if first < bytes.count {
       storage.baseAddress!.copyMemory(
         from: bytes.baseAddress!.advanced(by: first), byteCount: bytes.count - first)
     }
-    index = (index + bytes.count) % capacity
     count += bytes.count
     return true
+  }
+
+  /// The free space after the queued bytes when at least `minimumCount` bytes of it lie in one
+  /// piece, to write a frame straight into (then `commit` what was written); `nil` otherwise
+  /// (encode elsewhere and `enqueue`). Spares the copy from a scratch buffer for every frame:
+  /// the loop drains the queue after each frame, so the space is usually all free.
+  public func contiguousFreeSpace(atLeast minimumCount: Int) -> UnsafeMutableRawBufferPointer? {
+    let index = tail
+    // The free bytes from the tail run to the end of the storage, or to `start` when the
+    // queued bytes wrap (or fill it).
+    let end = index < start || count == storage.count ? start : storage.count
+    guard end - index >= minimumCount else { return nil }
+    return UnsafeMutableRawBufferPointer(start: storage.baseAddress! + index, count: end - index)
+  }
+
+  /// Queues the first `count` bytes of the space `contiguousFreeSpace` gave (no more than it).
+  public func commit(_ written: Int) {
+    precondition(written <= freeSpace, "commit at most the free space given")
+    count += written
+  }
+
+  /// Where the next byte goes: `(start + count) % capacity`, by a compare (both are below the
+  /// capacity) rather than a division.
+  private var tail: Int {
+    let index = start + count
+    return index >= storage.count ? index - storage.count : index
   }
 
   /// Offers the queued bytes to `write` (at most two contiguous pieces) and removes what it took.
@@ -57,7 +81,8 @@ public final class TransmitQueue {
       let accepted = try write(
         UnsafeRawBufferPointer(rebasing: storage[start..<(start + contiguous)]))
       let taken = max(0, min(accepted, contiguous))
-      start = (start + taken) % storage.count
+      start += taken  // at most the capacity: wrap by a compare, not a division
+      if start == storage.count { start = 0 }
       count -= taken
       total += taken
       if taken < contiguous { break }
