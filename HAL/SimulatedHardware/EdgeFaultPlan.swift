@@ -142,6 +142,10 @@ public struct EdgeFaultPlan: Hashable, Sendable {
   /// Allocation-free.
   public mutating func fate(ofEdge index: UInt64, at time: Timestamp) -> EdgeFate {
     var fate = EdgeFate()
+    // A plan without rules or jitter (a replay of a recording without duplicated edges, most
+    // simulations) decides nothing: spare the two walks over no rules and the jitter switch,
+    // some fifty instructions on every edge.
+    if faults.isEmpty, case .none = jitter { return fate }
     for position in faults.indices {
       let fault = faults[position]
       switch fault.kind {

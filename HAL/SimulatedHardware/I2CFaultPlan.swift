@@ -205,6 +205,7 @@ public struct I2CFaultPlan: Hashable, Sendable {
   public mutating func fault(for transfer: I2CTransfer, index: UInt64, at time: Timestamp)
     -> I2CInjection?
   {
+    if faults.isEmpty { return nil }  // the usual plan, asked on every transfer
     for position in faults.indices {
       let fault = faults[position]
       guard fault.filter.matches(transfer) else { continue }

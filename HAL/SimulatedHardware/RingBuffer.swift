@@ -4,14 +4,19 @@
 /// allocate: elements are written into preallocated slots and the slots are reused. A
 /// growable ring doubles its storage when full (rare, amortised, never in a steady state);
 /// a bounded one refuses the element instead and the caller counts the overflow.
+///
+/// The slots hold plain elements, not optionals: the slots outside `head ..< head + count` keep
+/// a stale element (or the filler), which nothing reads. Optional slots cost a tag to write on
+/// every append and a `nil` to store on every pop, on every edge of a replay.
 struct RingBuffer<Element> {
-  private var storage: ContiguousArray<Element?>
+  private var storage: ContiguousArray<Element>
   private var head = 0
   private(set) var count = 0
   let isGrowable: Bool
 
-  init(capacity: Int, growable: Bool) {
-    storage = ContiguousArray(repeating: nil, count: max(1, capacity))
+  /// A ring of `capacity` slots (at least 1), each holding `filler` until used.
+  init(capacity: Int, growable: Bool, filler: Element) {
+    storage = ContiguousArray(repeating: filler, count: max(1, capacity))
     isGrowable = growable
   }
 
@@ -38,15 +43,14 @@ struct RingBuffer<Element> {
   mutating func popFirst() -> Element? {
     guard count > 0 else { return nil }
     let element = storage[head]
-    storage[head] = nil
     head = wrapped(head + 1)
     count -= 1
     return element
   }
 
   mutating func removeAll() {
-    while popFirst() != nil {}
     head = 0
+    count = 0
   }
 
   /// `slot % capacity` for a slot below twice the capacity (head and count are each below
@@ -56,7 +60,8 @@ struct RingBuffer<Element> {
   }
 
   private mutating func grow() {
-    var larger = ContiguousArray<Element?>(repeating: nil, count: storage.count * 2)
+    // Only a full ring grows, so it has an element to fill the new slots with.
+    var larger = ContiguousArray(repeating: storage[head], count: storage.count * 2)
     for index in 0..<count {
       larger[index] = storage[(head + index) % storage.count]
     }

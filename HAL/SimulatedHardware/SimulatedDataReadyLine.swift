@@ -102,8 +102,8 @@ public final class SimulatedDataReadyLine: DataReadyLine {
   /// Edges that have reached the queue: what a `read()` of the line would return now.
   @exclusivity(unchecked) private var queue: RingBuffer<Timestamp>
   /// Edges raised but not yet in the queue (late ones), in delivery order.
-  @exclusivity(unchecked) private var inFlight = RingBuffer<PendingEdge>(
-    capacity: 64, growable: true)
+  @exclusivity(unchecked) private var inFlight = RingBuffer(
+    capacity: 64, growable: true, filler: PendingEdge(reported: .zero, delivery: .zero))
   @exclusivity(unchecked) private var lastDelivery: Timestamp?
   @exclusivity(unchecked) private var counters = EdgeStatistics()
   /// The source's answer (after the line's own check) for the edge after `after`, kept for the
@@ -126,7 +126,7 @@ public final class SimulatedDataReadyLine: DataReadyLine {
     self.source = source
     storedFaultPlan = faultPlan
     self.queueCapacity = max(1, queueCapacity)
-    queue = RingBuffer(capacity: self.queueCapacity, growable: false)
+    queue = RingBuffer(capacity: self.queueCapacity, growable: false, filler: .zero)
     lastSourceEdge = clock.now()
   }
 

@@ -216,6 +216,9 @@ public final class SimulatedI2CBus: I2CBus {
 
   private func complete(_ transfer: I2CTransfer) {
     statistics.completed += 1
+    // Instantaneous transfers (the default, and every replay) take no time: no `Duration`
+    // arithmetic (calls into the standard library's 128-bit code) on every transfer.
+    if case .instantaneous = storedWireTiming { return }
     let busTime = storedWireTiming.duration(of: transfer)
     if busTime > .zero { clock.advance(by: busTime) }
   }

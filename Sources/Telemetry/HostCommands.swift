@@ -264,6 +264,16 @@ public struct HostCommandParser: Sendable {
   /// error found, or `nil`.
   public mutating func poll(context: HostCommandContext) -> Result<HostCommand, HostCommandError>? {
     if pollsSinceError < Int.max { pollsSinceError += 1 }
+    // The loop polls after every sample and there is almost never a byte waiting: answer that
+    // here, inlined into the loop, and leave the parsing (and its large frame) to a call.
+    guard inputCount > 0 else { return nil }
+    return parseWaiting(context: context)
+  }
+
+  @inline(never)
+  private mutating func parseWaiting(context: HostCommandContext) -> Result<
+    HostCommand, HostCommandError
+  >? {
     var budget = configuration.bytesPerPoll
     while budget > 0 && inputCount > 0 {
       let byte = input[inputStart]
