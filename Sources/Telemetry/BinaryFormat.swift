@@ -109,6 +109,10 @@ public enum BinaryFormat {
     return encoded + 2
   }
 
+  /// Inlined (seven per frame) with wrapping arithmetic: `whole` is within ±32 767 (|counts| is
+  /// below 32 767, and rounding moves it by one at most), so the overflow checks could never
+  /// fire.
+  @inline(__always)
   static func scaled(_ value: Double, lsb: Double) -> Int16 {
     guard !value.isNaN else { return notANumber }
     let counts = value / lsb
@@ -119,13 +123,14 @@ public enum BinaryFormat {
     var whole = Int32(counts)
     let fraction = counts - Double(whole)
     if fraction >= 0.5 {
-      whole += 1
+      whole &+= 1
     } else if fraction <= -0.5 {
-      whole -= 1
+      whole &-= 1
     }
-    return Int16(whole)
+    return Int16(truncatingIfNeeded: whole)
   }
 
+  @inline(__always)
   private static func writeScaled(_ v: Vector3, lsb: Double, to writer: inout ByteWriter) {
     writer.write(scaled(v.x, lsb: lsb))
     writer.write(scaled(v.y, lsb: lsb))
