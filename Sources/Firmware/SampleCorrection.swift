@@ -21,7 +21,13 @@ public struct SampleCorrection: Hashable, Sendable {
   /// The accelerometer correction (identity without a calibration file).
   public var accelerometer: AccelerometerCorrection
   /// The bench gyro bias model, sensor axes; `nil` without one.
-  public var gyroscope: GyroCalibration?
+  public var gyroscope: GyroCalibration? {
+    didSet { hasGyroscope = gyroscope != nil }
+  }
+  /// `gyroscope != nil`, kept beside it: asking the optional itself (a model holding an
+  /// optional range) is a call to the runtime's enum-tag helper on a copy of the whole
+  /// correction, some sixty moves, twice per sample. The per-sample methods ask this first.
+  @usableFromInline private(set) var hasGyroscope: Bool
 
   public init(
     mounting: Matrix3 = .identity, accelerometer: AccelerometerCorrection = .identity,
@@ -30,6 +36,7 @@ public struct SampleCorrection: Hashable, Sendable {
     self.mounting = mounting
     self.accelerometer = accelerometer
     self.gyroscope = gyroscope
+    hasGyroscope = gyroscope != nil
   }
 
   /// The correction a board's mounting and an optional calibration file give.
@@ -42,6 +49,7 @@ public struct SampleCorrection: Hashable, Sendable {
   /// The bench bias at `temperatureCelsius`, in body axes, rad/s (zero without a calibration).
   @inlinable @inline(__always)
   public func staticGyroBiasInBody(atTemperature temperatureCelsius: Double) -> Vector3 {
+    guard hasGyroscope else { return .zero }
     guard let gyroscope, temperatureCelsius.isFinite else {
       return gyroscope.map { mounting * $0.biasRadiansPerSecond } ?? .zero
     }
@@ -51,7 +59,7 @@ public struct SampleCorrection: Hashable, Sendable {
   /// Body-frame angular rate, rad/s, with the bench bias removed.
   @inlinable @inline(__always)
   public func angularRate(sensor: Vector3, temperatureCelsius: Double) -> Vector3 {
-    guard let gyroscope else { return mounting * sensor }
+    guard hasGyroscope, let gyroscope else { return mounting * sensor }
     let bias =
       temperatureCelsius.isFinite
       ? gyroscope.bias(atTemperature: temperatureCelsius) : gyroscope.biasRadiansPerSecond
