@@ -172,7 +172,11 @@ public final class SimulatedDataReadyLine: DataReadyLine {
         continue
       }
       guard let edge = nextSourceEdge(), edge <= deadline else { break }
-      take(edge)
+      if let reported = take(edge, handingOver: true) {
+        clock.advance(to: edge)
+        counters.delivered += 1
+        return .edge(reported)
+      }
     }
     clock.advance(to: deadline)
     counters.timeouts += 1
@@ -201,14 +205,21 @@ public final class SimulatedDataReadyLine: DataReadyLine {
   }
 
   /// Takes the source's edge at `edge` and applies the fault plan.
-  private func take(_ edge: Timestamp) {
+  ///
+  /// `handingOver`: the caller is `waitForEdge`, with the queue empty, about to let time run to
+  /// this edge. An edge then delivered the instant it is raised, alone in flight and not
+  /// doubled, is what the next turn of the wait would move through the in-flight ring and the
+  /// queue and hand out at once; it is returned instead (its reported time), for the caller
+  /// to hand out directly — the usual edge of a replay, spared two rings.
+  @discardableResult
+  private func take(_ edge: Timestamp, handingOver: Bool = false) -> Timestamp? {
     lastSourceEdge = edge
     let index = counters.produced
     counters.produced += 1
     let fate = storedFaultPlan.fate(ofEdge: index, at: edge)
     if fate.isDropped {
       counters.dropped += 1
-      return
+      return nil
     }
     let reported = edge.advanced(byNanoseconds: fate.jitterNanoseconds)
     var delivery = edge.advanced(byNanoseconds: fate.latenessNanoseconds)
@@ -216,12 +227,14 @@ public final class SimulatedDataReadyLine: DataReadyLine {
     if reported > delivery { delivery = reported }
     if let lastDelivery, lastDelivery > delivery { delivery = lastDelivery }
     lastDelivery = delivery
+    if handingOver, delivery == edge, !fate.isDuplicated, inFlight.isEmpty { return reported }
     let pending = PendingEdge(reported: reported, delivery: delivery)
     inFlight.append(pending)
     if fate.isDuplicated {
       counters.duplicated += 1
       inFlight.append(pending)
     }
+    return nil
   }
 
   /// Moves the in-flight edges delivered by `horizon` into the queue, counting overflows.
