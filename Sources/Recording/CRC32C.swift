@@ -6,8 +6,8 @@
 /// (IEEE) for its larger Hamming distance on short messages (Castagnoli 1993), which is why
 /// ext4, Btrfs and iSCSI use it for small metadata blocks like these records.
 ///
-/// Table-driven, eight bytes at a time ("slicing by 8", eight lookups per eight bytes), the rest
-/// one at a time: a replay checks every record of a recording when it opens it. Nothing
+/// Table-driven, eight bytes at a time ("slicing by 8", eight lookups per eight bytes), then
+/// four, the rest one at a time: a replay checks every record of a recording when it opens it. Nothing
 /// allocates once the tables exist (they are built on first use).
 public struct CRC32C: Hashable, Sendable {
   /// The running register (before the final XOR).
@@ -38,6 +38,16 @@ public struct CRC32C: Hashable, Sendable {
           ^ tables[3 * 256 + Int(high & 0xFF)] ^ tables[2 * 256 + Int((high >> 8) & 0xFF)]
           ^ tables[256 + Int((high >> 16) & 0xFF)] ^ tables[Int(high >> 24)]
         index &+= 8
+      }
+      if count &- index >= 4 {
+        // Four bytes at once through tables 3 to 0 ("slicing by 4"): a sample record's body
+        // (29 bytes) ends with five after its whole words, a byte at a time the dearest part.
+        let word =
+          crc ^ UInt32(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt32.self))
+        crc =
+          tables[3 * 256 + Int(word & 0xFF)] ^ tables[2 * 256 + Int((word >> 8) & 0xFF)]
+          ^ tables[256 + Int((word >> 16) & 0xFF)] ^ tables[Int(word >> 24)]
+        index &+= 4
       }
       while index < count {
         let byte = base.load(fromByteOffset: index, as: UInt8.self)
