@@ -22,11 +22,15 @@ public struct MPU6050RawSample: Hashable, Sendable {
     self.init(validated: bytes)
   }
 
-  /// Decodes 14 bytes the caller has checked are there.
-  @usableFromInline
+  /// Decodes 14 bytes the caller has checked are there: seven 16-bit loads, each byte-swapped
+  /// (every sample's burst goes through here; two byte loads, a shift and an OR per word
+  /// before).
+  @usableFromInline @inline(__always)
   init(validated bytes: UnsafeRawBufferPointer) {
     @inline(__always) func word(_ index: Int) -> Int16 {
-      Int16(bitPattern: UInt16(bytes[index]) << 8 | UInt16(bytes[index + 1]))
+      Int16(
+        bitPattern: UInt16(
+          bigEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt16.self)))
     }
     accelerometer = SIMD3(word(0), word(2), word(4))
     temperature = word(6)

@@ -687,6 +687,7 @@ public struct MPU6050Driver<Bus: I2CBus> {
     return .busError(error)
   }
 
+  @inline(__always)  // four counters, after every sample read: not worth a call
   private mutating func deliver(_ sample: MPU6050Sample, at now: Timestamp) {
     counters.samplesDelivered += 1
     if sample.clipping.contains(.accelerometer) { counters.accelerometerClippedSamples += 1 }
