@@ -404,8 +404,11 @@ public struct FirmwareLoop<
     status.maximumLatencyMicroseconds = max(status.maximumLatencyMicroseconds, latencyMicroseconds)
 
     let g = settings.estimator.gravityMetersPerSecondSquared
-    let staticBias = settings.correction.staticGyroBiasInBody(
-      atTemperature: sample.temperatureCelsius)
+    // The flag asked here, before the inlined method: there the compiler copied the gyro model
+    // out of the settings before its own test of the flag.
+    let staticBias =
+      settings.correction.hasGyroscope
+      ? settings.correction.staticGyroBiasInBody(atTemperature: sample.temperatureCelsius) : .zero
     frameSequence &+= 1
     // Built where it is kept and encoded from there: a frame is some 170 bytes, and a local
     // copy of it cost two calls to memcpy per sample.
