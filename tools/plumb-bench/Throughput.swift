@@ -44,7 +44,7 @@ func replayBenchmark(_ workload: Workload, passes: Int) throws -> GroupResult {
         "median of \(passes) passes over a \(Int(workload.seconds)) s recording (\(samples) samples, \(workload.recording.count / 1024) KiB), thread CPU time, load + start-up + replay; output checked byte-identical to the live run"
     ))
   result.notes.append(
-    "replay: \(fixed(median(loopRates), 0)) samples/s once the recording is loaded and the loop started; loading (header, every record's CRC-32C, the replay board's duplicate scan) is \(fixed(median(loadShares) * 100, 1)) % of a pass"
+    "replay: \(fixed(median(loopRates), 0)) samples/s once the recording is loaded and the loop started; loading (header, every record's CRC-32C, the replay chip's pass that prepares its edges and bursts) is \(fixed(median(loadShares) * 100, 1)) % of a pass"
   )
   return result
 }
