@@ -70,9 +70,20 @@ public struct MPU6050Clipping: OptionSet, Hashable, Sendable {
 
 /// The factors that turn counts into SI units for one configuration and part.
 public struct MPU6050Scale: Hashable, Sendable {
-  public var gyroFullScale: GyroFullScale
-  public var accelerometerFullScale: AccelerometerFullScale
+  public var gyroFullScale: GyroFullScale {
+    didSet { radiansPerSecondPerCount = gyroFullScale.radiansPerSecondPerCount }
+  }
+  public var accelerometerFullScale: AccelerometerFullScale {
+    didSet {
+      metersPerSecondSquaredPerCount = accelerometerFullScale.metersPerSecondSquaredPerCount
+    }
+  }
   public var temperature: TemperatureConversion
+  /// `gyroFullScale.radiansPerSecondPerCount` and
+  /// `accelerometerFullScale.metersPerSecondSquaredPerCount`, kept with the ranges (the same
+  /// values): worked out from the ranges, they were two divisions in every sample's conversion.
+  public private(set) var radiansPerSecondPerCount: Double
+  public private(set) var metersPerSecondSquaredPerCount: Double
 
   public init(
     gyroFullScale: GyroFullScale, accelerometerFullScale: AccelerometerFullScale,
@@ -81,6 +92,8 @@ public struct MPU6050Scale: Hashable, Sendable {
     self.gyroFullScale = gyroFullScale
     self.accelerometerFullScale = accelerometerFullScale
     self.temperature = temperature
+    radiansPerSecondPerCount = gyroFullScale.radiansPerSecondPerCount
+    metersPerSecondSquaredPerCount = accelerometerFullScale.metersPerSecondSquaredPerCount
   }
 }
 
@@ -133,8 +146,8 @@ public enum MPU6050Conversion {
   /// Converts raw counts to SI units (the second half of `convert(burst:scale:)`).
   @inlinable
   public static func convert(_ raw: MPU6050RawSample, scale: MPU6050Scale) -> MPU6050Sample {
-    let accelFactor = scale.accelerometerFullScale.metersPerSecondSquaredPerCount
-    let gyroFactor = scale.gyroFullScale.radiansPerSecondPerCount
+    let accelFactor = scale.metersPerSecondSquaredPerCount
+    let gyroFactor = scale.radiansPerSecondPerCount
     var clipping: MPU6050Clipping = []
     if isClipping(raw.accelerometer) { clipping.insert(.accelerometer) }
     if isClipping(raw.gyro) { clipping.insert(.gyro) }
