@@ -116,6 +116,8 @@ public struct FirmwareLoop<
   private var headingTare = Quaternion.identity
   private var pendingFlags: TelemetryFlags = []
   private var nextReopen: Timestamp?
+  /// `gimbalLockSineThreshold`, read once (see `isNearGimbalLock`).
+  private let gimbalLockSine = gimbalLockSineThreshold
   private var started = false
 
   /// A loop over the given hardware. Validates the settings; touches no hardware.
@@ -397,7 +399,9 @@ public struct FirmwareLoop<
     if case .recovering = driver.state { flags.insert(.i2cRecovery) }
 
     let attitude = (headingTare * estimate.attitude).normalized
-    if Self.isNearGimbalLock(attitude) { flags.insert(.gimbalLockNear) }
+    if Self.isNearGimbalLock(attitude, threshold: gimbalLockSine) {
+      flags.insert(.gimbalLockNear)
+    }
     let now = clock.now()
     let latency = max(
       0, now.nanoseconds(since: Timestamp(nanoseconds: estimate.timestampNanoseconds)))
@@ -454,13 +458,18 @@ public struct FirmwareLoop<
   /// Of the matrix only `row2.x` is needed: it is computed here by `Matrix3(_:)`'s own
   /// expression, `2 * (x * z - w * y)`, so it has the same bits (Swift does not contract or
   /// reorder floating-point operations).
-  static func isNearGimbalLock(_ attitude: Quaternion) -> Bool {
+  ///
+  /// `threshold` is `gimbalLockSineThreshold`; the loop passes its own copy of it, since reading
+  /// the lazily initialised global costs a call to `swift_once` on every frame.
+  static func isNearGimbalLock(
+    _ attitude: Quaternion, threshold: Double = gimbalLockSineThreshold
+  ) -> Bool {
     let q = attitude.normalized
     let row2x = 2 * (q.x * q.z - q.w * q.y)  // Matrix3(q).row2.x
     let sine = max(-1, min(1, -row2x))
     let magnitude = abs(sine)
-    if magnitude < gimbalLockSineThreshold - 1e-9 { return false }
-    if magnitude > gimbalLockSineThreshold + 1e-9 { return true }
+    if magnitude < threshold - 1e-9 { return false }
+    if magnitude > threshold + 1e-9 { return true }
     return abs(asin(sine)) >= .pi / 2 - EulerAngles.defaultGimbalLockMargin
   }
 
