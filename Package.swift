@@ -195,7 +195,8 @@ targets += [
   .testTarget(
     name: "FirmwareTests",
     dependencies: [
-      "Firmware", "Calibration", "AttitudeEstimation", "MPU6050", "MPU6050Simulation", "SimulatedHardware", "MotionScenarios",
+      "Firmware", "Calibration", "AttitudeEstimation", "MPU6050", "MPU6050Simulation",
+      "SimulatedHardware", "MotionScenarios",
       "Telemetry", "Geometry", "HardwareAbstraction", "TestSupport",
     ], swiftSettings: swift6),
 ]
