@@ -182,6 +182,9 @@ public struct AttitudeEstimator: Sendable {
   let rejectLowSquared: Double
   let rejectHighSquared: Double
   let rejectSlope: Double
+  /// (atan(a_low/g) / T_recovery)²: the bias variance (times 9, for 3σ) up to which the gyro can
+  /// carry the attitude through a rejection (`gyroCanCarry`).
+  let rejectionBiasVarianceLimit: Double
   let isSecondOrder: Bool
   let holdsAtRest: Bool
   let hasTemperatureModel: Bool
@@ -206,6 +209,10 @@ public struct AttitudeEstimator: Sendable {
     rejectHighSquared =
       r.upperThresholdMetersPerSecondSquared * r.upperThresholdMetersPerSecondSquared
     rejectSlope = r.isEnabled ? 1 / max(rejectHighSquared - rejectLowSquared, 1e-12) : 0
+    let carry =
+      atan(r.lowerThresholdMetersPerSecondSquared / settings.gravityMetersPerSecondSquared)
+      / max(r.recoverySeconds, 1e-9)
+    rejectionBiasVarianceLimit = carry * carry
     isSecondOrder = settings.inclination.order == .second
     holdsAtRest = settings.holdsAttitudeAtRest
     hasTemperatureModel = biasEstimator.hasTemperatureModel
@@ -820,12 +827,16 @@ public struct AttitudeEstimator: Sendable {
     let force = count > 0 ? blockForce * (1 / Double(count)) : Vector3(0, 0, 0)
     let correctionX = blockCorrectionX
     let correctionY = blockCorrectionY
-    let trusted = !isInitialising && !isRecovering && !atRest && count > 0
+    // The corrections measure the bias only where the filter ran at full speed: a rejection
+    // stops them, and a stopped correction says nothing about the bias (it would only shrink
+    // the bias's uncertainty without information).
+    let trusted = !isInitialising && !isRecovering && !atRest && count > 0 && weight >= 1
     resetBlock()
     if !atRest { biasEstimator.predict(seconds: seconds) }
 
-    // Acceleration rejection decides this block's weight.
-    if rejectSlope > 0 && !atRest && !isInitialising && count > 0 {
+    // Acceleration rejection decides this block's weight; not while the bias is too uncertain
+    // for the gyro to carry the attitude through a rejection (`gyroCanCarry`).
+    if rejectSlope > 0 && !atRest && !isInitialising && count > 0 && gyroCanCarry {
       updateRejection(meanForceX: force.x, meanForceY: force.y)
     } else {
       weight = 1
@@ -868,6 +879,26 @@ public struct AttitudeEstimator: Sendable {
     biasEstimator.observe(
       row: h1, innovation: rate1 + rb1 - h1.dot(biasEstimator.bias),
       noiseVariance: motionNoiseVariance, maximumGain: motionMaximumGain)
+  }
+
+  /// Whether rejecting the accelerometer is worth it: over the longest rejection (the recovery
+  /// time) a gyro whose bias is known to σ drifts by up to 3σ·T_recovery; rejecting pays only
+  /// when that is less than the tilt the smallest rejected acceleration would cause
+  /// (atan(a_low/g): 8.7° at the default 1.5 m/s²), i.e. while σ < 0.29 °/s with the defaults.
+  /// An uncalibrated gyro before its first rest (σ = 6.7 °/s by default) does not qualify:
+  /// its bias tilts the estimate by several degrees a second, which the detector would take
+  /// for a sustained acceleration and reject — leaving the gyro's bias to carry the attitude
+  /// away and the motion-bias estimation without measurements. Until the bias is known well
+  /// enough (a rest, the motion-bias estimation, or a calibration file), the accelerometer is
+  /// always trusted. Only the bias's horizontal part tilts the estimate: the variance counted is
+  /// that of the two horizontal directions together (the trace less the vertical's, with the
+  /// per-axis variances), so a vertical bias nothing observes during a long level drive does
+  /// not switch the rejection off.
+  var gyroCanCarry: Bool {
+    let v = biasEstimator.variance
+    let u = up
+    let horizontal = v.x + v.y + v.z - (v.x * u.x * u.x + v.y * u.y * u.y + v.z * u.z * u.z)
+    return 9 * horizontal <= rejectionBiasVarianceLimit
   }
 
   /// Sustained acceleration: the horizontal specific force relative to its slow mean, filtered

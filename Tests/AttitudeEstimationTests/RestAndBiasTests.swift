@@ -188,3 +188,37 @@ func headingError(_ s: RunSample) -> Double {
     #expect(samples.suffix(1000).map(\.gravityErrorDegrees).max()! < 0.2)
   }
 }
+
+/// An uncalibrated gyro that never rests: its bias must be learnt in motion, and the tilt it
+/// causes must not be taken for a sustained acceleration and rejected (which would leave the
+/// gyro's bias to carry the attitude away and stop the motion-bias measurement).
+@Suite struct UncalibratedGyroWithoutRestTests {
+  @Test func theBiasIsLearntInMotionAndItsTiltIsNotRejected() {
+    var settings = AttitudeEstimator.Settings.default
+    settings.rest.isEnabled = false
+    var estimator = AttitudeEstimator(settings: settings)
+    let degree = Double.pi / 180
+    let offset = Vector3(3 * degree, -2 * degree, 0)
+    var rejected = 0
+    var last: AttitudeEstimate?
+    for i in 0..<12_000 {
+      // A level board turning back and forth about the vertical, 20 °/s for 3.5 s each way
+      // (so the body's axes sweep the horizontal).
+      let yawRate = (i / 350) % 2 == 0 ? 20 * degree : -20 * degree
+      let estimate = estimator.update(
+        InertialSample(
+          timestampNanoseconds: Int64(i) * 10_000_000,
+          angularRateRadiansPerSecond: offset + Vector3(0, 0, yawRate),
+          specificForceMetersPerSecondSquared: Vector3(0, 0, 9.80665)))
+      if estimate.flags.contains(EstimateFlags.accelerationRejected) { rejected += 1 }
+      last = estimate
+    }
+    #expect(rejected == 0, "\(rejected) samples rejected")
+    let bias = last!.gyroBiasRadiansPerSecond
+    #expect(
+      abs(bias.x - offset.x) < 0.2 * degree && abs(bias.y - offset.y) < 0.2 * degree,
+      "bias \(bias * (1 / degree)) °/s")
+    let tilt = last!.gravityInBody.angle(to: Vector3(0, 0, -1)) / degree
+    #expect(tilt < 1, "tilt \(tilt)°")
+  }
+}

@@ -82,11 +82,24 @@ let spec = CommandSpec(
       help:
         "change one setting, for a sensitivity study (angles in degrees, times in seconds; "
         + "names: \(Override.names.joined(separator: ", ")))", repeating: true),
+    .option(
+      "gyro-offset", value: "X,Y,Z",
+      help:
+        "add a constant zero-rate offset to every gyro sample, °/s (a raw, uncalibrated "
+        + "MPU-6050's offsets reach ±20 °/s, typically a few), to score the bias estimation"),
+    .flag(
+      "start-in-motion",
+      help:
+        "start each trial 1 s after its first movement, without the rest at its start "
+        + "(with --gyro-offset: an uncalibrated gyro switched on in motion)"),
     .flag(
       "sensitivity",
       help: "also rerun with each main setting halved and doubled, to show robustness"),
   ],
-  examples: ["plumb-broad", "plumb-broad --sensitivity", "plumb-broad --set tau=2"])
+  examples: [
+    "plumb-broad", "plumb-broad --sensitivity", "plumb-broad --set tau=2",
+    "plumb-broad --gyro-offset 3,-2,5", "plumb-broad --start-in-motion --gyro-offset 1,-1,1",
+  ])
 
 func fail(_ message: String, status: ExitCode) -> Never {
   printError("plumb-broad: \(message)")
@@ -138,6 +151,37 @@ for file in files {
   } catch {
     fail("\(error)", status: .dataError)
   }
+}
+if let text = parsed.value("gyro-offset") {
+  let parts = text.split(separator: ",", omittingEmptySubsequences: false).map {
+    Double($0.trimmingCharacters(in: .whitespaces))
+  }
+  guard parts.count == 3, let x = parts[0], let y = parts[1], let z = parts[2],
+    x.isFinite, y.isFinite, z.isFinite
+  else {
+    fail(
+      "--gyro-offset takes three numbers in °/s, X,Y,Z (e.g. 3,-2,5), not '\(text)'", status: .usage
+    )
+  }
+  let offset = Vector3(x, y, z) * radiansPerDegree
+  for t in loaded.indices { loaded[t].gyro = loaded[t].gyro.map { $0 + offset } }
+  print("gyro offset added to every trial: \(x), \(y), \(z) °/s")
+}
+if parsed.flag("start-in-motion") {
+  // Each trial from 1 s after its first movement sample: no rest at the start to measure the
+  // bias (scored, as always, over the movement samples that remain).
+  for t in loaded.indices {
+    guard let first = loaded[t].movement.firstIndex(of: true) else { continue }
+    let t0 = loaded[t].timestampNanoseconds[first]
+    let k =
+      loaded[t].timestampNanoseconds.firstIndex { $0 - t0 >= 1_000_000_000 } ?? first
+    loaded[t].timestampNanoseconds.removeFirst(k)
+    loaded[t].gyro.removeFirst(k)
+    loaded[t].acceleration.removeFirst(k)
+    loaded[t].truth.removeFirst(k)
+    loaded[t].movement.removeFirst(k)
+  }
+  print("each trial starts 1 s after its first movement (no rest at the start)")
 }
 let trials = loaded
 
