@@ -20,7 +20,9 @@ let runSpec = CommandSpec(
     .option("format", value: "FORMAT", help: "binary, text or mavlink (default: the board's)"),
     .option("duration", value: "SECONDS", help: "stop after this much sample time"),
     .flag("fast", help: "simulated board: run on the manual clock as fast as possible"),
-    .option("record", value: "REC", help: "also record the raw samples to REC.plumbraw"),
+    .option(
+      "record", value: "REC", help: "also record the raw samples to the file REC (.plumbraw format)"
+    ),
     .option(
       "replay", value: "REC",
       help:
