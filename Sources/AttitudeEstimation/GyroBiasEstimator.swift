@@ -249,13 +249,15 @@ public struct GyroBiasEstimator: Hashable, Sendable {
     bias + temperatureTerm(atCelsius: temperatureCelsius)
   }
 
-  /// Time passes without a measurement: the variance grows like a random walk's.
+  /// Time passes without a measurement: the variance grows like a random walk's, up to the
+  /// initial uncertainty (a variance `widen` took beyond it stays until a measurement).
   @inline(__always)
   public mutating func predict(seconds: Double) {
     let dv = randomWalkVariancePerSecond * seconds
     let m = maximumVariance
+    let v = variance
     variance = Vector3(
-      min(variance.x + dv, m), min(variance.y + dv, m), min(variance.z + dv, m))
+      max(v.x, min(v.x + dv, m)), max(v.y, min(v.y + dv, m)), max(v.z, min(v.z + dv, m)))
     if biasCoefficientCovariance != .zero { keepPositive() }
   }
 
@@ -365,9 +367,15 @@ public struct GyroBiasEstimator: Hashable, Sendable {
 
   /// Adds `variance` (rad/s)² to every axis's variance: evidence that the bias moved more than
   /// the random walk predicted.
+  ///
+  /// Evidence may take the variance past the initial uncertainty, which caps only the random
+  /// walk's prediction: a calibration that claimed 0.05 °/s and is 1 °/s off must become
+  /// 1 °/s uncertain, or its rests are refused for ever. The cap here is
+  /// `maximumBiasRadiansPerSecond`, the largest bias there can be.
   public mutating func widen(by variance: Double) {
     guard variance > 0 else { return }
-    let m = maximumVariance
+    let largest = settings.maximumBiasRadiansPerSecond
+    let m = max(maximumVariance, largest * largest)
     self.variance = Vector3(
       min(self.variance.x + variance, m), min(self.variance.y + variance, m),
       min(self.variance.z + variance, m))

@@ -189,6 +189,12 @@ public struct RestDetector: Hashable, Sendable {
   public private(set) var stretchAccelerationSum: Vector3 = .zero
   private var firstThirdGyroSum: Vector3 = .zero
   private var twoThirdsGyroSum: Vector3 = .zero
+  /// The accelerometer's sum over the dwell's first third and first two thirds: the direction
+  /// of gravity at the start and the end of the dwell tells a real horizontal rotation from
+  /// a gyro bias (`horizontalRotationIsBias`).
+  private var firstThirdAccelerationSum: Vector3 = .zero
+  private var twoThirdsAccelerationSum: Vector3 = .zero
+  private var samplePeriodSeconds: Double = 0.01
   /// The bias when the rest began, and its variance: during a rest the window mean is held
   /// against it (not against the estimate the rest is refining, which would follow a slow
   /// rotation).
@@ -229,6 +235,7 @@ public struct RestDetector: Hashable, Sendable {
   /// changes; it does not disturb a rest in progress.
   public mutating func setSamplePeriod(_ seconds: Double) {
     guard seconds > 0 else { return }
+    samplePeriodSeconds = seconds
     dwellSamples = max(1, Int((settings.minimumDurationSeconds / seconds).rounded()))
     windowLimit = max(1, Int((settings.meanTimeConstantSeconds / seconds).rounded()))
     firstThirdSamples = dwellSamples / 3
@@ -336,8 +343,14 @@ public struct RestDetector: Hashable, Sendable {
         deviationSquares.x + step.x * step.x, deviationSquares.y + step.y * step.y,
         deviationSquares.z + step.z * step.z)
     }
-    if quietSamples == firstThirdSamples { firstThirdGyroSum = stretchGyroSum }
-    if quietSamples == twoThirdsSamples { twoThirdsGyroSum = stretchGyroSum }
+    if quietSamples == firstThirdSamples {
+      firstThirdGyroSum = stretchGyroSum
+      firstThirdAccelerationSum = stretchAccelerationSum
+    }
+    if quietSamples == twoThirdsSamples {
+      twoThirdsGyroSum = stretchGyroSum
+      twoThirdsAccelerationSum = stretchAccelerationSum
+    }
     return quietSamples >= dwellSamples ? .dwellCompleted : .none
   }
 
@@ -348,16 +361,28 @@ public struct RestDetector: Hashable, Sendable {
       quietSamples = 0
       return .none
     }
-    let (consistent, vertical) = consistency(reference: bias, variance: biasVariance, up: up)
+    let (consistent, vertical, horizontal) = consistency(
+      reference: bias, variance: biasVariance, up: up)
     guard consistent else {
       // Stationary and quiet for a whole dwell, yet not the bias we expected: either a slow
-      // steady turn, or the bias moved further than its uncertainty said. If the difference is
-      // one a bias could plausibly have jumped by, report it (the estimator widens the
-      // uncertainty) and try again: a second such dwell is a rest.
+      // steady turn, or the bias moved further than its uncertainty said. Report what would
+      // make it consistent (the estimator widens the uncertainty) and try again: a second
+      // such dwell is a rest. About the vertical only the gyro sees rotation, so a difference
+      // there is taken for a bias only up to `maximumBiasJump`; about horizontal axes the
+      // accelerometer decides, whatever the size: if gravity did not turn in the body, the
+      // gyro's horizontal rate is bias (a calibration that no longer holds).
+      let c = consistencySquared * max(biasVariance.x, biasVariance.y, biasVariance.z)
+      let tilts = horizontal > 4 * c + floorSquared
+      let tiltIsBias = tilts && horizontalRotationIsBias(horizontalSquared: horizontal)
       quietSamples = 0
       let jump = settings.maximumBiasJumpRadiansPerSecond
-      guard vertical * vertical <= jump * jump else { return .none }
-      excessVariance = vertical * vertical / consistencySquared
+      guard vertical * vertical <= jump * jump, !tilts || tiltIsBias else { return .none }
+      var excess = vertical * vertical / consistencySquared
+      // A horizontal difference the accelerometer showed to be bias is a measured bias error:
+      // the uncertainty becomes at least that error (1σ), not just the consistency bound, so
+      // that the tilt it caused meanwhile (`tiltAgrees`, 3σ·τ) does not refuse the rest.
+      if tilts { excess = max(excess, horizontal) }
+      excessVariance = excess
       return .inconsistent
     }
     isAtRest = true
@@ -382,7 +407,7 @@ public struct RestDetector: Hashable, Sendable {
   /// horizontal part gets twice the allowance, since the accelerometer also watches it.
   @inline(__always)
   private func consistency(reference: Vector3, variance rv: Vector3, up: Vector3) -> (
-    isConsistent: Bool, vertical: Double
+    isConsistent: Bool, vertical: Double, horizontalSquared: Double
   ) {
     let d = gyroMean - reference
     let variance = max(rv.x, rv.y, rv.z) + sampleVariance * windowGain
@@ -392,7 +417,7 @@ public struct RestDetector: Hashable, Sendable {
     let consistent =
       vertical * vertical <= allowance + floorSquared
       && horizontal <= 4 * allowance + floorSquared
-    return (consistent, vertical)
+    return (consistent, vertical, horizontal)
   }
 
   /// The three thirds of the quiet stretch have the same mean rate, within the noise.
@@ -418,6 +443,28 @@ public struct RestDetector: Hashable, Sendable {
         && d.z * d.z <= s * variance.z
     }
     return agree(m1, m2, n1, n2) && agree(m2, m3, n2, n3) && agree(m1, m3, n1, n3)
+  }
+
+  /// Whether a horizontal difference between the dwell's mean rate and the bias,
+  /// `horizontalSquared` (rad/s)², is bias rather than rotation: over the dwell (from the
+  /// middle of its first third to the middle of its last) the difference would have turned
+  /// gravity in the body by `√horizontalSquared · Δt`; the accelerometer's means over those
+  /// thirds show by how much it did turn. Less than half of it is a bias; a real slow tilt
+  /// turns gravity by all of it. (At the MPU-6050's noise the thirds' directions are known to
+  /// 0.03°, so a difference of 0.1 °/s over the default 1 s is already 3σ.)
+  private func horizontalRotationIsBias(horizontalSquared: Double) -> Bool {
+    let n1 = Double(dwellSamples / 3)
+    let n2 = Double(2 * dwellSamples / 3) - n1
+    let n3 = Double(quietSamples) - n1 - n2
+    guard n1 >= 2, n3 >= 2 else { return false }
+    let start = firstThirdAccelerationSum / n1
+    let end = (stretchAccelerationSum - twoThirdsAccelerationSum) / n3
+    let norms = (start.squaredLength * end.squaredLength).squareRoot()
+    guard norms > 0 else { return false }
+    // |sin| of the angle between them.
+    let turned = (start.cross(end).squaredLength / (norms * norms)).squareRoot()
+    let seconds = (0.5 * n1 + n2 + 0.5 * n3) * samplePeriodSeconds
+    return turned < 0.5 * horizontalSquared.squareRoot() * seconds
   }
 
   /// Tells the detector the bias that the rest just declared has measured (the estimator's
