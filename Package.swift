@@ -210,9 +210,9 @@ targets += [
   .target(
     name: "PlumbRuntime",
     dependencies: [
-      "Firmware", "Boards", "Calibration", "Telemetry", "MPU6050", "MPU6050Simulation",
-      "MotionScenarios", "SimulatedHardware", "LinuxHardware", "HardwareAbstraction",
-      "Geometry", "POSIXSupport", "SystemdNotify", "Recording", "JSON",
+      "Firmware", "AttitudeEstimation", "Boards", "Calibration", "Telemetry", "MPU6050",
+      "MPU6050Simulation", "MotionScenarios", "SimulatedHardware", "LinuxHardware",
+      "HardwareAbstraction", "Geometry", "POSIXSupport", "SystemdNotify", "Recording", "JSON",
     ], swiftSettings: swift6),
   .executableTarget(
     name: "plumb",
@@ -230,7 +230,7 @@ targets += [
     dependencies: [
       "PlumbRuntime", "plumb", "plumb-probe", "Telemetry", "SimulatedHardware", "LinuxHardware",
       "HardwareAbstraction", "Calibration", "Geometry", "MPU6050Simulation", "Boards",
-      "Firmware", "MotionScenarios", "Recording",
+      "Firmware", "MotionScenarios", "Recording", "AttitudeEstimation", "MPU6050",
     ], swiftSettings: swift6),
 ]
 

@@ -76,6 +76,8 @@ public struct AttitudeEstimator: Sendable {
   public private(set) var restDetector: RestDetector
   /// The gyro-bias estimate.
   public private(set) var biasEstimator: GyroBiasEstimator
+  /// What the rest detector decided so far (see `RestStatistics`).
+  public private(set) var restStatistics = RestStatistics()
 
   // MARK: Per-sample state
 
@@ -625,6 +627,10 @@ public struct AttitudeEstimator: Sendable {
       break
     case .inconsistent:
       biasEstimator.widen(by: restDetector.excessVariance)
+      restStatistics.biasJumps &+= 1
+    case .refused:
+      restStatistics.refusedAsTurning &+= 1
+      restStatistics.lastRefusedRateRadiansPerSecond = restDetector.refusedRate
     case .ended:
       // The last moments' rotation, held back while the heading was held, was probably the
       // start of this motion: give it back.
@@ -647,8 +653,10 @@ public struct AttitudeEstimator: Sendable {
       if tiltAgrees(meanAcceleration: restDetector.stretchAccelerationSum / Double(samples)) {
         reanchor(samples: samples, temperatureOffset: temperatureOffset)
         flags.insert(.restStarted)
+        restStatistics.rests &+= 1
       } else {
         restDetector.cancelRest()
+        restStatistics.refusedAsAccelerating &+= 1
       }
     }
   }
@@ -1021,4 +1029,28 @@ struct RowFilter: Hashable, Sendable {
     b1s2 = rb1 * c.b2 - z1 * c.a2
     return (y0, y1, z0, z1)
   }
+}
+
+/// What the rest detector decided, counted since the estimator started: a user whose board
+/// sits still yet never rests finds out why here (`plumb run` prints it at the end).
+public struct RestStatistics: Hashable, Sendable {
+  /// Rests declared.
+  public var rests: Int = 0
+  /// Quiet, stationary dwells whose mean rate disagreed with the bias by a plausible jump (or,
+  /// about horizontal axes, by what the accelerometer showed to be bias): the bias uncertainty
+  /// was widened, so the next such dwell is a rest.
+  public var biasJumps: Int = 0
+  /// Quiet, stationary dwells refused as a slow steady turn: the mean rate disagreed with the
+  /// bias by more than a bias could explain (about the vertical, beyond
+  /// `RestDetector.Settings.maximumBiasJumpRadiansPerSecond`; about horizontal axes, the
+  /// accelerometer saw the rotation). A board that is really still and counts these has a bias
+  /// far from what it was told (a calibration file from another unit or another temperature).
+  public var refusedAsTurning: Int = 0
+  /// The disagreement of the last such dwell, rad/s.
+  public var lastRefusedRateRadiansPerSecond: Double = 0
+  /// Quiet dwells refused because their mean acceleration disagreed with the expected gravity
+  /// (a steady push, a vehicle accelerating).
+  public var refusedAsAccelerating: Int = 0
+
+  public init() {}
 }

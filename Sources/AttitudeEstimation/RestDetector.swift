@@ -154,13 +154,20 @@ public struct RestDetector: Hashable, Sendable {
     case started
     /// Rest ended on this sample.
     case ended
-    /// A whole dwell was quiet and stationary but its mean rate disagreed with the bias about
-    /// the vertical; `excessVariance` (rad/s)² would have made it consistent.
+    /// A whole dwell was quiet and stationary but its mean rate disagreed with the bias by
+    /// what a bias may have jumped by (or, about horizontal axes, by what the accelerometer
+    /// showed to be bias); `excessVariance` (rad/s)² would have made it consistent.
     case inconsistent
+    /// A whole dwell was quiet and stationary but its mean rate disagreed with the bias by
+    /// more than a bias could explain: taken for a slow steady turn, not a rest.
+    /// `refusedRate` is the disagreement.
+    case refused
   }
 
   /// With `.inconsistent`: the variance, (rad/s)², that would have made the dwell consistent.
   public private(set) var excessVariance: Double = 0
+  /// With `.refused`: how far the dwell's mean rate was from the bias, rad/s.
+  public private(set) var refusedRate: Double = 0
 
   public let settings: Settings
   /// `settings.isEnabled`, at hand.
@@ -376,7 +383,10 @@ public struct RestDetector: Hashable, Sendable {
       let tiltIsBias = tilts && horizontalRotationIsBias(horizontalSquared: horizontal)
       quietSamples = 0
       let jump = settings.maximumBiasJumpRadiansPerSecond
-      guard vertical * vertical <= jump * jump, !tilts || tiltIsBias else { return .none }
+      guard vertical * vertical <= jump * jump, !tilts || tiltIsBias else {
+        refusedRate = (vertical * vertical + horizontal).squareRoot()
+        return .refused
+      }
       var excess = vertical * vertical / consistencySquared
       // A horizontal difference the accelerometer showed to be bias is a measured bias error:
       // the uncertainty becomes at least that error (1σ), not just the consistency bound, so

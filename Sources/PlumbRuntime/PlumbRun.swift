@@ -1,3 +1,4 @@
+import AttitudeEstimation
 import Boards
 import Firmware
 import Glibc
@@ -74,6 +75,8 @@ public struct RunSummary: Sendable {
   public var status: FirmwareStatus
   public var driver: MPU6050Counters
   public var sampleSeconds: Double
+  /// What the rest detector decided during the run.
+  public var rests: RestStatistics
 }
 
 /// Runs the firmware for a board file's setup: on simulated hardware when the board is the
@@ -304,7 +307,8 @@ func drive<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: MonotonicC
   if let recordingFailure { throw .recording(recordingFailure) }
   return RunSummary(
     status: loop.status, driver: loop.driver.counters,
-    sampleSeconds: Double(loop.clock.now().nanoseconds(since: start)) * 1e-9)
+    sampleSeconds: Double(loop.clock.now().nanoseconds(since: start)) * 1e-9,
+    rests: loop.estimator.restStatistics)
 }
 
 /// The `STATUS=` line systemd shows in `systemctl status plumb`.
@@ -319,7 +323,18 @@ extension RunSummary {
     return
       "plumb: \(String(format3(sampleSeconds))) s, \(s.samples) samples, \(s.framesQueued) frames, "
       + "\(s.missedSamples) missed, \(s.framesDroppedQueueFull + s.framesDroppedDisconnected) dropped, "
-      + "\(driver.failedReads) failed reads, \(s.fallbackEntries) fallbacks, mode \(s.mode.rawValue)"
+      + "\(driver.failedReads) failed reads, \(s.fallbackEntries) fallbacks, mode \(s.mode.rawValue), "
+      + "\(rests.rests) rests" + refusedRests
+  }
+
+  /// The quiet dwells the rest detector refused as slow turns, when there were any: a board
+  /// that sat still and shows these has a bias far from what it was told.
+  var refusedRests: String {
+    guard rests.refusedAsTurning > 0 else { return "" }
+    let rate = rests.lastRefusedRateRadiansPerSecond * 180 / .pi
+    return " (\(rests.refusedAsTurning) quiet dwells refused as a slow turn, the last at "
+      + "\(format3(rate)) °/s from the bias: if the board was still, its calibration's bias is "
+      + "that far off: measure it again, plumb record on the bench then plumb-cal gyro)"
   }
 }
 

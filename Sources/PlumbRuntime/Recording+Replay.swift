@@ -224,7 +224,8 @@ public func replayRecording(
   }
   return RunSummary(
     status: loop.status, driver: loop.driver.counters,
-    sampleSeconds: Double(clock.now().nanoseconds(since: start)) * 1e-9)
+    sampleSeconds: Double(clock.now().nanoseconds(since: start)) * 1e-9,
+    rests: loop.estimator.restStatistics)
 }
 
 func openReplayOutput(_ options: RunOptions) throws(RunError) -> SelectedPort {

@@ -148,6 +148,25 @@ func headingError(_ s: RunSample) -> Double {
     let bias = samples.last!.estimate.gyroBiasRadiansPerSecond
     #expect(degrees((bias - offset).length) < 0.01, "bias \(bias * (180 / Double.pi))")
     #expect(samples[1000...].allSatisfy { $0.gravityErrorDegrees < 0.3 })
+    let statistics = samples.last!.restStatistics
+    #expect(statistics.biasJumps >= 1 && statistics.rests == 1 && statistics.refusedAsTurning == 0)
+  }
+
+  /// About the vertical only the gyro sees rotation: a still board whose calibration is 1 °/s
+  /// off about the vertical cannot be told from a slow turn, and is not taken for rest — but
+  /// the refusals are counted, with the rate, so the user can tell what happened.
+  @Test func aVerticalCalibrationErrorIsRefusedAndCounted() {
+    var settings = AttitudeEstimator.Settings.default
+    settings.bias = .calibrated(
+      biasRadiansPerSecond: .zero, uncertaintyRadiansPerSecond: radians(0.05))
+    let offset = Vector3(0, 0, radians(1))
+    let samples = run(
+      YawSegments(segments: [(20, 0)]), sensor: mpuLike(offset: offset), seed: 28,
+      settings: settings)
+    #expect(!samples.contains { $0.estimate.isAtRest })
+    let statistics = samples.last!.restStatistics
+    #expect(statistics.rests == 0 && statistics.refusedAsTurning >= 5)
+    #expect(abs(degrees(statistics.lastRefusedRateRadiansPerSecond) - 1) < 0.05)
   }
 
   /// The other side of that rule: a slow steady turn about a horizontal axis is quiet and

@@ -11,6 +11,8 @@ struct RunSample {
   var truth: MotionTruth
   var reading: InertialReading
   var estimate: AttitudeEstimate
+  /// The estimator's rest decisions so far.
+  var restStatistics: RestStatistics
 
   /// Angle between the estimated and the true gravity direction, degrees.
   var gravityErrorDegrees: Double {
@@ -47,7 +49,10 @@ func run(
         timestampNanoseconds: t, angularRateRadiansPerSecond: reading.angularRateRadiansPerSecond,
         specificForceMetersPerSecondSquared: reading.specificForceMetersPerSecondSquared,
         temperatureCelsius: reading.temperatureCelsius))
-    result.append(RunSample(truth: truth, reading: reading, estimate: estimate))
+    result.append(
+      RunSample(
+        truth: truth, reading: reading, estimate: estimate,
+        restStatistics: estimator.restStatistics))
   }
   return result
 }

@@ -1,6 +1,8 @@
+import AttitudeEstimation
 import Boards
 import Firmware
 import Foundation
+import MPU6050
 import MPU6050Simulation
 import MotionScenarios
 import Recording
@@ -153,5 +155,23 @@ import Testing
     let replayed = try [UInt8](Data(contentsOf: URL(fileURLWithPath: replayedPath)))
     #expect(live.count > 50_000)
     #expect(replayed == live)
+  }
+}
+
+@Suite struct RunSummaryTests {
+  /// A still board that never rests because its calibration is far off says so at the end of
+  /// the run, with the rate and what to do; a run without refusals does not mention them.
+  @Test func refusedRestsAreReportedWithTheRateAndTheFix() {
+    var rests = RestStatistics()
+    rests.rests = 2
+    var summary = RunSummary(
+      status: FirmwareStatus(), driver: MPU6050Counters(), sampleSeconds: 60, rests: rests)
+    #expect(summary.description.hasSuffix(", 2 rests"))
+    #expect(!summary.description.contains("refused"))
+    summary.rests.refusedAsTurning = 7
+    summary.rests.lastRefusedRateRadiansPerSecond = 1.25 * .pi / 180
+    #expect(
+      summary.description.contains("7 quiet dwells refused as a slow turn, the last at 1.250 °/s"))
+    #expect(summary.description.contains("plumb-cal gyro"))
   }
 }
