@@ -343,8 +343,14 @@ public struct GyroBiasEstimator: Hashable, Sendable {
     let e = max(-limit, min(limit, innovation))
     let k = ph * (1 / s)
     bias += k * e
-    variance = variance - k.scaled(by: ph)
-    if biasCoefficientCovariance != .zero { shrinkCovariance(k.scaled(by: h)) }
+    // A clipped innovation moved the estimate by only part of what the gain would have: the
+    // variance shrinks by the same part. (Shrinking it fully would make the estimate confident
+    // of a bias it has not reached: an uncalibrated gyro switched on in motion, 10 °/s off,
+    // would be certain of its vertical bias to 2 °/s while 11 °/s off, and its first rest
+    // would be refused as a slow turn.)
+    let used = abs(innovation) > limit ? limit / abs(innovation) : 1
+    variance = variance - k.scaled(by: ph) * used
+    if biasCoefficientCovariance != .zero { shrinkCovariance(k.scaled(by: h) * used) }
     self.limit()
   }
 
