@@ -61,7 +61,7 @@ public struct Mutator {
     String(repeating: "[", count: 200) + String(repeating: "]", count: 200),
     String(repeating: "{\"a\":", count: 100) + "1" + String(repeating: "}", count: 100),
     "\"" + String(repeating: "a", count: 5000) + "\"",
-    "[" + Array(repeating: "0", count: 2000).joined(separator: ",") + "]",
+    "[" + Array(repeating: "0", count: 300).joined(separator: ",") + "]",
   ]
 
   /// `input` with one to three edits.
