@@ -1,5 +1,6 @@
 import Calibration
 import HardwareAbstraction
+import MPU6050
 import Recording
 import TestSupport
 import Testing
@@ -88,7 +89,9 @@ struct MutationTests {
         reader.forEachSISample { _ in }
         guard policy == .fail else { continue }
         do {
-          _ = try PlumbRawDecoder().decode(bytes, path: "run.plumbraw")
+          let recording = try PlumbRawDecoder().decode(bytes, path: "run.plumbraw")
+          #expect(recording.channels.joined().allSatisfy { $0.isFinite }, "seed \(seed)")
+          #expect((recording.temperatureCelsius ?? []).allSatisfy { $0.isFinite }, "seed \(seed)")
         } catch {
           #expect("\(error)".hasPrefix("run.plumbraw"), "seed \(seed)")
         }
@@ -121,6 +124,32 @@ struct MutationTests {
     } throws: { error in
       "\(error)".contains("run.plumbraw, record 2 at byte \(headerLength + 2 * 33)")
         && "\(error)".contains("292 years")
+    }
+  }
+
+  @Test("a scale that turns a count into an infinity is refused, not converted")
+  func scaleOverflowingACount() throws {
+    // A finite factor of 1e306 rad/s per count made every sample's rate ±inf: decoded
+    // silently for the bench analyses, and written as "inf" by export --csv.
+    let configuration = MPU6050Configuration(
+      sampleRateHertz: 100, lowPassFilter: .bandwidth44Hz, gyroFullScale: .degreesPerSecond500,
+      accelerometerFullScale: .standardGravities4)
+    var scale = PlumbRawScale(
+      MPU6050Scale(gyroFullScale: .degreesPerSecond500, accelerometerFullScale: .standardGravities4)
+    )
+    scale.gyroRadiansPerSecondPerCount = 1e306
+    let records: [PlumbRawRecord] = [
+      .configurationChange(
+        PlumbRawConfigurationChange(
+          timestamp: Timestamp(nanoseconds: 1_000), configuration: configuration, scale: scale)),
+      .sample(
+        PlumbRawSample(
+          timestamp: Timestamp(nanoseconds: 2_000),
+          bytes: PlumbRawBurstBytes([UInt8](repeating: 0x70, count: 14)))),
+    ]
+    let bytes = try fileBytes(plainHeader(), records)
+    expectError(.malformedRecord, ["configuration change", "impossible"], record: 0) {
+      _ = try PlumbRawReader(bytes: bytes)
     }
   }
 }
