@@ -62,10 +62,16 @@ struct MutationTests {
       var mutator = Mutator(seed: seed, byteTokens: Mutator.binaryTokens)
       var mutant = mutator.mutate(original)
       // Half the mutants also get a hard value (an extreme integer, NaN, an infinity) written
-      // over a field of some record: the edit that reaches each field's checks.
-      let frames = recordFrames(mutant)
+      // over a field of some record or of the header (a quarter of those): the edit that
+      // reaches each field's checks.
+      // The header's fields (after magic, version and length, before the CRC) count as one
+      // more record's payload.
+      let header = mutant.count >= 20 ? [(start: 14, payloadLength: Int(u32(mutant, 12)) - 20)] : []
+      let frames =
+        recordFrames(mutant)
+        + header.filter { $0.payloadLength > 0 && $0.payloadLength + 20 <= mutant.count }
       if mutator.below(2) == 0, !frames.isEmpty {
-        let frame = frames[mutator.below(frames.count)]
+        let frame = frames[mutator.below(4) == 0 ? frames.count - 1 : mutator.below(frames.count)]
         let token = Mutator.binaryTokens[mutator.below(Mutator.binaryTokens.count)]
         let at = frame.start + 2 + mutator.below(max(1, frame.payloadLength))
         let end = min(at + token.count, frame.start + 2 + frame.payloadLength)
