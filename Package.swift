@@ -32,7 +32,7 @@ var products: [Product] = []
 targets += [
   .target(name: "TestSupportC", path: "Tests/TestSupportC"),
   .target(
-    name: "TestSupport", dependencies: ["TestSupportC"], path: "Tests/TestSupport",
+    name: "TestSupport", dependencies: ["TestSupportC", "Randomness"], path: "Tests/TestSupport",
     swiftSettings: swift6),
 ]
 
@@ -154,7 +154,8 @@ targets += [
 
 targets += [
   .target(name: "Boards", dependencies: ["Geometry", "JSON", "Telemetry"], swiftSettings: swift6),
-  .testTarget(name: "BoardsTests", dependencies: ["Boards", "Geometry"], swiftSettings: swift6),
+  .testTarget(
+    name: "BoardsTests", dependencies: ["Boards", "Geometry", "TestSupport"], swiftSettings: swift6),
 ]
 
 // Telemetry: frame encodings (binary, text, MAVLink v2), their decoders, the link budget and the
@@ -236,7 +237,7 @@ targets += [
 
 targets += [
   .target(name: "JSON", swiftSettings: swift6),
-  .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: swift6),
+  .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"], swiftSettings: swift6),
   .target(name: "CommandLineSupport", swiftSettings: swift6),
   .testTarget(
     name: "CommandLineSupportTests", dependencies: ["CommandLineSupport"], swiftSettings: swift6),
@@ -253,7 +254,7 @@ targets += [
     name: "CalibrationTests",
     dependencies: [
       "Calibration", "Geometry", "JSON", "Plotting", "CommandLineSupport", "plumb-cal",
-      "Randomness",
+      "Randomness", "TestSupport",
     ],
     swiftSettings: swift6),
   .executableTarget(

@@ -248,8 +248,17 @@ public enum BoardFile {
         Vector3(values[1][0], values[1][1], values[1][2]),
         Vector3(values[2][0], values[2][1], values[2][2]))
       guard matrix.isRotation(tolerance: 1e-3) else {
+        let rule =
+          "is not a rotation: rows must be unit length, mutually perpendicular, and right-handed"
+        // An entry outside -1 … 1 is the mistake to name (and its determinant may overflow).
+        let largest = values.joined().max { abs($0) < abs($1) } ?? 0
+        guard abs(largest) <= 1.001 else {
+          throw matrixReader.error(
+            "\(rule); it has an entry of \(formatJSONNumber(largest)), where a rotation's entries are between -1 and 1"
+          )
+        }
         throw matrixReader.error(
-          "is not a rotation: rows must be unit length, mutually perpendicular, and right-handed (determinant +1, found \(formatJSONNumber((matrix.determinant * 1000).rounded() / 1000))); a mirror (determinant -1) usually means one axis has the wrong sign"
+          "\(rule) (determinant +1, found \(formatJSONNumber((matrix.determinant * 1000).rounded() / 1000))); a mirror (determinant -1) usually means one axis has the wrong sign"
         )
       }
       return matrix

@@ -674,7 +674,8 @@ public func isISO8601UTC(_ text: String) -> Bool {
   else { return false }
   if bytes.count == 20 { return true }
   guard bytes[19] == UInt8(ascii: "."), bytes.count > 21 else { return false }
-  return digits(20..<(bytes.count - 1)) != nil
+  // Any number of fraction digits; checked, not summed (twenty of them overflow an Int).
+  return bytes[20..<(bytes.count - 1)].allSatisfy { (48...57).contains($0) }
 }
 
 /// Canonical JSON: object keys sorted by UTF-8 bytes, no whitespace, numbers in shortest

@@ -19,25 +19,51 @@ public struct JSONSyntaxError: Error, Hashable, Sendable, CustomStringConvertibl
   public var description: String { "\(position): \(message)" }
 }
 
+/// Where a value starts, and where each member or element inside it starts (in their order).
+/// A tree rather than a table by key path: a table repeats the parent's path in every child's
+/// key, which for a long key over a long array takes memory quadratic in the file's size.
+struct PositionTree: Sendable {
+  var position: SourcePosition
+  var children: [PositionTree] = []
+}
+
 /// A parsed document: the value tree plus the source position of every value, addressed by its
 /// key path (`i2c.address`, `mounting.rotation[1]`).
 public struct JSONDocument: Sendable {
   public var root: JSONValue
-  /// Where each value starts, by key path (`""` for the root).
-  public var positions: [String: SourcePosition]
+  let positionTree: PositionTree
 
   /// Parses `text` (UTF-8 JSON; a leading BOM is ignored).
   public init(parsing text: String) throws(JSONSyntaxError) {
-    var parser = JSONParser(Array(text.utf8))
-    root = try parser.parseDocument()
-    positions = parser.positions
+    try self.init(parsing: Array(text.utf8))
   }
 
   /// Parses raw bytes.
   public init(parsing bytes: [UInt8]) throws(JSONSyntaxError) {
     var parser = JSONParser(bytes)
-    root = try parser.parseDocument()
-    positions = parser.positions
+    (root, positionTree) = try parser.parseDocument()
+  }
+
+  /// Where each value starts, by key path (`""` for the root). Built on each call: readers
+  /// find positions through `JSONReader.position`.
+  public var positions: [String: SourcePosition] {
+    var table: [String: SourcePosition] = [:]
+    func add(_ value: JSONValue, _ tree: PositionTree, path: String) {
+      table[path] = tree.position
+      switch value {
+      case .object(let members):
+        for (member, child) in zip(members, tree.children) {
+          add(member.value, child, path: path.isEmpty ? member.key : path + "." + member.key)
+        }
+      case .array(let elements):
+        for (index, (element, child)) in zip(elements, tree.children).enumerated() {
+          add(element, child, path: "\(path)[\(index)]")
+        }
+      default: break
+      }
+    }
+    add(root, positionTree, path: "")
+    return table
   }
 }
 
@@ -47,7 +73,6 @@ struct JSONParser {
   var index = 0
   var line = 1
   var lineStart = 0
-  var positions: [String: SourcePosition] = [:]
   var depth = 0
 
   init(_ bytes: [UInt8]) {
@@ -62,15 +87,15 @@ struct JSONParser {
     JSONSyntaxError(position: position, message: message)
   }
 
-  mutating func parseDocument() throws(JSONSyntaxError) -> JSONValue {
+  mutating func parseDocument() throws(JSONSyntaxError) -> (JSONValue, PositionTree) {
     skipWhitespace()
     guard index < bytes.count else { throw fail("the file is empty; expected a JSON object") }
-    let value = try parseValue(path: "")
+    let parsed = try parseValue()
     skipWhitespace()
     guard index == bytes.count else {
       throw fail("unexpected text after the end of the JSON value")
     }
-    return value
+    return parsed
   }
 
   mutating func skipWhitespace() {
@@ -86,13 +111,19 @@ struct JSONParser {
     }
   }
 
-  mutating func parseValue(path: String) throws(JSONSyntaxError) -> JSONValue {
+  mutating func parseValue() throws(JSONSyntaxError) -> (JSONValue, PositionTree) {
     skipWhitespace()
     guard index < bytes.count else { throw fail("unexpected end of file; expected a value") }
-    positions[path] = position
+    let start = position
     switch bytes[index] {
-    case UInt8(ascii: "{"): return try parseObject(path: path)
-    case UInt8(ascii: "["): return try parseArray(path: path)
+    case UInt8(ascii: "{"): return try parseObject(start)
+    case UInt8(ascii: "["): return try parseArray(start)
+    default: return (try parseScalar(), PositionTree(position: start))
+    }
+  }
+
+  mutating func parseScalar() throws(JSONSyntaxError) -> JSONValue {
+    switch bytes[index] {
     case UInt8(ascii: "\""): return .string(try parseString())
     case UInt8(ascii: "t"):
       try expectWord("true")
@@ -119,16 +150,22 @@ struct JSONParser {
     index += utf8.count
   }
 
-  mutating func parseObject(path: String) throws(JSONSyntaxError) -> JSONValue {
+  mutating func parseObject(_ start: SourcePosition) throws(JSONSyntaxError) -> (
+    JSONValue, PositionTree
+  ) {
     depth += 1
     defer { depth -= 1 }
     guard depth <= 64 else { throw fail("nesting deeper than 64 levels") }
     index += 1
     var members: [(key: String, value: JSONValue)] = []
+    var tree = PositionTree(position: start)
+    // The keys seen, for the duplicate check: a set, as a search of `members` would take time
+    // quadratic in the number of keys.
+    var keys: Set<String> = []
     skipWhitespace()
     if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
       index += 1
-      return .object(members)
+      return (.object(members), tree)
     }
     while true {
       skipWhitespace()
@@ -141,7 +178,7 @@ struct JSONParser {
       }
       let keyPosition = position
       let key = try parseString()
-      if members.contains(where: { $0.key == key }) {
+      guard keys.insert(key).inserted else {
         throw JSONSyntaxError(position: keyPosition, message: "the key \"\(key)\" appears twice")
       }
       skipWhitespace()
@@ -149,9 +186,9 @@ struct JSONParser {
         throw fail("expected ':' after the key \"\(key)\"")
       }
       index += 1
-      let childPath = path.isEmpty ? key : path + "." + key
-      let value = try parseValue(path: childPath)
+      let (value, child) = try parseValue()
       members.append((key, value))
+      tree.children.append(child)
       skipWhitespace()
       guard index < bytes.count else { throw fail("unexpected end of file inside an object") }
       if bytes[index] == UInt8(ascii: ",") {
@@ -160,29 +197,34 @@ struct JSONParser {
       }
       if bytes[index] == UInt8(ascii: "}") {
         index += 1
-        return .object(members)
+        return (.object(members), tree)
       }
       throw fail("expected ',' or '}' after the value of \"\(key)\"")
     }
   }
 
-  mutating func parseArray(path: String) throws(JSONSyntaxError) -> JSONValue {
+  mutating func parseArray(_ start: SourcePosition) throws(JSONSyntaxError) -> (
+    JSONValue, PositionTree
+  ) {
     depth += 1
     defer { depth -= 1 }
     guard depth <= 64 else { throw fail("nesting deeper than 64 levels") }
     index += 1
     var elements: [JSONValue] = []
+    var tree = PositionTree(position: start)
     skipWhitespace()
     if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
       index += 1
-      return .array(elements)
+      return (.array(elements), tree)
     }
     while true {
       skipWhitespace()
       if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
         throw fail("a trailing comma before ']' is not allowed in JSON")
       }
-      elements.append(try parseValue(path: "\(path)[\(elements.count)]"))
+      let (element, child) = try parseValue()
+      elements.append(element)
+      tree.children.append(child)
       skipWhitespace()
       guard index < bytes.count else { throw fail("unexpected end of file inside an array") }
       if bytes[index] == UInt8(ascii: ",") {
@@ -191,7 +233,7 @@ struct JSONParser {
       }
       if bytes[index] == UInt8(ascii: "]") {
         index += 1
-        return .array(elements)
+        return (.array(elements), tree)
       }
       throw fail("expected ',' or ']' in an array")
     }

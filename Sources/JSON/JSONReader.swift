@@ -25,22 +25,29 @@ public struct JSONContentError: Error, Hashable, Sendable, CustomStringConvertib
 public struct JSONReader: Sendable {
   public let value: JSONValue
   public let keyPath: String
-  let document: JSONDocument
+  /// Where this value and what it holds start.
+  let tree: PositionTree
 
   public init(_ document: JSONDocument) {
-    self.document = document
     value = document.root
     keyPath = ""
+    tree = document.positionTree
   }
 
-  init(value: JSONValue, keyPath: String, document: JSONDocument) {
+  init(value: JSONValue, keyPath: String, tree: PositionTree) {
     self.value = value
     self.keyPath = keyPath
-    self.document = document
+    self.tree = tree
   }
 
   /// Where this value starts in the file.
-  public var position: SourcePosition? { document.positions[keyPath] }
+  public var position: SourcePosition? { tree.position }
+
+  /// The reader of the member or element at `index` of this value.
+  func child(_ index: Int, _ value: JSONValue, keyPath: String) -> JSONReader {
+    let tree = index < self.tree.children.count ? self.tree.children[index] : self.tree
+    return JSONReader(value: value, keyPath: keyPath, tree: tree)
+  }
 
   /// An error about this value.
   public func error(_ message: String) -> JSONContentError {
@@ -51,23 +58,24 @@ public struct JSONReader: Sendable {
 
   /// The member `key`, which must exist.
   public func required(_ key: String) throws(JSONContentError) -> JSONReader {
-    guard case .object = value else {
+    guard case .object(let members) = value else {
       throw error("expected an object, found \(value.kindDescription)")
     }
-    guard let child = value[key] else {
+    guard let index = members.firstIndex(where: { $0.key == key }) else {
       throw JSONContentError(
         keyPath: childPath(key), position: position, message: "is missing")
     }
-    return JSONReader(value: child, keyPath: childPath(key), document: document)
+    return child(index, members[index].value, keyPath: childPath(key))
   }
 
   /// The member `key`, or `nil` when absent or `null`.
   public func optional(_ key: String) throws(JSONContentError) -> JSONReader? {
-    guard case .object = value else {
+    guard case .object(let members) = value else {
       throw error("expected an object, found \(value.kindDescription)")
     }
-    guard let child = value[key], child != .null else { return nil }
-    return JSONReader(value: child, keyPath: childPath(key), document: document)
+    guard let index = members.firstIndex(where: { $0.key == key }), members[index].value != .null
+    else { return nil }
+    return child(index, members[index].value, keyPath: childPath(key))
   }
 
   /// Rejects members other than `allowed`, with a "did you mean" for near misses: a misspelt
@@ -76,11 +84,12 @@ public struct JSONReader: Sendable {
     guard case .object(let members) = value else {
       throw error("expected an object, found \(value.kindDescription)")
     }
-    for member in members where !allowed.contains(member.key) {
+    for (index, member) in members.enumerated() where !allowed.contains(member.key) {
       let close = allowed.first { closeEnough($0, member.key) }
       let hint = close.map { "; did you mean \"\($0)\"?" } ?? ""
       throw JSONContentError(
-        keyPath: childPath(member.key), position: document.positions[childPath(member.key)],
+        keyPath: childPath(member.key),
+        position: child(index, member.value, keyPath: "").position,
         message:
           "is not a known key\(hint) (known here: \(allowed.joined(separator: ", ")))")
     }
@@ -166,7 +175,7 @@ public struct JSONReader: Sendable {
       throw error("expected an array, found \(value.kindDescription)")
     }
     return elements.enumerated().map { index, element in
-      JSONReader(value: element, keyPath: "\(keyPath)[\(index)]", document: document)
+      child(index, element, keyPath: "\(keyPath)[\(index)]")
     }
   }
 

@@ -94,10 +94,15 @@ public struct PlumbRawScale: Hashable, Sendable {
         + temperatureOffsetCelsius)
   }
 
+  /// Whether every 16-bit count converts to a finite value (finite factors are not enough:
+  /// 1e306 rad/s per count makes 32767 counts an infinity).
   var isFinite: Bool {
-    gyroRadiansPerSecondPerCount.isFinite && accelerometerMetersPerSecondSquaredPerCount.isFinite
-      && temperatureCountsPerDegreeCelsius.isFinite && temperatureOffsetCelsius.isFinite
-      && temperatureCountsPerDegreeCelsius != 0
+    temperatureCountsPerDegreeCelsius != 0
+      && [-32768.0, 32767].allSatisfy { count in
+        (count * gyroRadiansPerSecondPerCount).isFinite
+          && (count * accelerometerMetersPerSecondSquaredPerCount).isFinite
+          && (count / temperatureCountsPerDegreeCelsius + temperatureOffsetCelsius).isFinite
+      }
   }
 }
 
@@ -344,7 +349,9 @@ extension PlumbRawHeader {
       throw invalid("the configuration is not one the driver accepts: \(error)")
     }
     guard scale.isFinite else {
-      throw invalid("the scale factors must be finite numbers (and counts per °C non-zero)")
+      throw invalid(
+        "the scale factors must be finite numbers that give finite values for every 16-bit count "
+          + "(and counts per °C non-zero)")
     }
     for (name, value) in [
       ("startedAtUTC", startedAtUTC), ("firmwareVersion", firmwareVersion),
@@ -544,7 +551,9 @@ extension PlumbRawHeader {
       accelerometerMetersPerSecondSquaredPerCount: accelFactor,
       temperatureCountsPerDegreeCelsius: temperatureCounts,
       temperatureOffsetCelsius: temperatureOffset)
-    guard scale.isFinite else { throw malformed("a scale factor is not a finite number") }
+    guard scale.isFinite else {
+      throw malformed("a scale factor is not a finite number, or turns a 16-bit count into one")
+    }
     guard period == validated.samplePeriodNanoseconds else {
       throw malformed(
         "the sample period \(period) ns disagrees with the configuration's "

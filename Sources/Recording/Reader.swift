@@ -133,6 +133,9 @@ public struct PlumbRawReader: Sendable {
     var samples = 0
     var validEnd = 0
     var skipped: [PlumbRawSkippedRegion] = []
+    /// The earliest and the latest sample time so far (meaningful once `samples` > 0).
+    var earliestSample: Int64 = 0
+    var latestSample: Int64 = 0
   }
 
   /// The frame at `offset` if it is whole and its CRC matches: its kind, payload and length.
@@ -217,6 +220,22 @@ public struct PlumbRawReader: Sendable {
       if frame.kind == PlumbRawRecordKind.sample.rawValue,
         PlumbRawSample.isWellFormed(frame.payload)
       {
+        // Readers subtract sample times (`forEachSISample`: from the first one selected), so
+        // every two must be less than 2⁶³ ns apart.
+        let time = Int64(
+          littleEndian: frame.payload.loadUnaligned(fromByteOffset: 0, as: Int64.self))
+        let earliest = scan.samples == 0 ? time : min(scan.earliestSample, time)
+        let latest = scan.samples == 0 ? time : max(scan.latestSample, time)
+        guard !latest.subtractingReportingOverflow(earliest).overflow else {
+          throw PlumbRawError(
+            .malformedRecord, path: path, offset: offset, recordIndex: scan.records,
+            "the sample's time, \(time) ns, is more than 292 years (2⁶³ ns) from another "
+              + "sample's, \(time == latest ? earliest : latest) ns: no clock gives such times; "
+              + "the record's CRC is valid, so this is not damage: the file was written by a "
+              + "faulty writer")
+        }
+        scan.earliestSample = earliest
+        scan.latestSample = latest
         scan.samples += 1
         scan.records += 1
         offset += frame.length

@@ -71,6 +71,11 @@ let repositoryRoot: String = {
       #""rollPitchYawDegrees": [0, 0, 90]"#, #""sensorToBody": [[1,0,0],[0,1,0],[0,0,-1]]"#,
       "key \"mounting.sensorToBody\"", "not a rotation"
     ),
+    // Found by BoardFileMutationTests: the determinant overflowed and formatting it trapped.
+    (
+      #""rollPitchYawDegrees": [0, 0, 90]"#, #""sensorToBody": [[1e300,0,0],[0,1e300,0],[0,0,1]]"#,
+      "key \"mounting.sensorToBody\"", "an entry of 1e+300, where a rotation's entries are"
+    ),
     (
       #""calibration": "cal/unit1.json""#,
       #""calibration": "c.json", "sensor": {"dlpfHz": 50}"#, "key \"sensor.dlpfHz\"",
