@@ -77,6 +77,9 @@ public struct RunSummary: Sendable {
   public var sampleSeconds: Double
   /// What the rest detector decided during the run.
   public var rests: RestStatistics
+  /// Samples written to the recording (`RunOptions.recordPath`), repeated reads apart: the
+  /// estimated ones and the loop's warm-up discards before them. Nil without a recording.
+  public var recordedSamples: UInt64? = nil
 }
 
 /// Runs the firmware for a board file's setup: on simulated hardware when the board is the
@@ -308,7 +311,7 @@ func drive<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: MonotonicC
   return RunSummary(
     status: loop.status, driver: loop.driver.counters,
     sampleSeconds: Double(loop.clock.now().nanoseconds(since: start)) * 1e-9,
-    rests: loop.estimator.restStatistics)
+    rests: loop.estimator.restStatistics, recordedSamples: recorder?.samplesRecorded)
 }
 
 /// The `STATUS=` line systemd shows in `systemctl status plumb`.
@@ -325,6 +328,13 @@ extension RunSummary {
       + "\(s.missedSamples) missed, \(s.framesDroppedQueueFull + s.framesDroppedDisconnected) dropped, "
       + "\(driver.failedReads) failed reads, \(s.fallbackEntries) fallbacks, mode \(s.mode.rawValue), "
       + "\(rests.rests) rests" + refusedRests
+  }
+
+  /// What `plumb record` wrote to `path`, in the counts a user checks against `plumb export`.
+  public func recordedLine(path: String) -> String {
+    "plumb: recorded \(recordedSamples ?? 0) samples to \(path) (\(status.warmUpSamplesDiscarded) "
+      + "warm-up samples the loop discarded, as a replay does, then the \(status.samples) it "
+      + "estimated from)"
   }
 
   /// The quiet dwells the rest detector refused as slow turns, when there were any: a board

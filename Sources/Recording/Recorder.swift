@@ -55,6 +55,9 @@ public final class PlumbRawRecorder {
   public private(set) var recordsDropped: UInt64 = 0
   /// Transfers the tap has seen (the next transfer's index).
   public private(set) var transfersSeen: UInt64 = 0
+  /// Sample records written, repeated reads apart: the rows `plumb export` gives and the
+  /// samples a replay delivers (the loop's warm-up discards among them).
+  public private(set) var samplesRecorded: UInt64 = 0
 
   private var pending: [PlumbRawRecord] = []
   private var heldBurst: PlumbRawBurst?
@@ -264,6 +267,9 @@ public final class PlumbRawRecorder {
     }
     do {
       try writer.append(record)
+      if case .sample(let sample) = record, !sample.flags.contains(.repeatedRead) {
+        samplesRecorded += 1
+      }
     } catch {
       failure = error
       recordsDropped += 1

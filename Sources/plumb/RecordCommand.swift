@@ -48,7 +48,7 @@ func recordCommand(_ arguments: ParsedArguments) throws {
     let summary = try runPlumb(setup, options: options)
     bar?.finish()
     printError(summary.description)
-    printError("plumb: recorded \(summary.status.samples) samples to \(output)")
+    printError(summary.recordedLine(path: output))
   } catch {
     bar?.finish()
     throw CommandFailure(.unavailable, error.description)

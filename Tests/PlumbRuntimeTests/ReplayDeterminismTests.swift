@@ -67,6 +67,12 @@ import Testing
     let lines = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n")
     #expect(lines.first == "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,temp_c")
     #expect(lines.count > 490)
+    // The count `plumb record` reports is the count the file holds (the loop's warm-up
+    // samples are recorded too, so that a replay discards them as the loop did).
+    #expect(
+      record.standardError.contains("recorded \(lines.count - 1) samples to \(recording)"),
+      "\(record.standardError)")
+    #expect(record.standardError.contains("warm-up"), "\(record.standardError)")
     let estimates = directory.appendingPathComponent("est.csv").path
     let replay = try runPlumb(["replay", "--input", recording, "--output", estimates])
     #expect(replay.status == 0, "\(replay.standardError)")
