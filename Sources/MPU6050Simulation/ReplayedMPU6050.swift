@@ -99,6 +99,13 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
   public let unreproducibleEdges: Int
   /// The distinct edge times in the recording.
   public let recordedEdgeCount: Int
+  /// Everything the replay has taken from the recording so far, as one number that grows with
+  /// each edge raised, burst, transfer or failure answered from it: a loop whose replay stops
+  /// growing it has run past what the recording holds.
+  public var progress: UInt64 {
+    statistics.edgesRaised &+ statistics.burstsReplayed &+ statistics.transfersReplayed
+      &+ statistics.failuresReplayed &+ statistics.synthesizedBursts
+  }
   /// The latest time of a sample or unavailable record (`nil` when there is none).
   public let lastSampleRecordTime: Timestamp?
   // The mutable state below is `@exclusivity(unchecked)` (the runtime's dynamic exclusivity

@@ -80,6 +80,9 @@ public struct RunSummary: Sendable {
   /// Samples written to the recording (`RunOptions.recordPath`), repeated reads apart: the
   /// estimated ones and the loop's warm-up discards before them. Nil without a recording.
   public var recordedSamples: UInt64? = nil
+  /// A replay that stopped before the recording's end because the recording is damaged there:
+  /// what was found, for a person (nil when the whole recording replayed).
+  public var damage: String? = nil
 }
 
 /// Runs the firmware for a board file's setup: on simulated hardware when the board is the

@@ -204,9 +204,30 @@ public func replayRecording(
   let last = board.lastRecordedTime
   let start = clock.now()
   let pacing = options.realTime ? RealTimePacing(simulated: board.clock) : nil
+  // A live loop records something every tick (a sample, a tick without one, a timer wake), and
+  // a stalled host's wake-up is one record the replay jumps to: so a replay that runs for
+  // `damageSeconds` of sample time without taking anything from the recording is heading for
+  // a record dated far after its neighbours (a time written over), which would otherwise be
+  // reached by polling, period by period, for as long as the bad date says.
+  var progress = board.chip.progress
+  var progressTime = clock.now()
+  var damage: String?
   while clock.now() < last && !stopRequested.load(ordering: .relaxed) {
     pacing?.wait()
     loop.step()
+    let now = clock.now()
+    if board.chip.progress != progress {
+      progress = board.chip.progress
+      progressTime = now
+    } else if now.nanoseconds(since: progressTime) > replayDamageNanoseconds {
+      let since = Double(progressTime.nanoseconds(since: header.runningSince)) * 1e-9
+      let latest = Double(last.nanoseconds(since: header.runningSince)) * 1e-9
+      damage =
+        "\(path) is damaged: nothing in it follows \(format3(since)) s after the run began, "
+        + "yet a record is dated \(format3(latest)) s; the replay stopped \(Int(replayDamageNanoseconds / 1_000_000_000)) s "
+        + "after the last record it took (the frames up to there are the live run's)"
+      break
+    }
     while nextCommand < commands.endIndex, commands[nextCommand].time <= loop.lastSampleTime {
       if let command = parseCommand(commands[nextCommand].line, settings: settings) {
         let reply = loop.obey(command)
@@ -225,8 +246,12 @@ public func replayRecording(
   return RunSummary(
     status: loop.status, driver: loop.driver.counters,
     sampleSeconds: Double(clock.now().nanoseconds(since: start)) * 1e-9,
-    rests: loop.estimator.restStatistics)
+    rests: loop.estimator.restStatistics, damage: damage)
 }
+
+/// Sample time a replay may run without taking a record before it calls the recording damaged
+/// (see `replayRecording`): a minute, some six thousand ticks of a 100 Hz loop's fallback.
+let replayDamageNanoseconds: Int64 = 60_000_000_000
 
 func openReplayOutput(_ options: RunOptions) throws(RunError) -> SelectedPort {
   guard let target = options.serialPath, target != "-", target != "stdout" else {

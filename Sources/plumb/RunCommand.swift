@@ -50,12 +50,14 @@ func runCommand(_ arguments: ParsedArguments) throws {
     installStopHandlers()
     var options = RunOptions(serialPath: arguments.value("serial"), log: { printError($0) })
     options.realTime = arguments.flag("realtime")
+    let summary: RunSummary
     do {
-      let summary = try replayRecording(path: replay, format: format, options: options)
-      printError(summary.description)
+      summary = try replayRecording(path: replay, format: format, options: options)
     } catch {
       throw CommandFailure(.dataError, error.description)
     }
+    printError(summary.description)
+    if let damage = summary.damage { throw CommandFailure(.dataError, damage) }
     return
   }
   guard let boardPath = arguments.value("board") else {
