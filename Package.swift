@@ -231,7 +231,7 @@ targets += [
     dependencies: [
       "PlumbRuntime", "plumb", "plumb-probe", "Telemetry", "SimulatedHardware", "LinuxHardware",
       "HardwareAbstraction", "Calibration", "Geometry", "MPU6050Simulation", "Boards",
-      "Firmware", "MotionScenarios", "Recording", "AttitudeEstimation", "MPU6050",
+      "Firmware", "MotionScenarios", "Recording", "AttitudeEstimation", "MPU6050", "Randomness",
     ], swiftSettings: swift6),
 ]
 
