@@ -55,6 +55,9 @@ public struct InertialRecording: Sendable {
   public var temperatureCelsius: [Double]?
   /// Where each sample is in the source, for messages.
   public var locations: SampleLocations
+  /// What a person should know about how the source was read (a `.plumbraw` cut short, read to
+  /// its last whole record), one sentence each; empty when it read whole.
+  public var notes: [String] = []
 
   /// A recording from columns of equal length. `channels` must hold six columns.
   public init(

@@ -41,9 +41,11 @@ public struct PlumbRawDecoder: RecordingDecoder {
       channels[5].append(force.z)
       temperature.append(sample.values.temperatureCelsius)
     }
-    return InertialRecording(
+    var recording = InertialRecording(
       source: path, timeSeconds: time, channels: channels, temperatureCelsius: temperature,
       locations: .sampleNumbers)
+    if let note = reader.truncationNote { recording.notes.append(note) }
+    return recording
   }
 }
 

@@ -173,7 +173,12 @@ struct ExportTests {
     var bytes = readBytes(path)
     let torn = temporaryPath("torn.plumbraw")
     writeBytes(Array(bytes.dropLast(5)), to: torn)
-    #expect(try RecordingLoader.standard.load(path: torn).count == 4)
+    let tornRecording = try RecordingLoader.standard.load(path: torn)
+    #expect(tornRecording.count == 4)
+    // The cut is said (plumb-cal prints the notes), not silently read as a whole recording.
+    #expect(tornRecording.notes.count == 1)
+    #expect(tornRecording.notes.first?.contains("not a whole record") == true)
+    #expect(try RecordingLoader.standard.load(path: path).notes.isEmpty)
     let reader = try PlumbRawReader(bytes: bytes)
     bytes[reader.headerLength + 3] ^= 0x40
     let damaged = temporaryPath("damaged.plumbraw")

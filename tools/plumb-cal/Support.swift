@@ -10,13 +10,17 @@ import Plotting
   import Darwin
 #endif
 
-/// Reads a recording through the standard loader, mapping its errors to exit statuses.
+/// Reads a recording through the standard loader, mapping its errors to exit statuses; what a
+/// person should know about how it read (a cut `.plumbraw`) goes to standard error.
 func loadRecording(_ path: String) throws(CommandFailure) -> InertialRecording {
+  let recording: InertialRecording
   do {
-    return try RecordingLoader.standard.load(path: path)
+    recording = try RecordingLoader.standard.load(path: path)
   } catch {
     throw failure(error)
   }
+  for note in recording.notes { printError("plumb-cal: \(path): \(note)") }
+  return recording
 }
 
 /// The exit status and message for a recording error: a missing file is `EX_NOINPUT` (66),
