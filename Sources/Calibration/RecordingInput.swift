@@ -70,12 +70,17 @@ public struct RecordingLoader: Sendable {
 
   /// Reads and decodes the recording at `path`.
   public func load(path: String) throws(RecordingError) -> InertialRecording {
+    let known = decoders.flatMap(\.fileExtensions).map { "." + $0 }.joined(separator: ", ")
+    var status = stat()
+    if stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
+      throw RecordingError(
+        .unreadable, path: path, "is a folder, not a recording: give one of its files (\(known))")
+    }
     let ext = fileExtension(path)
     guard let decoder = decoders.first(where: { $0.fileExtensions.contains(ext) }) else {
       if let pending = pendingFormats[ext] {
         throw RecordingError(.unsupportedFormat, path: path, "not yet supported: \(pending)")
       }
-      let known = decoders.flatMap(\.fileExtensions).map { "." + $0 }.joined(separator: ", ")
       throw RecordingError(
         .unsupportedFormat, path: path,
         "unknown recording format \(ext.isEmpty ? "(no file extension)" : "'.\(ext)'"); readable: \(known)"

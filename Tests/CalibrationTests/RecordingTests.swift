@@ -128,6 +128,14 @@ import Testing
       guard let e = error as? RecordingError else { return false }
       return e.kind == .unreadable && e.description.contains("no such file")
     }
+    // A folder is named as one (not as a file without an extension), with the formats to give.
+    #expect {
+      _ = try RecordingLoader.standard.load(path: "/tmp")
+    } throws: { error in
+      guard let e = error as? RecordingError else { return false }
+      return e.kind == .unreadable && e.description.hasPrefix("/tmp: is a folder")
+        && e.message.contains(".plumbraw")
+    }
     #expect {
       _ = try RecordingLoader.standard.load(path: "/tmp/still.txt")
     } throws: { error in
