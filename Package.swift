@@ -219,7 +219,7 @@ targets += [
     name: "plumb",
     dependencies: [
       "PlumbRuntime", "Firmware", "Telemetry", "CommandLineSupport", "AttitudeEstimation",
-      "Geometry", "Recording", "Calibration",
+      "Geometry", "Recording", "Calibration", "Plotting",
     ],
     swiftSettings: swift6),
   .executableTarget(

@@ -1,5 +1,6 @@
 import Calibration
 import CommandLineSupport
+import Plotting
 import PlumbRuntime
 
 let calibrateSpec = CommandSpec(
@@ -12,8 +13,11 @@ let calibrateSpec = CommandSpec(
     each axis (--full-matrix: the full 3×3 scale-and-misalignment matrix) and reports the
     residual of each pose (|corrected| − g). The result goes into the calibration file (created,
     or its accelerometer section replaced: gyro and noise sections are kept), signed with its
-    content hash; point the board file's "calibration" key at it. On the simulated board the
-    motion follows the instructions by itself, so the procedure runs unattended.
+    content hash; point the board file's "calibration" key at it. CAL.json is checked before
+    the first pose (an existing file must be a calibration file; a new one must be creatable),
+    so no turning of the board is wasted. With --full-matrix a pose more than 1° from level is
+    warned about: the matrix takes the tilt for misalignment. On the simulated board the motion
+    follows the instructions by itself, so the procedure runs unattended.
     """,
   options: [
     .option("board", value: "FILE", help: "the board file", required: true),
@@ -36,11 +40,37 @@ func calibrateCommand(_ arguments: ParsedArguments) throws {
       spec: calibrateSpec)
   }
   let output = arguments.value("output")!
+  let boardPath = arguments.value("board")!
   let setup: PlumbSetup
   do {
-    setup = try PlumbSetup.load(boardPath: arguments.value("board")!)
+    setup = try PlumbSetup.load(boardPath: boardPath)
   } catch {
     throw CommandFailure(.configuration, "\(error)")
+  }
+  // The output is checked before the poses, which a person spends minutes on: an existing file
+  // must be a calibration file (its accelerometer section is replaced, the rest kept), and a
+  // new one must be creatable.
+  if sameFile(output, boardPath) {
+    throw CommandFailure(
+      .usage,
+      "--output \(output) is the board file: give the calibration file's path (the board file "
+        + "points at it with \"calibration\")")
+  }
+  var existing: CalibrationFile?
+  if fileExists(output) {
+    do {
+      existing = try CalibrationFile.load(path: output)
+    } catch {
+      throw CommandFailure(
+        .dataError,
+        "\(error) — refusing to overwrite it; give another --output or fix the file")
+    }
+  } else {
+    do {
+      _ = try AtomicOutputFile(path: output)  // created beside the target, removed unused
+    } catch {
+      throw CommandFailure(.cannotCreate, "\(error)")
+    }
   }
   installStopHandlers()
   let result: AccelerometerCalibrationResult
@@ -52,23 +82,37 @@ func calibrateCommand(_ arguments: ParsedArguments) throws {
     throw CommandFailure(.unavailable, "\(error)")
   }
   let solution = result.solution
+  // For people: offsets to 0.1 mm/s², scales to 1 ppm, residuals to 0.1 mm/s², tilts to 0.1°
+  // (the file keeps every digit).
+  func f(_ value: Double, _ digits: Int) -> String { NumberText.fixed(value, digits) }
   print("accelerometer calibration (\(solution.correction.form.rawValue)):")
   let o = solution.correction.offset
   let k = solution.correction.scale
-  print("  offset (m/s²): x \(o.x)  y \(o.y)  z \(o.z)")
-  print("  scale:         x \(k.x)  y \(k.y)  z \(k.z)")
+  print("  offset (m/s²): x \(f(o.x, 4))  y \(f(o.y, 4))  z \(f(o.z, 4))")
+  print("  scale:         x \(f(k.x, 6))  y \(f(k.y, 6))  z \(f(k.z, 6))")
+  if solution.correction.form == .fullMatrix {
+    let m = solution.correction.matrix
+    for (label, row) in [
+      ("matrix:        ", m.row0), ("               ", m.row1), ("               ", m.row2),
+    ] {
+      print("  \(label)\(f(row.x, 6))  \(f(row.y, 6))  \(f(row.z, 6))")
+    }
+  }
   for (pose, residual) in zip(solution.poses, solution.residuals) {
-    print("  \(pose.face): residual \(residual) m/s² (tilt \(pose.tiltDegrees)°)")
+    print(
+      "  \(pose.face): residual \(f(residual * 1000, 1)) mm/s² (tilt \(f(pose.tiltDegrees, 1))°)")
+  }
+  let worstTilt = solution.poses.map(\.tiltDegrees).max() ?? 0
+  if solution.correction.form == .fullMatrix, worstTilt > 1 {
+    printError(
+      "plumb calibrate: a pose read \(f(worstTilt, 1))° from level: --full-matrix takes a tilted pose "
+        + "for misalignment (the residuals above show what it cost); on a level bench with a "
+        + "square block every pose reads under 1°, or drop --full-matrix (per axis is not affected)"
+    )
   }
   var file: CalibrationFile
-  if fileExists(output) {
-    do {
-      file = try CalibrationFile.load(path: output)
-    } catch {
-      throw CommandFailure(
-        .dataError,
-        "\(error) — refusing to overwrite it; give another --output or fix the file")
-    }
+  if let existing {
+    file = existing
   } else {
     let identity = result.identity
     file = CalibrationFile(

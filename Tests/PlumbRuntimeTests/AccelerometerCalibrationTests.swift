@@ -77,4 +77,64 @@ import Testing
     #expect(check.status == 0, "\(check.standardError)")
     #expect(String(decoding: check.standardOutput, as: UTF8.self).contains(file.calibrationIdText))
   }
+
+  /// A person turns the board through six faces before the file is written: an output that
+  /// cannot take the result is refused before the first pose, not after the last.
+  @Test func anOutputThatCannotBeWrittenIsRefusedBeforeThePoses() throws {
+    let directory = try temporaryDirectory()
+    let garbage = directory.appendingPathComponent("garbage.json").path
+    try "{garbage".write(toFile: garbage, atomically: true, encoding: .utf8)
+    let board = directory.appendingPathComponent("board.json").path
+    try FileManager.default.copyItem(
+      atPath: "\(repositoryRoot)/Boards/simulated.json", toPath: board)
+    let boardBytes = try Data(contentsOf: URL(fileURLWithPath: board))
+    let cases: [(output: String, status: Int32, says: String)] = [
+      (garbage, 65, "\(garbage)"),
+      (board, 64, "--output \(board) is the board file"),
+      ("/nonexistent-folder/unit.json", 73, "/nonexistent-folder"),
+    ]
+    for c in cases {
+      let result = try runPlumb(["calibrate", "accel", "--board", board, "--output", c.output])
+      #expect(result.status == c.status, "\(c.output): \(result.standardError)")
+      #expect(result.standardError.contains(c.says), "\(result.standardError)")
+      #expect(!result.standardError.contains("put the board"), "\(result.standardError)")
+    }
+    #expect(try String(contentsOfFile: garbage, encoding: .utf8) == "{garbage")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: board)) == boardBytes)
+  }
+
+  /// The solution is printed for people: offsets to 0.1 mm/s², scales to 1 ppm, not 17 digits.
+  @Test func theSolutionIsPrintedReadably() throws {
+    let directory = try temporaryDirectory()
+    let output = directory.appendingPathComponent("unit.json").path
+    let result = try runPlumb([
+      "calibrate", "accel", "--board", "Boards/simulated.json", "--output", output,
+    ])
+    #expect(result.status == 0, "\(result.standardError)")
+    let text = String(decoding: result.standardOutput, as: UTF8.self)
+    let numbers = text.split(whereSeparator: { " ()°:".contains($0) }).compactMap { Double($0) }
+    #expect(numbers.count >= 15, "\(text)")
+    for word in text.split(whereSeparator: { " ()°:".contains($0) }) where Double(word) != nil {
+      let fraction = word.split(separator: ".").dropFirst().first ?? ""
+      #expect(fraction.count <= 6, "\(word) in \(text)")
+    }
+  }
+
+  /// The full matrix assumes level faces; the simulated person holds them up to ~3° off, which
+  /// the matrix takes for misalignment: the command says so (per-axis is not affected).
+  @Test func aFullMatrixFromTiltedPosesIsWarnedAbout() throws {
+    let directory = try temporaryDirectory()
+    let full = try runPlumb([
+      "calibrate", "accel", "--full-matrix", "--board", "Boards/simulated.json", "--output",
+      directory.appendingPathComponent("full.json").path,
+    ])
+    #expect(full.status == 0, "\(full.standardError)")
+    #expect(
+      full.standardError.contains("--full-matrix takes a tilted pose"), "\(full.standardError)")
+    let perAxis = try runPlumb([
+      "calibrate", "accel", "--board", "Boards/simulated.json", "--output",
+      directory.appendingPathComponent("axis.json").path,
+    ])
+    #expect(perAxis.status == 0 && !perAxis.standardError.contains("tilted pose"))
+  }
 }
