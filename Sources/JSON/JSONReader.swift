@@ -164,7 +164,14 @@ public struct JSONReader: Sendable {
   public func integerOrHex(in range: ClosedRange<Int>? = nil) throws(JSONContentError) -> Int {
     if case .string(let s) = value {
       let lower = s.lowercased()
-      guard lower.hasPrefix("0x"), let n = Int(lower.dropFirst(2), radix: 16) else {
+      let digits = lower.dropFirst(2).utf8
+      // Only hex digits after the prefix: `Int(_:radix:)` alone also takes a sign ("0x+68").
+      let isHexDigit = { (byte: UInt8) in
+        (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte)
+      }
+      guard lower.hasPrefix("0x"), !digits.isEmpty, digits.allSatisfy(isHexDigit),
+        let n = Int(lower.dropFirst(2), radix: 16)
+      else {
         throw error("expected a number or a hex string like \"0x68\", found \"\(s)\"")
       }
       if let range, !range.contains(n) {
