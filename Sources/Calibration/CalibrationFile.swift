@@ -1,5 +1,6 @@
 import Geometry
 import JSON
+import Recording
 
 #if canImport(Glibc)
   import Glibc
@@ -749,31 +750,9 @@ func readNoiseNumbers(_ reader: JSONReader, upTo fullScale: Double, unit: String
   return result
 }
 
-/// `YYYY-MM-DDTHH:MM:SS[.fraction]Z`, with plausible field ranges.
-public func isISO8601UTC(_ text: String) -> Bool {
-  let bytes = Array(text.utf8)
-  guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z") else { return false }
-  func digits(_ range: Range<Int>) -> Int? {
-    var value = 0
-    for i in range {
-      guard i < bytes.count, (48...57).contains(bytes[i]) else { return nil }
-      value = value * 10 + Int(bytes[i] - 48)
-    }
-    return value
-  }
-  guard let year = digits(0..<4), bytes[4] == UInt8(ascii: "-"), let month = digits(5..<7),
-    bytes[7] == UInt8(ascii: "-"), let day = digits(8..<10), bytes[10] == UInt8(ascii: "T"),
-    let hour = digits(11..<13), bytes[13] == UInt8(ascii: ":"), let minute = digits(14..<16),
-    bytes[16] == UInt8(ascii: ":"), let second = digits(17..<19)
-  else { return false }
-  guard year >= 1970, (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60,
-    second <= 60
-  else { return false }
-  if bytes.count == 20 { return true }
-  guard bytes[19] == UInt8(ascii: "."), bytes.count > 21 else { return false }
-  // Any number of fraction digits; checked, not summed (twenty of them overflow an Int).
-  return bytes[20..<(bytes.count - 1)].allSatisfy { (48...57).contains($0) }
-}
+/// `YYYY-MM-DDTHH:MM:SS[.fraction]Z`, with plausible field ranges: Recording's check, here for
+/// Calibration's clients that do not import Recording (`plumb-cal save`).
+public func isISO8601UTC(_ text: String) -> Bool { Recording.isISO8601UTC(text) }
 
 /// Canonical JSON: object keys sorted by UTF-8 bytes, no whitespace, numbers in shortest
 /// round-trip form, strings JSON-escaped. Two documents with the same values give the same text.
