@@ -24,6 +24,7 @@ import Testing
     let originals = Self.fullFiles.map { Array($0.formatted().utf8) }
     let path = "/etc/plumb/unit3.json"
     var accepted = 0
+    var outOfRange = 0
     for seed in 0..<3000 as Range<UInt64> {
       var mutator = Mutator(seed: seed, tokens: Mutator.jsonTokens)
       let bytes = mutator.mutate(originals[Int(seed % 2)])
@@ -34,14 +35,57 @@ import Testing
           // What was accepted is written back (as `writeLive` does) and reads again.
           let again = try CalibrationFile.parse(Array(file.formatted().utf8), path: path)
           #expect(again.calibrationId == file.calibrationId, "seed \(seed)")
+          // And every number in it is within the range documented for its key: a finite but
+          // impossible value (1e308 written over a bias) is refused, not loaded.
+          let outside = numbersOutsideTheirRanges(
+            in: try JSONDocument(parsing: bytes).root, Self.documentedRange)
+          #expect(outside.isEmpty, "seed \(seed): \(outside)")
         } catch {
           #expect("\(error)".hasPrefix("calibration file \(path): "), "seed \(seed)")
           #expect("\(error)".count > "calibration file \(path): ".count + 10, "seed \(seed)")
+          if "\(error)".contains("is out of range: expected") { outOfRange += 1 }
         }
       }
     }
-    // Not vacuous: some mutants are still calibration files, most are not.
+    // Not vacuous: some mutants are still calibration files, most are not, and many reach the
+    // range checks.
     #expect(accepted > 100 && accepted < 5000)
+    #expect(outOfRange > 100)
+  }
+
+  /// The range of every number of a calibration file (`CalibrationLimits` says why), restated
+  /// here rather than imported: ±2000 °/s = 34.9 rad/s and ±16 g = 156.9 m/s² full scale.
+  static func documentedRange(_ key: String, _ indices: [Int]) -> ClosedRange<Double>? {
+    switch key {
+    case "schema": 1...1
+    case "sensor.whoAmI": 0...255
+    case "gyroscope.biasRadiansPerSecond", "live.gyroBiasRadiansPerSecond": -34.9...34.9
+    case "gyroscope.biasUncertaintyRadiansPerSecond": 0...34.9
+    case "gyroscope.referenceTemperatureCelsius", "gyroscope.temperatureRangeCelsius",
+      "live.temperatureCelsius":
+      -60...150
+    case "gyroscope.biasPerDegreeCelsius": -0.28...0.28
+    case "gyroscope.biasPerDegreeCelsiusSquared": -0.0023...0.0023
+    case "accelerometer.offsetMetersPerSecondSquared": -156.9...156.9
+    case "accelerometer.scale": 0.5...2
+    case "accelerometer.matrix":
+      indices.count == 2 && indices[0] == indices[1] ? 0.5...2 : -0.5...0.5
+    case "noise.samplePeriodSeconds": (1.0 / 8000)...0.25
+    case "noise.gyroscope.angleRandomWalkRadiansPerRootSecond",
+      "noise.gyroscope.biasInstabilityRadiansPerSecond",
+      "noise.gyroscope.rateRandomWalkRadiansPerSecondPerRootSecond":
+      0...34.9
+    case "noise.accelerometer.velocityRandomWalkMetersPerSecondPerRootSecond",
+      "noise.accelerometer.biasInstabilityMetersPerSecondSquared",
+      "noise.accelerometer.rateRandomWalkMetersPerSecondSquaredPerRootSecond":
+      0...156.9
+    case "restDetector.gyroDeviationRadiansPerSecond": 1e-9...10
+    case "restDetector.accelDeviationMetersPerSecondSquared": 1e-9...50
+    case "restDetector.windowSeconds": 0.01...60
+    case "restDetector.dwellSeconds": 0...600
+    case "restDetector.noiseMultiple": 1...100
+    default: nil
+    }
   }
 
   /// Found by the fuzzing pass: finite but impossible values (a gyro bias of 1e300 rad/s, a
