@@ -308,10 +308,14 @@ public struct CalibrationFile: Sendable, Hashable {
     return JSONValue.object(members).formatted()
   }
 
-  /// Writes the file atomically (temporary file, fsync, rename).
+  /// Writes the file atomically (temporary file, fsync, rename), once it is known to load: a
+  /// value the loader refuses (a bias beyond the full scale, from a recording of a unit that
+  /// moved) is refused here with the same message, and nothing is written.
   public func write(toPath path: String) throws(CalibrationFileError) {
+    let bytes = Array(formatted().utf8)
+    _ = try CalibrationFile.parse(bytes, path: path)
     do {
-      try writeFileAtomically(Array(formatted().utf8), to: path)
+      try writeFileAtomically(bytes, to: path)
     } catch {
       throw .unwritable(path: path, errno: error.code)
     }

@@ -128,6 +128,23 @@ import Testing
     #expect(loaded.gyroscope == CalibrationFileTests.sample.gyroscope)
   }
 
+  /// A file the loader would refuse is not written: `plumb-cal save` on a recording of a unit
+  /// that moved, say, would otherwise leave a file the firmware cannot load.
+  @Test func aFileThatWouldNotLoadIsNotWritten() {
+    var file = CalibrationFileTests.sample
+    file.gyroscope?.biasRadiansPerSecond = Vector3(40, 0, 0)
+    let path = "/tmp/plumb-calibration-test-\(getpid())-refused.json"
+    defer { unlink(path) }
+    #expect {
+      try file.write(toPath: path)
+    } throws: { error in
+      guard case .content(path, let content) = error as? CalibrationFileError else { return false }
+      return content.keyPath == "gyroscope.biasRadiansPerSecond[0]"
+        && content.message.contains("40 is out of range: expected -34.9 … 34.9 rad/s")
+    }
+    #expect(access(path, F_OK) != 0)
+  }
+
   @Test func aHandEditIsRejectedWithHowToReSign() throws {
     let text = CalibrationFileTests.sample.formatted().replacingOccurrences(
       "0.0123", with: "0.0124")
