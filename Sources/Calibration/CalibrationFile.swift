@@ -230,7 +230,9 @@ public enum CalibrationFileError: Error, Hashable, Sendable, CustomStringConvert
 ///       "gyroscope": {…}, "accelerometer": {…}, "noise": {…}, "restDetector": {…},
 ///       "live": {…} }
 ///
-/// `gyroscope`, `accelerometer`, `noise`, `restDetector` and `live` are each optional.
+/// `gyroscope`, `accelerometer`, `noise`, `restDetector` and `live` are each optional. Every
+/// number has a range (`CalibrationLimits`, and the rest-detector and temperature ranges where
+/// they are read); a value outside it is refused on reading and on writing.
 ///
 /// **Content hash**: SHA-256 of the canonical JSON of the document without `calibrationId`,
 /// `contentHash` and `live`: keys sorted by their UTF-8 bytes, no whitespace, numbers in Swift's
