@@ -32,7 +32,8 @@ var products: [Product] = []
 targets += [
   .target(name: "TestSupportC", path: "Tests/TestSupportC"),
   .target(
-    name: "TestSupport", dependencies: ["TestSupportC", "Randomness"], path: "Tests/TestSupport",
+    name: "TestSupport", dependencies: ["TestSupportC", "Randomness", "JSON"],
+    path: "Tests/TestSupport",
     swiftSettings: swift6),
 ]
 
@@ -155,7 +156,8 @@ targets += [
 targets += [
   .target(name: "Boards", dependencies: ["Geometry", "JSON", "Telemetry"], swiftSettings: swift6),
   .testTarget(
-    name: "BoardsTests", dependencies: ["Boards", "Geometry", "TestSupport"], swiftSettings: swift6),
+    name: "BoardsTests", dependencies: ["Boards", "Geometry", "JSON", "TestSupport"],
+    swiftSettings: swift6),
 ]
 
 // Telemetry: frame encodings (binary, text, MAVLink v2), their decoders, the link budget and the

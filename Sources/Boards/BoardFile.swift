@@ -78,10 +78,8 @@ public enum BoardFile {
     -> BoardDefinition
   {
     try root.rejectUnknownKeys(topLevelKeys)
-    let schema = try root.required("schema").integer()
-    guard schema == BoardDefinition.schemaVersion else {
-      throw try root.required("schema").error(
-        "this Plumb reads board files of schema \(BoardDefinition.schemaVersion), not \(schema)")
+    _ = try root.required("schema").integer(oneOf: [BoardDefinition.schemaVersion]) {
+      "this Plumb reads board files of schema \(BoardDefinition.schemaVersion), not \($0)"
     }
     let name = try root.required("name").string()
     guard !name.isEmpty else { throw try root.required("name").error("must not be empty") }
@@ -122,13 +120,11 @@ public enum BoardFile {
       throw try serialReader.required("device").error(
         "expected an absolute device path like \"/dev/serial0\", or \"stdout\"")
     }
-    let baud = try serialReader.optional("baud")?.integer() ?? 115_200
     let baudRates = [9600, 19200, 38400, 57600, 115_200, 230_400, 460_800, 921_600]
-    guard baudRates.contains(baud) else {
-      throw try serialReader.required("baud").error(
-        "\(baud) is not a supported baud rate: use one of \(baudRates.map(String.init).joined(separator: ", "))"
-      )
-    }
+    let baud =
+      try serialReader.optional("baud")?.integer(oneOf: baudRates) {
+        "\($0) is not a supported baud rate: use one of \(baudRates.map(String.init).joined(separator: ", "))"
+      } ?? 115_200
     let serial = SerialSettings(device: device, baudRate: baud)
 
     let mounting =
@@ -143,28 +139,19 @@ public enum BoardFile {
         sensor.sampleRateHz = try r.double(in: 4...8000, unit: "Hz")
       }
       if let r = try reader.optional("dlpfHz") {
-        let value = try r.integer()
-        let allowed = [260, 184, 94, 44, 21, 10, 5]
-        guard allowed.contains(value) else {
-          throw r.error(
-            "\(value) Hz is not a DLPF setting of the MPU-6050: use one of 260, 184, 94, 44, 21, 10, 5 (the accelerometer bandwidths of DLPF_CFG 0…6)"
-          )
+        sensor.dlpfBandwidthHz = try r.integer(oneOf: [260, 184, 94, 44, 21, 10, 5]) {
+          "\($0) Hz is not a DLPF setting of the MPU-6050: use one of 260, 184, 94, 44, 21, 10, 5 (the accelerometer bandwidths of DLPF_CFG 0…6)"
         }
-        sensor.dlpfBandwidthHz = value
       }
       if let r = try reader.optional("gyroRangeDps") {
-        let value = try r.integer()
-        guard [250, 500, 1000, 2000].contains(value) else {
-          throw r.error("±\(value) °/s is not a gyro range: use 250, 500, 1000 or 2000")
+        sensor.gyroRangeDegreesPerSecond = try r.integer(oneOf: [250, 500, 1000, 2000]) {
+          "±\($0) °/s is not a gyro range: use 250, 500, 1000 or 2000"
         }
-        sensor.gyroRangeDegreesPerSecond = value
       }
       if let r = try reader.optional("accelRangeG") {
-        let value = try r.integer()
-        guard [2, 4, 8, 16].contains(value) else {
-          throw r.error("±\(value) g is not an accelerometer range: use 2, 4, 8 or 16")
+        sensor.accelRangeG = try r.integer(oneOf: [2, 4, 8, 16]) {
+          "±\($0) g is not an accelerometer range: use 2, 4, 8 or 16"
         }
-        sensor.accelRangeG = value
       }
     }
 
@@ -232,6 +219,10 @@ public enum BoardFile {
       calibrationPath: calibrationPath, simulation: simulation)
   }
 
+  /// What `mounting.rollPitchYawDegrees` accepts, degrees: one turn either way. Beyond it an
+  /// angle is a typo (a 1e300° angle is also meaningless: its sine is noise).
+  public static let mountingAngleRangeDegrees: ClosedRange<Double> = -360...360
+
   /// The mounting rotation: `{"sensorToBody": [[…],[…],[…]]}` (rows of the matrix that maps
   /// sensor axes to body axes) or `{"rollPitchYawDegrees": [r, p, y]}` (body = Rz(y)·Ry(p)·Rx(r)·sensor).
   static func mountingRotation(_ reader: JSONReader) throws(JSONContentError) -> Matrix3 {
@@ -264,7 +255,11 @@ public enum BoardFile {
       return matrix
     }
     if let anglesReader = try reader.optional("rollPitchYawDegrees") {
-      let angles = try anglesReader.numbers(count: 3).map { $0 * radiansPerDegree }
+      let angles = try anglesReader.numbers(
+        count: 3, in: mountingAngleRangeDegrees, unit: "°",
+        fix:
+          "a mounting angle is at most one turn either way (write 270 as -90, or use \"sensorToBody\")"
+      ).map { $0 * radiansPerDegree }
       let q =
         Quaternion(axis: .unitZ, angle: angles[2]) * Quaternion(axis: .unitY, angle: angles[1])
         * Quaternion(axis: .unitX, angle: angles[0])

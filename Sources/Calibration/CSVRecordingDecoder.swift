@@ -26,7 +26,7 @@ public struct CSVRecordingDecoder: RecordingDecoder {
     var time: [Double] = []
     var channels = [[Double]](repeating: [], count: 6)
     var temperature: [Double] = []
-    var lines: [Int32] = []
+    var lines: [Int] = []
     let estimate = bytes.count / 60
     time.reserveCapacity(estimate)
     lines.reserveCapacity(estimate)
@@ -45,7 +45,7 @@ public struct CSVRecordingDecoder: RecordingDecoder {
       }
       let end = bytes.count
       var index = 0
-      var lineNumber: Int32 = 0
+      var lineNumber = 0
       // Column index → slot: 0 time, 1…6 channels, 7 temperature, -1 ignored.
       var slots: [Int] = []
       var values = [Double](repeating: 0, count: 8)

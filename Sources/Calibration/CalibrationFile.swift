@@ -1,5 +1,6 @@
 import Geometry
 import JSON
+import Recording
 
 #if canImport(Glibc)
   import Glibc
@@ -163,6 +164,39 @@ public struct LiveBiasEstimate: Sendable, Hashable {
   }
 }
 
+/// What a calibration file may hold. Each bound is what an MPU-6050-class IMU can physically
+/// produce, so a value outside one is a damaged or mistyped file, not a poor unit: such values
+/// (a gyro bias of 1e300 rad/s, a scale factor of 0) used to load and steer the estimator.
+/// Refusals name the key, the value, the range and what to do. Temperatures, rest-detector
+/// thresholds and the WHO_AM_I byte have ranges of their own, written where they are read.
+public enum CalibrationLimits {
+  /// The widest gyro full scale, ±2000 °/s (FS_SEL 3, PS §6.1), in rad/s: 34.907 rounded down
+  /// (a reading at ≥ 98 % of the range is clipping anyway). No bias, bias uncertainty or Allan
+  /// figure of a working gyro can exceed it.
+  public static let gyroFullScaleRadiansPerSecond = 34.9
+  /// The widest accelerometer full scale, ±16 g (AFS_SEL 3, PS §6.2), in m/s²: 16 × 9.80665 =
+  /// 156.906, rounded down. No offset or Allan figure of a working accelerometer can exceed it.
+  public static let accelFullScaleMetersPerSecondSquared = 156.9
+  /// Die temperatures, °C: wider than the −40 … 85 °C the MPU-6050 is specified over, so that a
+  /// chip read at its limits (and a little past them) still loads.
+  public static let temperatureCelsius: ClosedRange<Double> = -60...150
+  /// |c₁|, rad/s per °C: the bias may move by at most the full scale over the 125 °C operating
+  /// span (34.9 / 125 = 0.279), a hundred times what a real unit shows.
+  public static let biasPerDegreeCelsius = 0.28
+  /// |c₂|, rad/s per °C²: the same for the quadratic term (34.9 / 125² = 0.00223).
+  public static let biasPerDegreeCelsiusSquared = 0.0023
+  /// An accelerometer scale factor (reading per true specific force, 1 for a perfect axis), and
+  /// a diagonal entry of the full matrix (its inverse): the datasheet's tolerances are a few per
+  /// cent; outside a factor of 2 the axis is not working.
+  public static let accelScale: ClosedRange<Double> = 0.5...2
+  /// |an off-diagonal entry| of the full matrix: cross-axis sensitivity (a few per cent) plus the
+  /// misalignment of the sensor in the fixture; 0.5 is a 30° misalignment.
+  public static let accelCrossAxis = 0.5
+  /// The sample period of an analysed recording, s: the gyro's output data rates are
+  /// 4 – 8000 Hz (PS §6.1).
+  public static let samplePeriodSeconds: ClosedRange<Double> = (1.0 / 8000)...0.25
+}
+
 /// Why a calibration file could not be used.
 public enum CalibrationFileError: Error, Hashable, Sendable, CustomStringConvertible {
   case unreadable(path: String, errno: Int32)
@@ -196,7 +230,9 @@ public enum CalibrationFileError: Error, Hashable, Sendable, CustomStringConvert
 ///       "gyroscope": {…}, "accelerometer": {…}, "noise": {…}, "restDetector": {…},
 ///       "live": {…} }
 ///
-/// `gyroscope`, `accelerometer`, `noise`, `restDetector` and `live` are each optional.
+/// `gyroscope`, `accelerometer`, `noise`, `restDetector` and `live` are each optional. Every
+/// number has a range (`CalibrationLimits`, and the rest-detector and temperature ranges where
+/// they are read); a value outside it is refused on reading and on writing.
 ///
 /// **Content hash**: SHA-256 of the canonical JSON of the document without `calibrationId`,
 /// `contentHash` and `live`: keys sorted by their UTF-8 bytes, no whitespace, numbers in Swift's
@@ -274,10 +310,14 @@ public struct CalibrationFile: Sendable, Hashable {
     return JSONValue.object(members).formatted()
   }
 
-  /// Writes the file atomically (temporary file, fsync, rename).
+  /// Writes the file atomically (temporary file, fsync, rename), once it is known to load: a
+  /// value the loader refuses (a bias beyond the full scale, from a recording of a unit that
+  /// moved) is refused here with the same message, and nothing is written.
   public func write(toPath path: String) throws(CalibrationFileError) {
+    let bytes = Array(formatted().utf8)
+    _ = try CalibrationFile.parse(bytes, path: path)
     do {
-      try writeFileAtomically(Array(formatted().utf8), to: path)
+      try writeFileAtomically(bytes, to: path)
     } catch {
       throw .unwritable(path: path, errno: error.code)
     }
@@ -446,11 +486,8 @@ public struct CalibrationFile: Sendable, Hashable {
 
   static func content(_ root: JSONReader) throws(JSONContentError) -> CalibrationFile {
     try root.rejectUnknownKeys(topLevelKeys)
-    let schemaReader = try root.required("schema")
-    let schema = try schemaReader.integer()
-    guard schema == schemaVersion else {
-      throw schemaReader.error(
-        "this Plumb reads calibration files of schema \(schemaVersion), not \(schema)")
+    _ = try root.required("schema").integer(oneOf: [schemaVersion]) {
+      "this Plumb reads calibration files of schema \(schemaVersion), not \($0)"
     }
     _ = try root.required("calibrationId").string()
     _ = try root.required("contentHash").string()
@@ -477,48 +514,77 @@ public struct CalibrationFile: Sendable, Hashable {
       ])
       var range: ClosedRange<Double>?
       if let r = try g.optional("temperatureRangeCelsius") {
-        let values = try r.numbers(count: 2)
+        let values = try r.numbers(
+          count: 2, in: CalibrationLimits.temperatureCelsius, unit: "°C", fix: temperatureFix)
         guard values[0] <= values[1] else {
           throw r.error("expected [lowest, highest], found the highest first")
         }
         range = values[0]...values[1]
       }
-      let uncertaintyReader = try g.required("biasUncertaintyRadiansPerSecond")
-      let uncertainty = try readVector(uncertaintyReader)
-      guard uncertainty.x >= 0, uncertainty.y >= 0, uncertainty.z >= 0 else {
-        throw uncertaintyReader.error("uncertainties cannot be negative")
-      }
+      let c1 = CalibrationLimits.biasPerDegreeCelsius
+      let c2 = CalibrationLimits.biasPerDegreeCelsiusSquared
       gyroscope = GyroCalibration(
-        biasRadiansPerSecond: try readVector(try g.required("biasRadiansPerSecond")),
-        biasUncertaintyRadiansPerSecond: uncertainty,
+        biasRadiansPerSecond: try readVector(
+          try g.required("biasRadiansPerSecond"), in: -gyroFullScale...gyroFullScale, unit: "rad/s",
+          fix: "no bias of a working gyro exceeds its ±2000 °/s full scale: \(gyroRemeasure)"),
+        biasUncertaintyRadiansPerSecond: try readVector(
+          try g.required("biasUncertaintyRadiansPerSecond"), in: 0...gyroFullScale, unit: "rad/s",
+          fix:
+            "an uncertainty is not negative, nor larger than the ±2000 °/s full scale: \(gyroRemeasure)"
+        ),
         referenceTemperatureCelsius: try g.required("referenceTemperatureCelsius").double(
-          in: -60...150, unit: "°C"),
-        biasPerDegreeCelsius: try readVector(try g.required("biasPerDegreeCelsius")),
-        biasPerDegreeCelsiusSquared: try readVector(try g.required("biasPerDegreeCelsiusSquared")),
+          in: CalibrationLimits.temperatureCelsius, unit: "°C", fix: temperatureFix),
+        biasPerDegreeCelsius: try readVector(
+          try g.required("biasPerDegreeCelsius"), in: -c1...c1, unit: "rad/s per °C",
+          fix: temperatureModelFix),
+        biasPerDegreeCelsiusSquared: try readVector(
+          try g.required("biasPerDegreeCelsiusSquared"), in: -c2...c2, unit: "rad/s per °C²",
+          fix: temperatureModelFix),
         temperatureRangeCelsius: range)
     }
 
     var accelerometer: AccelerometerCorrection?
     if let a = try root.optional("accelerometer") {
       try a.rejectUnknownKeys(["offsetMetersPerSecondSquared", "scale", "matrix"])
-      let offset = try readVector(try a.required("offsetMetersPerSecondSquared"))
+      let offset = try readVector(
+        try a.required("offsetMetersPerSecondSquared"), in: -accelFullScale...accelFullScale,
+        unit: "m/s²",
+        fix: "no offset of a working accelerometer exceeds its ±16 g full scale: \(accelRemeasure)")
       let scaleReader = try a.optional("scale")
       let matrixReader = try a.optional("matrix")
+      let scaleFix =
+        "a scale factor (reading per true specific force) outside it is not a working axis: \(accelRemeasure)"
       if let scaleReader, matrixReader == nil {
-        let scale = try readVector(scaleReader)
-        for s in [scale.x, scale.y, scale.z] where !(s > 0.5 && s < 2) {
-          throw scaleReader.error(
-            "a scale factor of \(formatJSONNumber(s)) is not a working axis (expected 0.5 … 2, near 1)"
-          )
-        }
+        let scale = try readVector(
+          scaleReader, in: CalibrationLimits.accelScale, unit: "", fix: scaleFix)
         accelerometer = AccelerometerCorrection(offset: offset, scale: scale)
       } else if let matrixReader, scaleReader == nil {
         let rows = try matrixReader.array()
         guard rows.count == 3 else {
           throw matrixReader.error("expected 3 rows of 3 numbers, found \(rows.count) rows")
         }
-        let matrix = Matrix3(
-          rows: try readVector(rows[0]), try readVector(rows[1]), try readVector(rows[2]))
+        // The diagonal is the inverse of a scale factor; the rest is cross-axis coupling.
+        let cross = CalibrationLimits.accelCrossAxis
+        var entries: [Vector3] = []
+        for (row, reader) in rows.enumerated() {
+          let elements = try reader.array()
+          guard elements.count == 3 else {
+            throw reader.error("expected 3 numbers, found \(elements.count)")
+          }
+          var values: [Double] = []
+          for (column, element) in elements.enumerated() {
+            values.append(
+              row == column
+                ? try element.double(in: CalibrationLimits.accelScale, fix: scaleFix)
+                : try element.double(
+                  in: -cross...cross,
+                  fix:
+                    "an off-diagonal entry is cross-axis coupling and misalignment, at most 30° of it: \(accelRemeasure)"
+                ))
+          }
+          entries.append(Vector3(values[0], values[1], values[2]))
+        }
+        let matrix = Matrix3(rows: entries[0], entries[1], entries[2])
         guard matrix.inverse != nil else { throw matrixReader.error("the matrix is singular") }
         accelerometer = AccelerometerCorrection(offset: offset, matrix: matrix)
       } else {
@@ -529,7 +595,9 @@ public struct CalibrationFile: Sendable, Hashable {
     var noise: NoiseFigures?
     if let n = try root.optional("noise") {
       try n.rejectUnknownKeys(["samplePeriodSeconds", "gyroscope", "accelerometer"])
-      let period = try n.required("samplePeriodSeconds").double(in: 1e-5...1, unit: "s")
+      let period = try n.required("samplePeriodSeconds").double(
+        in: CalibrationLimits.samplePeriodSeconds, unit: "s",
+        fix: "the MPU-6050 samples at 4 – 8000 Hz: \(noiseRemeasure)")
       var gyro: SensorNoiseFigures?
       if let g = try n.optional("gyroscope") {
         try g.rejectUnknownKeys([
@@ -538,11 +606,13 @@ public struct CalibrationFile: Sendable, Hashable {
         ])
         gyro = SensorNoiseFigures(
           randomWalk: try readOptionalNumbers(
-            try g.required("angleRandomWalkRadiansPerRootSecond")),
-          biasInstability: try readPositiveNumbers(
-            try g.required("biasInstabilityRadiansPerSecond")),
+            try g.required("angleRandomWalkRadiansPerRootSecond"), upTo: gyroFullScale,
+            unit: "rad/√s"),
+          biasInstability: try readNoiseNumbers(
+            try g.required("biasInstabilityRadiansPerSecond"), upTo: gyroFullScale, unit: "rad/s"),
           rateRandomWalk: try readOptionalNumbers(
-            try g.required("rateRandomWalkRadiansPerSecondPerRootSecond")))
+            try g.required("rateRandomWalkRadiansPerSecondPerRootSecond"), upTo: gyroFullScale,
+            unit: "rad/s/√s"))
       }
       var accel: SensorNoiseFigures?
       if let a = try n.optional("accelerometer") {
@@ -553,11 +623,14 @@ public struct CalibrationFile: Sendable, Hashable {
         ])
         accel = SensorNoiseFigures(
           randomWalk: try readOptionalNumbers(
-            try a.required("velocityRandomWalkMetersPerSecondPerRootSecond")),
-          biasInstability: try readPositiveNumbers(
-            try a.required("biasInstabilityMetersPerSecondSquared")),
+            try a.required("velocityRandomWalkMetersPerSecondPerRootSecond"),
+            upTo: accelFullScale, unit: "m/s/√s"),
+          biasInstability: try readNoiseNumbers(
+            try a.required("biasInstabilityMetersPerSecondSquared"), upTo: accelFullScale,
+            unit: "m/s²"),
           rateRandomWalk: try readOptionalNumbers(
-            try a.required("rateRandomWalkMetersPerSecondSquaredPerRootSecond")))
+            try a.required("rateRandomWalkMetersPerSecondSquaredPerRootSecond"),
+            upTo: accelFullScale, unit: "m/s²/√s"))
       }
       noise = NoiseFigures(samplePeriodSeconds: period, gyroscope: gyro, accelerometer: accel)
     }
@@ -568,15 +641,16 @@ public struct CalibrationFile: Sendable, Hashable {
         "gyroDeviationRadiansPerSecond", "accelDeviationMetersPerSecondSquared", "windowSeconds",
         "dwellSeconds", "noiseMultiple",
       ])
+      let fix = "regenerate the thresholds from a still recording with `plumb-cal save`"
       restDetector = RestDetectorThresholds(
         gyroDeviationRadiansPerSecond: try r.required("gyroDeviationRadiansPerSecond").double(
-          in: 1e-9...10, unit: "rad/s"),
+          in: 1e-9...10, unit: "rad/s", fix: fix),
         accelDeviationMetersPerSecondSquared: try r.required(
           "accelDeviationMetersPerSecondSquared"
-        ).double(in: 1e-9...50, unit: "m/s²"),
-        windowSeconds: try r.required("windowSeconds").double(in: 0.01...60, unit: "s"),
-        dwellSeconds: try r.required("dwellSeconds").double(in: 0...600, unit: "s"),
-        noiseMultiple: try r.required("noiseMultiple").double(in: 1...100))
+        ).double(in: 1e-9...50, unit: "m/s²", fix: fix),
+        windowSeconds: try r.required("windowSeconds").double(in: 0.01...60, unit: "s", fix: fix),
+        dwellSeconds: try r.required("dwellSeconds").double(in: 0...600, unit: "s", fix: fix),
+        noiseMultiple: try r.required("noiseMultiple").double(in: 1...100, fix: fix))
     }
 
     var live: LiveBiasEstimate?
@@ -588,9 +662,15 @@ public struct CalibrationFile: Sendable, Hashable {
         throw writtenReader.error(
           "\"\(written)\" is not an ISO 8601 UTC time like \"2026-12-02T10:15:00Z\"")
       }
+      // Written by the firmware, not the bench: a bad value means the file was damaged.
+      let liveFix =
+        "delete the \"live\" section (the firmware writes it again at its next clean shutdown)"
       live = LiveBiasEstimate(
-        gyroBiasRadiansPerSecond: try readVector(try l.required("gyroBiasRadiansPerSecond")),
-        temperatureCelsius: try l.required("temperatureCelsius").double(in: -60...150, unit: "°C"),
+        gyroBiasRadiansPerSecond: try readVector(
+          try l.required("gyroBiasRadiansPerSecond"), in: -gyroFullScale...gyroFullScale,
+          unit: "rad/s", fix: "no bias exceeds the gyro's ±2000 °/s full scale; \(liveFix)"),
+        temperatureCelsius: try l.required("temperatureCelsius").double(
+          in: CalibrationLimits.temperatureCelsius, unit: "°C", fix: liveFix),
         written: written)
     }
 
@@ -613,13 +693,41 @@ func hexByte(_ value: UInt8) -> String {
   return "0x" + (hex.count < 2 ? "0" : "") + hex
 }
 
-func readVector(_ reader: JSONReader) throws(JSONContentError) -> Vector3 {
-  let values = try reader.numbers(count: 3)
+/// x, y, z, each within `range` (see `CalibrationLimits`).
+func readVector(
+  _ reader: JSONReader, in range: ClosedRange<Double>, unit: String, fix: String
+) throws(JSONContentError) -> Vector3 {
+  let values = try reader.numbers(count: 3, in: range, unit: unit, fix: fix)
   return Vector3(values[0], values[1], values[2])
 }
 
-/// Three numbers, each possibly `null` ("not reached").
-func readOptionalNumbers(_ reader: JSONReader) throws(JSONContentError) -> [Double?] {
+private let gyroFullScale = CalibrationLimits.gyroFullScaleRadiansPerSecond
+private let accelFullScale = CalibrationLimits.accelFullScaleMetersPerSecondSquared
+private let gyroRemeasure = "measure it again with `plumb-cal gyro` on a still recording"
+private let accelRemeasure = "calibrate the accelerometer again (`plumb calibrate accel`)"
+private let noiseRemeasure = "analyse the still recording again with `plumb-cal allan`"
+private let temperatureFix =
+  "that is already wider than the −40 … 85 °C the MPU-6050 works over: \(gyroRemeasure)"
+private let temperatureModelFix =
+  "the bias cannot move by more than the ±2000 °/s full scale over the chip's 125 °C operating range: fit it again with `plumb-cal gyro` on a warm-up recording"
+
+/// A noise figure: not negative, and no larger than the sensor's full scale `fullScale` (in the
+/// figure's unit). N and K/√3 are Allan deviations at τ = 1 s and 0.664·B is the smallest one;
+/// no Allan deviation of a working sensor exceeds its full scale.
+func readNoiseFigure(_ reader: JSONReader, upTo fullScale: Double, unit: String)
+  throws(JSONContentError) -> Double
+{
+  try reader.double(
+    in: 0...fullScale, unit: unit,
+    fix:
+      "a noise figure is not negative, and what it stands for cannot exceed the sensor's full scale: \(noiseRemeasure)"
+  )
+}
+
+/// Three noise figures (x, y, z), each possibly `null` ("not reached").
+func readOptionalNumbers(_ reader: JSONReader, upTo fullScale: Double, unit: String)
+  throws(JSONContentError) -> [Double?]
+{
   let elements = try reader.array()
   guard elements.count == 3 else {
     throw reader.error(
@@ -627,56 +735,30 @@ func readOptionalNumbers(_ reader: JSONReader) throws(JSONContentError) -> [Doub
   }
   var result: [Double?] = []
   for element in elements {
-    if element.value == .null {
-      result.append(nil)
-    } else {
-      let value = try element.double()
-      guard value >= 0 else { throw element.error("a noise figure cannot be negative") }
-      result.append(value)
-    }
+    result.append(
+      element.value == .null ? nil : try readNoiseFigure(element, upTo: fullScale, unit: unit))
   }
   return result
 }
 
-func readPositiveNumbers(_ reader: JSONReader) throws(JSONContentError) -> [Double] {
+/// Three noise figures (x, y, z).
+func readNoiseNumbers(_ reader: JSONReader, upTo fullScale: Double, unit: String)
+  throws(JSONContentError) -> [Double]
+{
   let elements = try reader.array()
   guard elements.count == 3 else {
     throw reader.error("expected 3 numbers (x, y, z), found \(elements.count)")
   }
   var result: [Double] = []
   for element in elements {
-    let value = try element.double()
-    guard value >= 0 else { throw element.error("a noise figure cannot be negative") }
-    result.append(value)
+    result.append(try readNoiseFigure(element, upTo: fullScale, unit: unit))
   }
   return result
 }
 
-/// `YYYY-MM-DDTHH:MM:SS[.fraction]Z`, with plausible field ranges.
-public func isISO8601UTC(_ text: String) -> Bool {
-  let bytes = Array(text.utf8)
-  guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z") else { return false }
-  func digits(_ range: Range<Int>) -> Int? {
-    var value = 0
-    for i in range {
-      guard i < bytes.count, (48...57).contains(bytes[i]) else { return nil }
-      value = value * 10 + Int(bytes[i] - 48)
-    }
-    return value
-  }
-  guard let year = digits(0..<4), bytes[4] == UInt8(ascii: "-"), let month = digits(5..<7),
-    bytes[7] == UInt8(ascii: "-"), let day = digits(8..<10), bytes[10] == UInt8(ascii: "T"),
-    let hour = digits(11..<13), bytes[13] == UInt8(ascii: ":"), let minute = digits(14..<16),
-    bytes[16] == UInt8(ascii: ":"), let second = digits(17..<19)
-  else { return false }
-  guard year >= 1970, (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60,
-    second <= 60
-  else { return false }
-  if bytes.count == 20 { return true }
-  guard bytes[19] == UInt8(ascii: "."), bytes.count > 21 else { return false }
-  // Any number of fraction digits; checked, not summed (twenty of them overflow an Int).
-  return bytes[20..<(bytes.count - 1)].allSatisfy { (48...57).contains($0) }
-}
+/// `YYYY-MM-DDTHH:MM:SS[.fraction]Z`, with plausible field ranges: Recording's check, here for
+/// Calibration's clients that do not import Recording (`plumb-cal save`).
+public func isISO8601UTC(_ text: String) -> Bool { Recording.isISO8601UTC(text) }
 
 /// Canonical JSON: object keys sorted by UTF-8 bytes, no whitespace, numbers in shortest
 /// round-trip form, strings JSON-escaped. Two documents with the same values give the same text.

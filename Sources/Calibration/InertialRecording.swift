@@ -107,8 +107,9 @@ public struct InertialRecording: Sendable {
 
 /// How samples are numbered in their source, for messages.
 public enum SampleLocations: Sendable, Hashable {
-  /// The 1-based text line of each sample (CSV).
-  case lines([Int32])
+  /// The 1-based text line of each sample (CSV). `Int`, not `Int32`: a file of more than 2³¹
+  /// lines must not trap the counter.
+  case lines([Int])
   /// Sequential record numbers starting at `first` (binary recordings).
   case records(first: Int)
   /// No better location than the 1-based sample number.

@@ -109,8 +109,9 @@ public struct JSONReader: Sendable {
     return b
   }
 
-  /// A finite number, optionally within `range`.
-  public func double(in range: ClosedRange<Double>? = nil, unit: String = "")
+  /// A finite number, optionally within `range`. Out of it, the error gives the value, the
+  /// range and `fix`: why the range is what it is and what to do (empty when the range says it).
+  public func double(in range: ClosedRange<Double>? = nil, unit: String = "", fix: String = "")
     throws(JSONContentError)
     -> Double
   {
@@ -120,7 +121,7 @@ public struct JSONReader: Sendable {
     }
     if let range, !range.contains(d) {
       throw error(
-        "\(formatJSONNumber(d)) is out of range: expected \(formatJSONNumber(range.lowerBound)) … \(formatJSONNumber(range.upperBound))\(unit.isEmpty ? "" : " " + unit)"
+        "\(formatJSONNumber(d)) is out of range: expected \(formatJSONNumber(range.lowerBound)) … \(formatJSONNumber(range.upperBound))\(unit.isEmpty ? "" : " " + unit)\(fix.isEmpty ? "" : "; " + fix)"
       )
     }
     return d
@@ -128,10 +129,17 @@ public struct JSONReader: Sendable {
 
   /// A whole number, optionally within `range`.
   public func integer(in range: ClosedRange<Int>? = nil) throws(JSONContentError) -> Int {
-    guard case .number(let d, _) = value, d == d.rounded(), abs(d) < 9e15 else {
-      throw error(
-        "expected a whole number, found \(value.kindDescription == "a number" ? "a fraction" : value.kindDescription)"
-      )
+    guard case .number(let d, _) = value else {
+      throw error("expected a whole number, found \(value.kindDescription)")
+    }
+    guard d == d.rounded() else {
+      throw error("expected a whole number, found \(formatJSONNumber(d))")
+    }
+    // Beyond ±9e15 a double no longer holds every whole number (nor fits every Int).
+    guard abs(d) < 9e15 else {
+      let expected =
+        range.map { "\($0.lowerBound) … \($0.upperBound)" } ?? "at most 9e15 either way"
+      throw error("\(formatJSONNumber(d)) is out of range: expected \(expected)")
     }
     let n = Int(d)
     if let range, !range.contains(n) {
@@ -140,11 +148,30 @@ public struct JSONReader: Sendable {
     return n
   }
 
+  /// One of the whole numbers `allowed`; anything else (a fraction, 1e300) is refused with
+  /// `refusal(value)`, which names the value and the choices.
+  public func integer(oneOf allowed: [Int], refusal: (String) -> String)
+    throws(JSONContentError) -> Int
+  {
+    let d = try double()
+    guard let n = allowed.first(where: { Double($0) == d }) else {
+      throw error(refusal(formatJSONNumber(d)))
+    }
+    return n
+  }
+
   /// An integer written as a number or as a hex string (`"0x68"`), optionally within `range`.
   public func integerOrHex(in range: ClosedRange<Int>? = nil) throws(JSONContentError) -> Int {
     if case .string(let s) = value {
       let lower = s.lowercased()
-      guard lower.hasPrefix("0x"), let n = Int(lower.dropFirst(2), radix: 16) else {
+      let digits = lower.dropFirst(2).utf8
+      // Only hex digits after the prefix: `Int(_:radix:)` alone also takes a sign ("0x+68").
+      let isHexDigit = { (byte: UInt8) in
+        (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte)
+      }
+      guard lower.hasPrefix("0x"), !digits.isEmpty, digits.allSatisfy(isHexDigit),
+        let n = Int(lower.dropFirst(2), radix: 16)
+      else {
         throw error("expected a number or a hex string like \"0x68\", found \"\(s)\"")
       }
       if let range, !range.contains(n) {
@@ -179,14 +206,17 @@ public struct JSONReader: Sendable {
     }
   }
 
-  /// An array of exactly `count` numbers.
-  public func numbers(count: Int) throws(JSONContentError) -> [Double] {
+  /// An array of exactly `count` numbers, each optionally within `range` (an element out of it
+  /// is named by its index, with the range and `fix`, as `double(in:unit:fix:)` does).
+  public func numbers(
+    count: Int, in range: ClosedRange<Double>? = nil, unit: String = "", fix: String = ""
+  ) throws(JSONContentError) -> [Double] {
     let elements = try array()
     guard elements.count == count else {
       throw error("expected \(count) numbers, found \(elements.count)")
     }
     var result: [Double] = []
-    for element in elements { result.append(try element.double()) }
+    for element in elements { result.append(try element.double(in: range, unit: unit, fix: fix)) }
     return result
   }
 }

@@ -90,6 +90,20 @@ let repositoryRoot: String = {
       "key \"output.format\"", "\"binary\", \"text\", \"mavlink\""
     ),
     (#""name": "test","#, "", "key \"name\"", "is missing"),
+    // Found by the fuzzing pass: a finite but meaningless angle (1e300°) loaded silently.
+    (
+      #""rollPitchYawDegrees": [0, 0, 90]"#, #""rollPitchYawDegrees": [0, 0, 1e300]"#,
+      "key \"mounting.rollPitchYawDegrees[2]\"",
+      "1e+300 is out of range: expected -360 … 360 °; a mounting angle is at most one turn either way"
+    ),
+    (
+      #""rollPitchYawDegrees": [0, 0, 90]"#, #""rollPitchYawDegrees": [-361, 0, 90]"#,
+      "key \"mounting.rollPitchYawDegrees[0]\"", "-361 is out of range: expected -360 … 360 °"
+    ),
+    (
+      #""baud": 921600"#, #""baud": 1e300"#, "key \"serial.baud\"",
+      "1e+300 is not a supported baud rate: use one of 9600,"
+    ),
   ])
   func contentErrorsNameTheKeyAndTheFix(
     original: String, replacement: String, key: String, fix: String
@@ -103,6 +117,15 @@ let repositoryRoot: String = {
       return message.contains("/etc/plumb/board.json") && message.contains(key)
         && message.contains(fix)
     }
+  }
+
+  @Test func mountingAnglesOfUpToOneTurnEitherWayLoad() throws {
+    let text = valid.replacingFirst("[0, 0, 90]", with: "[-360, 360, -90]")
+    #expect(text != valid)
+    let board = try parse(text)
+    // Roll and pitch of a whole turn are no rotation; yaw -90°: the sensor's x is the body's -y.
+    let x = board.mounting * Vector3.unitX
+    #expect(abs(x.y + 1) < 1e-12 && abs(x.x) < 1e-12)
   }
 
   @Test func syntaxErrorsGiveTheLine() {

@@ -128,6 +128,23 @@ import Testing
     #expect(loaded.gyroscope == CalibrationFileTests.sample.gyroscope)
   }
 
+  /// A file the loader would refuse is not written: `plumb-cal save` on a recording of a unit
+  /// that moved, say, would otherwise leave a file the firmware cannot load.
+  @Test func aFileThatWouldNotLoadIsNotWritten() {
+    var file = CalibrationFileTests.sample
+    file.gyroscope?.biasRadiansPerSecond = Vector3(40, 0, 0)
+    let path = "/tmp/plumb-calibration-test-\(getpid())-refused.json"
+    defer { unlink(path) }
+    #expect {
+      try file.write(toPath: path)
+    } throws: { error in
+      guard case .content(path, let content) = error as? CalibrationFileError else { return false }
+      return content.keyPath == "gyroscope.biasRadiansPerSecond[0]"
+        && content.message.contains("40 is out of range: expected -34.9 … 34.9 rad/s")
+    }
+    #expect(access(path, F_OK) != 0)
+  }
+
   @Test func aHandEditIsRejectedWithHowToReSign() throws {
     let text = CalibrationFileTests.sample.formatted().replacingOccurrences(
       "0.0123", with: "0.0124")
@@ -169,8 +186,34 @@ import Testing
       "expected 3 numbers"
     ),
     (
-      "\"scale\": [1.02, 0.985, 1.01]", "\"scale\": [1.02, 0.985, 0]", "accelerometer.scale",
-      "not a working axis"
+      "\"scale\": [1.02, 0.985, 1.01]", "\"scale\": [1.02, 0.985, 0]", "accelerometer.scale[2]",
+      "0 is out of range: expected 0.5 … 2; a scale factor (reading per true specific force) outside it is not a working axis"
+    ),
+    // Found by the fuzzing pass: finite but impossible values loaded silently.
+    (
+      "\"scale\": [1.02, 0.985, 1.01]", "\"scale\": [1e300, 0.985, 1.01]",
+      "accelerometer.scale[0]", "1e+300 is out of range: expected 0.5 … 2"
+    ),
+    (
+      "0.0123,", "40,", "gyroscope.biasRadiansPerSecond[0]",
+      "40 is out of range: expected -34.9 … 34.9 rad/s; no bias of a working gyro exceeds its ±2000 °/s full scale: measure it again with `plumb-cal gyro`"
+    ),
+    (
+      "0.35]", "-200]", "accelerometer.offsetMetersPerSecondSquared[2]",
+      "-200 is out of range: expected -156.9 … 156.9 m/s²; no offset of a working accelerometer exceeds its ±16 g full scale"
+    ),
+    (
+      "[2e-05, null, 3e-05]", "[2e-05, null, -3e-05]",
+      "noise.gyroscope.rateRandomWalkRadiansPerSecondPerRootSecond[2]",
+      "-3e-05 is out of range: expected 0 … 34.9 rad/s/√s; a noise figure is not negative"
+    ),
+    (
+      "0.0002,", "0.5,", "gyroscope.biasPerDegreeCelsius[0]",
+      "0.5 is out of range: expected -0.28 … 0.28 rad/s per °C; the bias cannot move by more than the ±2000 °/s full scale"
+    ),
+    (
+      "41.9", "1e300", "gyroscope.temperatureRangeCelsius[1]",
+      "1e+300 is out of range: expected -60 … 150 °C; that is already wider than the −40 … 85 °C"
     ),
     (
       "\"dwellSeconds\"", "\"dwelSeconds\"", "restDetector.dwelSeconds",

@@ -89,7 +89,7 @@ import Testing
     InertialRecording(
       source: "rec.csv", timeSeconds: times,
       channels: [[Double]](repeating: [Double](repeating: 0, count: times.count), count: 6),
-      temperatureCelsius: nil, locations: .lines(times.indices.map { Int32($0 + 2) }))
+      temperatureCelsius: nil, locations: .lines(times.indices.map { $0 + 2 }))
   }
 
   @Test func gapsAndExtraSamplesAreRejectedWithTheirLine() {

@@ -98,6 +98,28 @@ import Testing
     #expect(try reader.optional("serial") == nil)
   }
 
+  /// Found by the fuzzing pass: `Int(_:radix:)` takes a sign, so "0x+68" read as 0x68 and
+  /// "0x-1" as -1 (with no range to stop it). After `0x` come hex digits and nothing else.
+  @Test(arguments: [
+    "0x+68", "0x-1", "0x", "0x 68", "0x68 ", "0x6_8", "0x68h", "0xg8", "+0x68", "68",
+  ])
+  func hexStringsAreOnlyHexDigitsAfterTheirPrefix(text: String) throws {
+    let reader = JSONReader(try JSONDocument(parsing: "{\"whoAmI\": \"\(text)\"}"))
+    #expect {
+      _ = try reader.required("whoAmI").integerOrHex()
+    } throws: { error in
+      let message = "\(error)"
+      return message.contains("key \"whoAmI\"") && message.contains("\"\(text)\"")
+        && message.contains("a hex string like \"0x68\"")
+    }
+  }
+
+  @Test(arguments: [("0x68", 0x68), ("0X68", 0x68), ("0x0068", 0x68), ("0xfF", 0xFF), ("0x0", 0)])
+  func hexStringsInEitherCaseRead(text: String, value: Int) throws {
+    let reader = JSONReader(try JSONDocument(parsing: "{\"whoAmI\": \"\(text)\"}"))
+    #expect(try reader.required("whoAmI").integerOrHex() == value)
+  }
+
   @Test func errorsNameTheKeyPathTheLineAndTheFix() {
     let reader = JSONReader(document)
     #expect {
