@@ -296,24 +296,36 @@ public struct CalibrationFile: Sendable, Hashable {
     guard case .object(var members) = benchValue else { return "" }
     members.insert(("calibrationId", .string(calibrationIdText)), at: 1)
     members.insert(("contentHash", .string(contentHashText)), at: 2)
-    if let live {
-      members.append(
-        (
-          "live",
-          .object([
-            ("gyroBiasRadiansPerSecond", vector(live.gyroBiasRadiansPerSecond)),
-            ("temperatureCelsius", .number(live.temperatureCelsius)),
-            ("written", .string(live.written)),
-          ])
-        ))
-    }
+    if let liveValue { members.append(("live", liveValue)) }
     return JSONValue.object(members).formatted()
+  }
+
+  /// The `live` section, when there is one.
+  var liveValue: JSONValue? {
+    live.map { live in
+      .object([
+        ("gyroBiasRadiansPerSecond", vector(live.gyroBiasRadiansPerSecond)),
+        ("temperatureCelsius", .number(live.temperatureCelsius)),
+        ("written", .string(live.written)),
+      ])
+    }
   }
 
   /// Writes the file atomically (temporary file, fsync, rename), once it is known to load: a
   /// value the loader refuses (a bias beyond the full scale, from a recording of a unit that
   /// moved) is refused here with the same message, and nothing is written.
   public func write(toPath path: String) throws(CalibrationFileError) {
+    // JSON has no NaN or infinity (and the hash and the formatter need finite numbers).
+    if let key = liveValue.map({ JSONValue.object([("live", $0)]) })?.firstNonFiniteNumber()
+      ?? benchValue.firstNonFiniteNumber()
+    {
+      throw .content(
+        path: path,
+        JSONContentError(
+          keyPath: key, position: nil,
+          message: "not a finite number (NaN or an infinity): the analysis that gave it had no "
+            + "usable data; nothing was written"))
+    }
     let bytes = Array(formatted().utf8)
     _ = try CalibrationFile.parse(bytes, path: path)
     do {

@@ -70,12 +70,36 @@ public indirect enum JSONValue: Hashable, Sendable {
     guard case .object(let members) = self else { return nil }
     return members.first { $0.key == key }?.value
   }
+
+  /// The key path (`a.b[2]`) of the first number JSON cannot represent (NaN, an infinity),
+  /// or `nil` when every number is finite: check it before `formatted()`, which requires them
+  /// finite, to refuse such a document with the key instead of trapping.
+  public func firstNonFiniteNumber(under path: String = "") -> String? {
+    switch self {
+    case .number(let value, _): return value.isFinite ? nil : path
+    case .array(let items):
+      for (index, item) in items.enumerated() {
+        if let found = item.firstNonFiniteNumber(under: "\(path)[\(index)]") { return found }
+      }
+      return nil
+    case .object(let members):
+      for member in members {
+        let inner = path.isEmpty ? member.key : "\(path).\(member.key)"
+        if let found = member.value.firstNonFiniteNumber(under: inner) { return found }
+      }
+      return nil
+    default: return nil
+    }
+  }
 }
 
 /// Formats a finite `Double` for JSON: integers without a fraction (when exact), everything else
-/// in Swift's shortest representation that reads back to the same value.
+/// in Swift's shortest representation that reads back to the same value. JSON has no NaN or
+/// infinity: those come out as `NaN`, `Infinity` and `-Infinity` (JavaScript's spelling, which
+/// no JSON reader accepts), so that a message can show them; a writer refuses them first
+/// (`JSONValue.firstNonFiniteNumber`).
 public func formatJSONNumber(_ value: Double) -> String {
-  precondition(value.isFinite, "JSON has no representation for \(value)")
+  guard value.isFinite else { return value.isNaN ? "NaN" : value < 0 ? "-Infinity" : "Infinity" }
   if value == value.rounded(), abs(value) < 9_007_199_254_740_992 {
     return String(Int64(value))
   }

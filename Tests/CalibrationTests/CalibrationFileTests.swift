@@ -145,6 +145,34 @@ import Testing
     #expect(access(path, F_OK) != 0)
   }
 
+  /// JSON has no NaN or infinity: a non-finite value (an analysis of degenerate data, a live
+  /// bias gone wrong) is refused with its key, not a trap in the number formatter.
+  @Test(arguments: [Double.nan, .infinity, -.infinity])
+  func aNonFiniteValueIsRefusedNotATrap(value: Double) {
+    let path = "/tmp/plumb-calibration-test-\(getpid())-nonfinite.json"
+    defer { unlink(path) }
+    var file = CalibrationFileTests.sample
+    file.gyroscope?.biasRadiansPerSecond = Vector3(0, value, 0)
+    #expect {
+      try file.write(toPath: path)
+    } throws: { error in
+      guard case .content(path, let content) = error as? CalibrationFileError else { return false }
+      return content.keyPath == "gyroscope.biasRadiansPerSecond[1]"
+        && content.message.contains("not a finite number")
+    }
+    var live = CalibrationFileTests.sample
+    live.live = LiveBiasEstimate(
+      gyroBiasRadiansPerSecond: Vector3(0, 0, 0), temperatureCelsius: value,
+      written: "2026-12-02T10:00:00Z")
+    #expect {
+      try live.write(toPath: path)
+    } throws: { error in
+      guard case .content(_, let content) = error as? CalibrationFileError else { return false }
+      return content.keyPath == "live.temperatureCelsius"
+    }
+    #expect(access(path, F_OK) != 0)
+  }
+
   @Test func aHandEditIsRejectedWithHowToReSign() throws {
     let text = CalibrationFileTests.sample.formatted().replacingOccurrences(
       "0.0123", with: "0.0124")

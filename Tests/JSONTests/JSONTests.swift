@@ -145,4 +145,18 @@ import Testing
       "\(error)".contains("out of range")
     }
   }
+
+  /// JSON has no NaN or infinity: a writer finds them by key before formatting, and formatting
+  /// one (in a message) shows it instead of trapping.
+  @Test func nonFiniteNumbersAreFoundByKeyAndNeverTrap() {
+    let document = JSONValue.object([
+      ("a", .number(1)), ("b", .object([("c", .array([.number(2), .number(.nan)]))])),
+      ("d", .number(.infinity)),
+    ])
+    #expect(document.firstNonFiniteNumber() == "b.c[1]")
+    #expect(JSONValue.object([("a", .number(1))]).firstNonFiniteNumber() == nil)
+    #expect(formatJSONNumber(.nan) == "NaN")
+    #expect(formatJSONNumber(-.infinity) == "-Infinity")
+    #expect(formatJSONNumber(0.5) == "0.5" && formatJSONNumber(3) == "3")
+  }
 }
