@@ -99,8 +99,12 @@ public enum LineSelector: Hashable, Sendable, CustomStringConvertible {
 public struct SerialSettings: Hashable, Sendable {
   /// The serial device, e.g. `/dev/serial0`; `stdout` writes to standard output.
   public var device: String
-  /// 8N1 baud rate, 9600 … 921600.
+  /// 8N1 baud rate, one of `supportedBaudRates`.
   public var baudRate: Int
+  /// The baud rates a board file may give (the standard rates termios sets on every SBC UART).
+  public static let supportedBaudRates = [
+    9600, 19200, 38400, 57600, 115_200, 230_400, 460_800, 921_600,
+  ]
 
   public init(device: String, baudRate: Int = 115_200) {
     self.device = device

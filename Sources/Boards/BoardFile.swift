@@ -120,7 +120,7 @@ public enum BoardFile {
       throw try serialReader.required("device").error(
         "expected an absolute device path like \"/dev/serial0\", or \"stdout\"")
     }
-    let baudRates = [9600, 19200, 38400, 57600, 115_200, 230_400, 460_800, 921_600]
+    let baudRates = SerialSettings.supportedBaudRates
     let baud =
       try serialReader.optional("baud")?.integer(oneOf: baudRates) {
         "\($0) is not a supported baud rate: use one of \(baudRates.map(String.init).joined(separator: ", "))"

@@ -13,6 +13,12 @@ import Telemetry
 
 /// What a recording must remember of the firmware's settings so that `plumb run --replay`
 /// produces the same frames: kept in the header's metadata JSON.
+/// What `RecordedSettings.read` gives back.
+typealias RecordedSettingsValues = (
+  format: TelemetryFormat, outputRateHz: Int, baudRate: Int, mavlink: MAVLinkIdentity,
+  warmUpSamples: Int, interruptWired: Bool, calibrationPath: String?
+)
+
 struct RecordedSettings {
   var format: TelemetryFormat
   var outputRateHz: Int
@@ -48,26 +54,31 @@ struct RecordedSettings {
   }
 
   /// Reads the settings back; `nil` when the metadata is not Plumb's (e.g. a hand-made file).
-  static func read(_ text: String) -> (
-    format: TelemetryFormat, outputRateHz: Int, baudRate: Int, mavlink: MAVLinkIdentity,
-    warmUpSamples: Int, interruptWired: Bool, calibrationPath: String?
-  )? {
+  /// Plumb's metadata with a value it never writes (a damaged header) is an error naming the
+  /// key: defaults in its place would replay other frames than the live run's.
+  static func read(_ text: String) throws(JSONContentError) -> RecordedSettingsValues? {
     guard let document = try? JSONDocument(parsing: text) else { return nil }
     let root = JSONReader(document)
-    guard (try? root.required("plumbSettings").integer()) == 1,
-      let formatText = try? root.required("format").string(),
-      let format = TelemetryFormat(rawValue: formatText),
-      let rate = try? root.required("outputRateHz").integer(in: 1...10_000),
-      let baud = try? root.required("baudRate").integer(),
-      let system = try? root.required("mavlinkSystemId").integer(in: 1...255),
-      let component = try? root.required("mavlinkComponentId").integer(in: 1...255),
-      let warmUp = try? root.required("warmUpSamples").integer(in: 0...100_000),
-      let wired = try? root.required("interruptWired").bool()
-    else { return nil }
-    let calibration = try? root.optional("calibration")?.string()
+    guard (try? root.required("plumbSettings").integer()) == 1 else { return nil }
+    let formats = TelemetryFormat.allCases.map(\.rawValue)
+    let formatText = try root.required("format").string()
+    guard let format = TelemetryFormat(rawValue: formatText) else {
+      throw try root.required("format").error(
+        "\"\(formatText)\" is not a frame format (\(formats.joined(separator: ", ")))")
+    }
+    let rate = try root.required("outputRateHz").integer(in: 1...10_000)
+    let bauds = SerialSettings.supportedBaudRates
+    let baud = try root.required("baudRate").integer(oneOf: bauds) {
+      "\($0) is not a baud rate a board file can give (\(bauds.map(String.init).joined(separator: ", ")))"
+    }
+    let system = try root.required("mavlinkSystemId").integer(in: 1...255)
+    let component = try root.required("mavlinkComponentId").integer(in: 1...255)
+    let warmUp = try root.required("warmUpSamples").integer(in: 0...100_000)
+    let wired = try root.required("interruptWired").bool()
+    let calibration = try root.optional("calibration")?.string()
     return (
       format, rate, baud, MAVLinkIdentity(systemID: UInt8(system), componentID: UInt8(component)),
-      warmUp, wired, calibration ?? nil
+      warmUp, wired, calibration
     )
   }
 }
@@ -147,7 +158,15 @@ public func replayRecording(
     Vector3(header.mounting.row1.x, header.mounting.row1.y, header.mounting.row1.z),
     Vector3(header.mounting.row2.x, header.mounting.row2.y, header.mounting.row2.z))
   settings.correction = SampleCorrection(mounting: mounting)
-  if let recorded = RecordedSettings.read(header.metadataJSON) {
+  let recordedSettings: RecordedSettingsValues?
+  do {
+    recordedSettings = try RecordedSettings.read(header.metadataJSON)
+  } catch {
+    throw .recording(
+      "\(path): the settings recorded in its header are damaged: \(error) (Plumb wrote "
+        + "something else there; the replay would not give the live run's frames)")
+  }
+  if let recorded = recordedSettings {
     settings.format = recorded.format
     settings.outputRateHz = recorded.outputRateHz
     settings.baudRate = recorded.baudRate

@@ -175,4 +175,37 @@ struct DamagedReplayTests {
     #expect(replayed > 100, "\(replayed) replayed")
     #expect(damaged > 0, "\(damaged) damaged")
   }
+
+  /// The recording's own settings (format, rates, baud, warm-up) are Plumb's metadata in its
+  /// header: a damaged value there is named, not replaced by defaults that would give other
+  /// frames than the live run's, and never a trap.
+  @Test(arguments: [
+    ("\"baudRate\": 115200", "\"baudRate\": 0"),
+    ("\"baudRate\": 115200", "\"baudRate\": 9223372036854775807"),
+    ("\"outputRateHz\": 100", "\"outputRateHz\": 0"),
+    ("\"format\": \"binary\"", "\"format\": \"morse\""),
+  ])
+  func damagedRecordedSettingsAreNamed(original: String, damaged: String) throws {
+    let directory = try temporaryDirectory()
+    let live = directory.appendingPathComponent("live.plumbraw").path
+    let run = try runPlumb([
+      "run", "--board", "Boards/simulated.json", "--fast", "--duration", "1", "--format",
+      "binary", "--serial", "/dev/null", "--record", live,
+    ])
+    #expect(run.status == 0, "\(run.standardError)")
+    let reader = try PlumbRawReader(contentsOf: live)
+    var header = reader.header
+    #expect(header.metadataJSON.contains(original), "\(header.metadataJSON)")
+    header.metadataJSON = header.metadataJSON.replacingOccurrences(of: original, with: damaged)
+    let path = directory.appendingPathComponent("damaged.plumbraw").path
+    let writer = try PlumbRawWriter(creating: path, header: header)
+    for record in reader.records() { try writer.append(record) }
+    try writer.close()
+    let replay = try runPlumbWithin(60, ["run", "--replay", path, "--serial", "/dev/null"])
+    #expect(replay.status == 65, "\(replay.standardError)")
+    let key = String(damaged.split(separator: "\"")[0])
+    #expect(
+      replay.standardError.contains(path) && replay.standardError.contains(key),
+      "\(replay.standardError)")
+  }
 }
