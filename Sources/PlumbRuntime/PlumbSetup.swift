@@ -37,7 +37,13 @@ public struct PlumbSetup: Sendable {
         throw .calibration(path: path, error)
       }
     }
-    let settings = try firmwareSettings(board: board, calibration: calibration, format: format)
+    let settings: FirmwareSettings
+    do {
+      settings = try firmwareSettings(board: board, calibration: calibration, format: format)
+    } catch {
+      guard case .settings(let key, let message, nil) = error else { throw error }
+      throw .settings(key: key, message, boardPath: boardPath)
+    }
     return PlumbSetup(
       boardPath: boardPath, board: board, calibration: calibration, settings: settings)
   }
@@ -65,7 +71,13 @@ public struct PlumbSetup: Sendable {
     do {
       _ = try sensor.validated()
     } catch {
-      throw .settings(key: "sensor", error.description)
+      // The chip's field names, as the board file spells them.
+      let key = error.field == "lowPassFilter" ? "sensor.dlpfHz" : "sensor.sampleRateHz"
+      var message = error.description
+      if message.hasPrefix(error.field + ": ") {
+        message.removeFirst(error.field.count + 2)
+      }
+      throw .settings(key: key, message)
     }
     guard let address = I2CAddress(rawValue: board.i2c.address) else {
       throw .settings(key: "i2c.address", "not a 7-bit address")
@@ -99,14 +111,15 @@ public enum SetupError: Error, CustomStringConvertible, Sendable {
   case calibration(path: String, CalibrationFileError)
   /// A combination the board file allows key by key but that cannot work (aliasing, a link
   /// that cannot carry the frames).
-  case settings(key: String, String)
+  case settings(key: String, String, boardPath: String? = nil)
 
   public var description: String {
     switch self {
     case .board(let error): error.description
     case .calibration(_, let error): error.description
-    case .settings(let key, let message):
-      key.isEmpty ? message : "key \"\(key)\": \(message)"
+    case .settings(let key, let message, let path):
+      (path.map { "board file \($0): " } ?? "")
+        + (key.isEmpty ? message : "key \"\(key)\": \(message)")
     }
   }
 }

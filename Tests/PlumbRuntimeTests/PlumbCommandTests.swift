@@ -37,8 +37,26 @@ import Testing
       _ = try PlumbSetup.load(boardPath: path)
     } throws: { error in
       let text = "\(error)"
-      return text.contains("key \"sensor\"") && text.contains("|98 − 1 × 100| = 2 Hz")
+      return text.contains("key \"sensor.dlpfHz\"") && text.contains("|98 − 1 × 100| = 2 Hz")
     }
+  }
+
+  /// A combination of keys that cannot work (a rate the chip cannot make, aliasing, a link too
+  /// slow) names the board file and the board's own key, as a single bad key does.
+  @Test(arguments: [
+    (
+      #""sampleRateHz": 100"#, #""sampleRateHz": 300"#,
+      "key \"sensor.sampleRateHz\": 300 Hz is not 1000 Hz"
+    ),
+    (#""dlpfHz": 44"#, #""dlpfHz": 260"#, "key \"sensor.dlpfHz\": "),
+  ])
+  func aCombinationThatCannotWorkNamesTheFileAndTheKey(
+    original: String, replacement: String, says: String
+  ) throws {
+    let path = try board(original, with: replacement)
+    let check = try runPlumb(["check-board", path])
+    #expect(check.status == 78)
+    #expect(check.standardError.contains("board file \(path): \(says)"), "\(check.standardError)")
   }
 
   @Test func aFormatTheLinkCannotCarryIsRefusedWithTheNumbers() throws {
@@ -161,4 +179,5 @@ import Testing
     #expect(noBus.standardError.contains("/dev/i2c-1"))
     #expect(noBus.standardError.contains("raspi-config"))
   }
+
 }
