@@ -228,6 +228,10 @@ public func replayRecording(
   // `damageSeconds` of sample time without taking anything from the recording is heading for
   // a record dated far after its neighbours (a time written over), which would otherwise be
   // reached by polling, period by period, for as long as the bad date says.
+  // A recovering driver waits up to its policy's longest back-off between attempts (each of
+  // which the recording holds): twice that when it is longer than a minute, up to an hour.
+  let backoff = min(header.policy.backoffMaximumNanoseconds, 1_800_000_000_000)
+  let patience = max(replayDamageNanoseconds, 2 * max(0, backoff))
   var progress = board.chip.progress
   var progressTime = clock.now()
   var damage: String?
@@ -238,12 +242,12 @@ public func replayRecording(
     if board.chip.progress != progress {
       progress = board.chip.progress
       progressTime = now
-    } else if now.nanoseconds(since: progressTime) > replayDamageNanoseconds {
+    } else if now.nanoseconds(since: progressTime) > patience {
       let since = Double(progressTime.nanoseconds(since: header.runningSince)) * 1e-9
       let latest = Double(last.nanoseconds(since: header.runningSince)) * 1e-9
       damage =
         "\(path) is damaged: nothing in it follows \(format3(since)) s after the run began, "
-        + "yet a record is dated \(format3(latest)) s; the replay stopped \(Int(replayDamageNanoseconds / 1_000_000_000)) s "
+        + "yet a record is dated \(format3(latest)) s; the replay stopped \(patience / 1_000_000_000) s "
         + "after the last record it took (the frames up to there are the live run's)"
       break
     }
