@@ -62,6 +62,14 @@ public struct ParsedArguments: Sendable {
             throw UsageError(
               "'--\(name)' needs a value (\(option.valueName ?? "VALUE"))", spec: spec)
           }
+          // `--rate --fast`: the next word is an option, not a forgotten value. A value that
+          // really starts with two dashes is written `--rate=--x`.
+          let next = arguments[index]
+          if next.hasPrefix("--") || next == "-h" {
+            throw UsageError(
+              "'--\(name)' needs a value (\(option.valueName ?? "VALUE")), found '\(next)'; "
+                + "write --\(name)=\(next) if that is the value", spec: spec)
+          }
           value = arguments[index]
           index += 1
         }
@@ -123,14 +131,15 @@ public struct ParsedArguments: Sendable {
     -> Double?
   {
     guard let raw = value(name) else { return nil }
-    guard let number = Double(raw), number.isFinite else {
+    guard let number = Double(raw), !number.isNaN else {
       throw UsageError("'--\(name)' needs a number, not '\(raw)'", spec: spec)
     }
-    if let range, !range.contains(number) {
-      throw UsageError(
-        "'--\(name)' must be between \(range.lowerBound) and \(range.upperBound), not \(raw)",
-        spec: spec)
+    if number.isInfinite {
+      // `1e400` parses as infinity: a number too large, not a word.
+      guard raw.lowercased().contains("inf") else { throw outOfRange(name, raw, range) }
+      throw UsageError("'--\(name)' needs a finite number, not '\(raw)'", spec: spec)
     }
+    if let range, !range.contains(number) { throw outOfRange(name, raw, range) }
     return number
   }
 
@@ -139,14 +148,24 @@ public struct ParsedArguments: Sendable {
   {
     guard let raw = value(name) else { return nil }
     guard let number = Int(raw) else {
+      let digits = raw.first == "-" || raw.first == "+" ? raw.dropFirst() : raw[...]
+      if !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) {
+        throw outOfRange(name, raw, range)  // whole, but more than Int holds
+      }
       throw UsageError("'--\(name)' needs a whole number, not '\(raw)'", spec: spec)
     }
-    if let range, !range.contains(number) {
-      throw UsageError(
-        "'--\(name)' must be between \(range.lowerBound) and \(range.upperBound), not \(raw)",
-        spec: spec)
-    }
+    if let range, !range.contains(number) { throw outOfRange(name, raw, range) }
     return number
+  }
+
+  /// `raw` is a number outside `range` (or outside what the type holds, when there is none).
+  private func outOfRange<Bound: Comparable>(
+    _ name: String, _ raw: String, _ range: ClosedRange<Bound>?
+  ) -> UsageError {
+    guard let range else { return UsageError("'--\(name)' \(raw) is out of range", spec: spec) }
+    return UsageError(
+      "'--\(name)' must be between \(range.lowerBound) and \(range.upperBound), not \(raw)",
+      spec: spec)
   }
 }
 

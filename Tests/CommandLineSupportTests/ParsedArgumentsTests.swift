@@ -44,6 +44,13 @@ import Testing
     (["--board", "a", "--board", "b"], "more than once"),
     (["--board", "a", "--fast=yes"], "is a flag"),
     (["--board", "a", "-f"], "unknown option '-f'"),
+    // An option is not swallowed as the value of the one before it.
+    (
+      ["--board", "a", "--duration", "--fast"],
+      "'--duration' needs a value (SECONDS), found '--fast'"
+    ),
+    (["--board", "--fast"], "'--board' needs a value (FILE), found '--fast'"),
+    (["--duration", "--board", "a"], "'--duration' needs a value (SECONDS), found '--board'"),
   ])
   func usageErrorsNameTheProblem(arguments: [String], expected: String) {
     #expect {
@@ -63,6 +70,46 @@ import Testing
     }
     let ranged = try ParsedArguments(["--board", "a", "--duration", "-1"], spec: spec)
     #expect(throws: UsageError.self) { try ranged.double("duration", in: 0...86_400) }
+  }
+
+  @Test func aNegativeNumberIsStillAValue() throws {
+    let parsed = try ParsedArguments(["--board", "a", "--duration", "-1"], spec: spec)
+    #expect(try parsed.double("duration") == -1)
+  }
+
+  @Test(arguments: ["1e400", "-1e400", "99999999999999999999"])
+  func hugeNumbersAreOutOfRangeNotInfinite(raw: String) throws {
+    let parsed = try ParsedArguments(["--board", "a", "--duration", raw], spec: spec)
+    #expect {
+      _ = try parsed.double("duration", in: 0...86_400)
+    } throws: { error in
+      "\(error)".contains("'--duration' must be between 0.0 and 86400.0, not \(raw)")
+    }
+  }
+
+  @Test(arguments: ["1e400", "-1e400"])
+  func aNumberPastDoubleIsOutOfRangeEvenWithoutARange(raw: String) throws {
+    let parsed = try ParsedArguments(["--board", "a", "--duration", raw], spec: spec)
+    #expect {
+      _ = try parsed.double("duration")
+    } throws: { error in
+      "\(error)".contains("'--duration' \(raw) is out of range")
+    }
+  }
+
+  @Test(arguments: ["99999999999999999999", "-99999999999999999999"])
+  func aWholeNumberPastIntIsOutOfRange(raw: String) throws {
+    let parsed = try ParsedArguments(["--board", "a", "--duration", raw], spec: spec)
+    #expect {
+      _ = try parsed.integer("duration", in: 0...1000)
+    } throws: { error in
+      "\(error)".contains("'--duration' must be between 0 and 1000, not \(raw)")
+    }
+    #expect {
+      _ = try parsed.integer("duration")
+    } throws: { error in
+      "\(error)".contains("'--duration' \(raw) is out of range")
+    }
   }
 
   @Test func surplusPositionalsAreRejected() {
