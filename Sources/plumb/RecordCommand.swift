@@ -19,7 +19,7 @@ let recordSpec = CommandSpec(
     .option("seconds", value: "N", help: "how long to record (sample time)", required: true),
     .option("output", value: "REC", help: "the recording to write (.plumbraw)", required: true),
     .option("serial", value: "PATH", help: "frames here instead of the board's device"),
-    .flag("fast", help: "simulated board: as fast as possible"),
+    .flag("fast", help: "simulated board only: as fast as possible, not in real time"),
   ],
   examples: [
     "plumb record --board /etc/plumb/board.json --seconds 7200 --output still-2h.plumbraw",
@@ -35,6 +35,7 @@ func recordCommand(_ arguments: ParsedArguments) throws {
   } catch {
     throw CommandFailure(.configuration, error.description)
   }
+  try refuseFastOnARealBoard(arguments, setup: setup)
   installStopHandlers()
   let bar: ProgressBar? = isTerminal(2) ? ProgressBar(label: "recording \(output)") : nil
   var progress: (@Sendable (Double) -> Void)?

@@ -74,11 +74,7 @@ func runCommand(_ arguments: ParsedArguments) throws {
   } catch {
     throw CommandFailure(.configuration, error.description)
   }
-  if arguments.flag("fast") && !setup.board.isSimulated {
-    throw UsageError(
-      "--fast runs the simulated board on its manual clock; \(setup.board.name) is a real board",
-      spec: runSpec)
-  }
+  try refuseFastOnARealBoard(arguments, setup: setup)
   installStopHandlers()
   let options = RunOptions(
     serialPath: arguments.value("serial"), durationSeconds: duration,
@@ -96,4 +92,15 @@ func runCommand(_ arguments: ParsedArguments) throws {
     }
     throw CommandFailure(code, error.description)
   }
+}
+
+/// `--fast` (`plumb run`, `plumb record`) runs the simulated board on its manual clock; a real
+/// chip keeps its own time, so on a real board the flag would be silently ignored.
+func refuseFastOnARealBoard(_ arguments: ParsedArguments, setup: PlumbSetup) throws(UsageError) {
+  guard arguments.flag("fast"), !setup.board.isSimulated else { return }
+  throw UsageError(
+    "--fast runs the simulated board on its manual clock, faster than real time; "
+      + "\(setup.board.name) (\(setup.boardPath)) is a real board, which runs at the chip's "
+      + "own pace: drop --fast",
+    spec: arguments.spec)
 }

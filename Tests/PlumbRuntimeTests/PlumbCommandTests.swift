@@ -180,4 +180,18 @@ import Testing
     #expect(noBus.standardError.contains("raspi-config"))
   }
 
+  @Test func recordFastOnARealBoardIsRefusedBeforeTouchingIt() throws {
+    let directory = try temporaryDirectory()
+    let output = directory.appendingPathComponent("real.plumbraw").path
+    let result = try runPlumb([
+      "record", "--board", "Boards/raspberry-pi-4.json", "--fast", "--seconds", "1", "--output",
+      output,
+    ])
+    #expect(result.status == 64, "\(result.standardError)")
+    #expect(result.standardError.contains("--fast"))
+    #expect(result.standardError.contains("is a real board"))
+    // Refused as a usage error, not tried: the missing bus is not what it reports.
+    #expect(!result.standardError.contains("/dev/i2c-1"))
+    #expect(!FileManager.default.fileExists(atPath: output))
+  }
 }
