@@ -14,7 +14,7 @@ import Recording
 struct ReplayCommand {
   static let spec = CommandSpec(
     name: "plumb replay",
-    abstract: "run the attitude estimator over a CSV recording",
+    abstract: "run the attitude estimator over a recording (.plumbraw or CSV)",
     discussion: """
       Runs Plumb's attitude estimator, with its default settings, over a recording and writes
       one line of estimates per sample.
@@ -43,7 +43,10 @@ struct ReplayCommand {
       creatable.
       """,
     options: [
-      .option("input", value: "IN.csv", help: "the recording to read", required: true),
+      .option(
+        "input", value: "IN",
+        help: "the recording to read: a .plumbraw file (plumb record) or a CSV (IN.csv)",
+        required: true),
       .option(
         "output", value: "OUT.csv", help: "where to write the estimates (replaced only on success)",
         required: true),

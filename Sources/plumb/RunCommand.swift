@@ -26,7 +26,8 @@ let runSpec = CommandSpec(
     .option(
       "replay", value: "REC",
       help:
-        "replay a recording through the driver and loop instead of a board (as fast as possible)"),
+        "replay a .plumbraw recording (plumb record, --record) through the driver and loop "
+        + "instead of a board (as fast as possible)"),
     .flag("realtime", help: "with --replay: at the recording's own pace, not as fast as possible"),
   ],
   examples: [

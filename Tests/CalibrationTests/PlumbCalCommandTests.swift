@@ -50,6 +50,18 @@ import Testing
     #expect(group.run(["check", "/nonexistent/unit.json"]) == 66)
   }
 
+  /// plumb-cal reads `plumb record`'s .plumbraw files as well as CSV: its help says so where
+  /// it takes a recording.
+  @Test func helpNamesThePlumbRawFormatWhereARecordingIsTaken() {
+    for (spec, line) in [
+      (allanSpec, "  REC"), (gyroSpec, "  REC"), (saveSpec, "  REC"), (saveSpec, "  --warm-up REC"),
+    ] {
+      let lines = spec.help.split(separator: "\n").filter { $0.hasPrefix(line + " ") }
+      #expect(lines.count == 1, "\(spec.name): \(spec.help)")
+      #expect(lines.allSatisfy { $0.contains(".plumbraw") }, "\(spec.name): \(lines)")
+    }
+  }
+
   @Test func allanPlotsAndTablesAndSaveWritesACheckableFile() throws {
     var simulation = StillSensorSimulation.seed000
     simulation.startTemperatureCelsius = 25

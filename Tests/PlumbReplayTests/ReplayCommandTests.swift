@@ -151,6 +151,22 @@ import Testing
     #expect(try String(contentsOf: output, encoding: .utf8) == "previous results\n")
   }
 
+  /// Every place a `plumb` command takes a recording, its `--help` line names the .plumbraw
+  /// format (that is what `plumb record` writes).
+  @Test(arguments: [
+    ("run", "--replay REC"), ("replay", "--input IN"), ("export", "REC"),
+    ("record", "--output REC"),
+  ])
+  func helpNamesThePlumbRawFormatWhereARecordingIsTaken(command: String, line: String) throws {
+    let help = try plumb([command, "--help"])
+    #expect(help.status == 0)
+    let lines = help.standardOutput.split(separator: "\n").filter {
+      $0.hasPrefix("  " + line)
+    }
+    #expect(lines.count == 1, "\(help.standardOutput)")
+    #expect(lines.allSatisfy { $0.contains(".plumbraw") }, "\(lines)")
+  }
+
   @Test func usageErrorsExitWith64AndHelpWith0() throws {
     #expect(try plumb(["replay"]).status == 64)
     #expect(try plumb(["replay", "--input", "x.csv"]).status == 64)

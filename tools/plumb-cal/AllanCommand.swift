@@ -7,8 +7,8 @@ let allanSpec = CommandSpec(
   name: "plumb-cal allan",
   abstract: "overlapping Allan deviation of a still recording, with noise read-offs",
   discussion: """
-    Reads a still recording (a replay-layout CSV: t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z[,temp_c];
-    seconds, rad/s, m/s², °C) and computes the overlapping Allan deviation of each axis at
+    Reads a still recording (a .plumbraw file from plumb record, or a replay-layout CSV:
+    t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z[,temp_c]; seconds, rad/s, m/s², °C) and computes the overlapping Allan deviation of each axis at
     10 log-spaced τ per decade from one sample period to a tenth of the record, including exactly
     0.01, 0.1, 1, 10 and 100 s where the sample period allows. The samples must be evenly spaced:
     a gap (an interval over 1.5 × the median) is an error naming its line.
@@ -28,7 +28,10 @@ let allanSpec = CommandSpec(
       "axes", value: "SENSORS", help: "gyro, accel or all (read-offs and plot)", default: "all"),
     .flag("timing", help: "report read and analysis times on standard error"),
   ],
-  positionals: [PositionalSpec("REC", help: "the recording (.csv)")],
+  positionals: [
+    PositionalSpec(
+      "REC", help: "the recording (.plumbraw from plumb record, or a replay-layout .csv)")
+  ],
   examples: [
     "plumb-cal allan still-2h.csv",
     "plumb-cal allan still-2h.csv --axes gyro --plot allan.svg",

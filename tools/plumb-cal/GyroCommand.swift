@@ -7,7 +7,7 @@ let gyroSpec = CommandSpec(
   name: "plumb-cal gyro",
   abstract: "static gyro bias with its uncertainty, and bias versus temperature",
   discussion: """
-    Reads a still recording (replay-layout CSV with temp_c for the temperature fit). Prints each
+    Reads a still recording (.plumbraw, or replay-layout CSV with temp_c for the temperature fit). Prints each
     axis's static bias (the mean) with its standard error, taken from the Allan deviation at the
     record length rather than σ/√n, because a wandering bias makes samples far from independent.
 
@@ -23,7 +23,10 @@ let gyroSpec = CommandSpec(
     .option(
       "window", value: "SECONDS", help: "averaging window for the temperature fit", default: "10"),
   ],
-  positionals: [PositionalSpec("REC", help: "the recording (.csv)")],
+  positionals: [
+    PositionalSpec(
+      "REC", help: "the recording (.plumbraw from plumb record, or a replay-layout .csv)")
+  ],
   examples: [
     "plumb-cal gyro still.csv",
     "plumb-cal gyro warm-up.csv --plot bias-vs-temperature.svg",

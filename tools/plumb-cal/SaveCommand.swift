@@ -24,7 +24,9 @@ let saveSpec = CommandSpec(
     """,
   options: [
     .option("output", value: "FILE.json", help: "the calibration file to write", required: true),
-    .option("warm-up", value: "REC", help: "a still warm-up recording for bias vs temperature"),
+    .option(
+      "warm-up", value: "REC",
+      help: "a still warm-up recording (.plumbraw or .csv) for bias vs temperature"),
     .option("label", value: "TEXT", help: "your label for this unit", default: "unlabelled"),
     .option("who-am-i", value: "BYTE", help: "the chip's WHO_AM_I value", default: "0x68"),
     .option("name", value: "PART", help: "the part", default: "MPU-6050"),
@@ -32,7 +34,9 @@ let saveSpec = CommandSpec(
       "created", value: "ISO8601", help: "creation time, UTC (default: now)"),
     .flag("update", help: "keep the other sections of an existing FILE.json"),
   ],
-  positionals: [PositionalSpec("REC", help: "a still recording (.csv), an hour or two")],
+  positionals: [
+    PositionalSpec("REC", help: "a still recording (.plumbraw or .csv), an hour or two")
+  ],
   examples: [
     "plumb-cal save still-2h.csv --warm-up warm-up.csv --label 'unit 3' --output unit-3.json"
   ])
