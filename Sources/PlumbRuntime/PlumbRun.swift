@@ -56,6 +56,10 @@ public enum RunError: Error, CustomStringConvertible, Sendable {
   case start(FirmwareStartError)
   case simulation(String)
   case recording(String)
+  /// The recording to replay could not be read (missing, unreadable) or is not a recording.
+  case replayInput(PlumbRawError)
+  /// The file the frames were to be written to could not be created or opened.
+  case framesFile(path: String, SerialError)
 
   public var description: String {
     switch self {
@@ -66,6 +70,10 @@ public enum RunError: Error, CustomStringConvertible, Sendable {
     case .start(let error): error.description
     case .simulation(let message): message
     case .recording(let message): message
+    case .replayInput(let error): error.description
+    case .framesFile(let path, let error):
+      "cannot write the frames to \(path)\(error.errno.map { ": \($0)" } ?? ""); "
+        + "check the folder exists and is writable"
     }
   }
 }
@@ -94,6 +102,15 @@ public func runPlumb(_ setup: PlumbSetup, options: RunOptions) throws(RunError) 
   return try runLinux(setup, options: options)
 }
 
+/// Opens (creates or truncates) a plain file for frames.
+func openFramesFile(_ path: String) throws(RunError) -> SelectedPort {
+  do {
+    return .descriptor(try .file(path: path))
+  } catch {
+    throw .framesFile(path: path, error)
+  }
+}
+
 /// Opens the output `plumb run` writes frames to.
 func openOutput(_ setup: PlumbSetup, options: RunOptions) throws(RunError) -> SelectedPort {
   let target = options.serialPath ?? setup.board.serial.device
@@ -119,11 +136,7 @@ func openOutput(_ setup: PlumbSetup, options: RunOptions) throws(RunError) -> Se
       // The board names a device that is not there: say so, rather than creating a file.
       throw .serial(SerialError(.deviceMissing, errno: .noSuchFileOrDirectory, device: target))
     }
-    do {
-      return .descriptor(try .file(path: target))
-    } catch {
-      throw .serial(error)
-    }
+    return try openFramesFile(target)
   case .other:
     throw .serial(SerialError(.notATerminal, device: target))
   }

@@ -145,7 +145,7 @@ public func replayRecording(
   do {
     reader = try PlumbRawReader(contentsOf: path)
   } catch {
-    throw .recording(error.description)
+    throw .replayInput(error)
   }
   let header = reader.header
   let board = ReplayedMPU6050Board(recording: reader)
@@ -287,11 +287,7 @@ func openReplayOutput(_ options: RunOptions) throws(RunError) -> SelectedPort {
       throw .serial(error)
     }
   }
-  do {
-    return .descriptor(try .file(path: target))
-  } catch {
-    throw .serial(error)
-  }
+  return try openFramesFile(target)
 }
 
 /// A recorded command line back into a command.

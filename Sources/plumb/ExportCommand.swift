@@ -27,12 +27,7 @@ func exportCommand(_ arguments: ParsedArguments) throws {
     if output.hasSuffix(".plumbraw") { output.removeLast(".plumbraw".count) }
     output += ".csv"
   }
-  let reader: PlumbRawReader
-  do {
-    reader = try PlumbRawReader(contentsOf: input)
-  } catch {
-    throw CommandFailure(.dataError, error.description)
-  }
+  let reader = try openRecording(input)
   do {
     let selection = try exportCSV(reader: reader, to: output)
     printError(
@@ -40,5 +35,15 @@ func exportCommand(_ arguments: ParsedArguments) throws {
     )
   } catch {
     throw CommandFailure(.cannotCreate, error.description)
+  }
+}
+
+/// Reads a .plumbraw recording: a file that cannot be read is `EX_NOINPUT` (66), one that is not
+/// a whole recording `EX_DATAERR` (65); the message names the file either way.
+func openRecording(_ path: String) throws(CommandFailure) -> PlumbRawReader {
+  do {
+    return try PlumbRawReader(contentsOf: path)
+  } catch {
+    throw CommandFailure(error.kind == .unreadable ? .noInput : .dataError, error.description)
   }
 }

@@ -52,7 +52,7 @@ func recordCommand(_ arguments: ParsedArguments) throws {
     printError(summary.recordedLine(path: output))
   } catch {
     bar?.finish()
-    throw CommandFailure(.unavailable, error.description)
+    throw CommandFailure(exitCode(for: error), error.description)
   }
 }
 

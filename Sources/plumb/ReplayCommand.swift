@@ -155,12 +155,7 @@ struct ReplayCommand {
   /// A .plumbraw recording in the CSV layout (through `exportCSV`, the one conversion of recorded
   /// counts), and its mounting rotation.
   static func rawRecordingAsCSV(_ path: String) throws(CommandFailure) -> (String, Matrix3) {
-    let reader: PlumbRawReader
-    do {
-      reader = try PlumbRawReader(contentsOf: path)
-    } catch {
-      throw CommandFailure(.dataError, error.description)
-    }
+    let reader = try openRecording(path)
     let temporary = "\(temporaryDirectoryPath)/plumb-replay-\(getpid()).csv"
     defer { unlink(temporary) }
     do {

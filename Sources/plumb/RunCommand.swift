@@ -55,7 +55,13 @@ func runCommand(_ arguments: ParsedArguments) throws {
     do {
       summary = try replayRecording(path: replay, format: format, options: options)
     } catch {
-      throw CommandFailure(.dataError, error.description)
+      switch error {
+      case .replayInput, .framesFile, .serial:
+        throw CommandFailure(exitCode(for: error), error.description)
+      default:
+        // What the recording holds does not replay (its calibration, its start-up).
+        throw CommandFailure(.dataError, error.description)
+      }
     }
     printError(summary.description)
     if let damage = summary.damage { throw CommandFailure(.dataError, damage) }
@@ -84,14 +90,17 @@ func runCommand(_ arguments: ParsedArguments) throws {
     let summary = try runPlumb(setup, options: options)
     printError(summary.description)
   } catch {
-    let code: ExitCode
-    switch error {
-    case .setup, .simulation: code = .configuration
-    case .recording: code = .cannotCreate
-    case .start(.invalidSettings): code = .configuration
-    default: code = .unavailable
-    }
-    throw CommandFailure(code, error.description)
+    throw CommandFailure(exitCode(for: error), error.description)
+  }
+}
+
+/// The exit status of a failed `plumb run` or `plumb record` (sysexits.h).
+func exitCode(for error: RunError) -> ExitCode {
+  switch error {
+  case .setup, .simulation, .start(.invalidSettings): .configuration
+  case .recording, .framesFile: .cannotCreate
+  case .replayInput(let input): input.kind == .unreadable ? .noInput : .dataError
+  default: .unavailable
   }
 }
 

@@ -180,6 +180,46 @@ import Testing
     #expect(noBus.standardError.contains("raspi-config"))
   }
 
+  /// A recording that cannot be read is EX_NOINPUT (66), named, wherever a recording is taken.
+  @Test func anUnreadableRecordingExits66NamingTheFile() throws {
+    let directory = try temporaryDirectory()
+    let missing = directory.appendingPathComponent("missing.plumbraw").path
+    let folder = directory.appendingPathComponent("folder.plumbraw").path
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+    let output = directory.appendingPathComponent("out.csv").path
+    for path in [missing, folder] {
+      for arguments in [
+        ["export", path, "--csv", "--output", output],
+        ["run", "--replay", path, "--serial", output],
+        ["replay", "--input", path, "--output", output],
+      ] {
+        let result = try runPlumb(arguments)
+        #expect(result.status == 66, "\(arguments): \(result.standardError)")
+        #expect(result.standardError.contains(path), "\(arguments): \(result.standardError)")
+      }
+    }
+    #expect(!FileManager.default.fileExists(atPath: output))
+  }
+
+  /// Frames written to a file that cannot be created: EX_CANTCREAT (73), naming the file.
+  @Test func aFramesFileThatCannotBeCreatedExits73NamingIt() throws {
+    let directory = try temporaryDirectory()
+    let recording = try simulatedRecording(in: directory)
+    let frames = directory.appendingPathComponent("no-such-folder/frames.bin").path
+    for arguments in [
+      ["run", "--board", "Boards/simulated.json", "--fast", "--duration", "1", "--serial", frames],
+      [
+        "record", "--board", "Boards/simulated.json", "--fast", "--seconds", "1", "--output",
+        directory.appendingPathComponent("r.plumbraw").path, "--serial", frames,
+      ],
+      ["run", "--replay", recording, "--serial", frames],
+    ] {
+      let result = try runPlumb(arguments)
+      #expect(result.status == 73, "\(arguments): \(result.standardError)")
+      #expect(result.standardError.contains(frames), "\(arguments): \(result.standardError)")
+    }
+  }
+
   @Test func recordFastOnARealBoardIsRefusedBeforeTouchingIt() throws {
     let directory = try temporaryDirectory()
     let output = directory.appendingPathComponent("real.plumbraw").path

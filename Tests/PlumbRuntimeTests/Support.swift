@@ -59,3 +59,16 @@ func temporaryDirectory() throws -> URL {
   try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
   return url
 }
+
+/// A short recording of the simulated board (2 s at full speed), in `directory`.
+func simulatedRecording(in directory: URL, name: String = "sim.plumbraw") throws -> String {
+  let path = directory.appendingPathComponent(name).path
+  let record = try runPlumb([
+    "record", "--board", "Boards/simulated.json", "--fast", "--seconds", "2", "--output", path,
+    "--serial", "/dev/null",
+  ])
+  guard record.status == 0 else {
+    throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: record.standardError])
+  }
+  return path
+}
