@@ -66,14 +66,6 @@ public final class AtomicOutputFile {
 /// Whether something exists at `path`.
 public func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
-/// Whether two paths name the same existing file (same device and inode).
-public func sameFile(_ a: String, _ b: String) -> Bool {
-  var first = stat()
-  var second = stat()
-  guard stat(a, &first) == 0, stat(b, &second) == 0 else { return false }
-  return first.st_dev == second.st_dev && first.st_ino == second.st_ino
-}
-
 /// A whole file as text (via Boards' POSIX reader).
 public func readTextFile(_ path: String) throws(FileReadError) -> String {
   String(decoding: try readWholeFile(path), as: UTF8.self)

@@ -27,6 +27,7 @@ func exportCommand(_ arguments: ParsedArguments) throws {
     if output.hasSuffix(".plumbraw") { output.removeLast(".plumbraw".count) }
     output += ".csv"
   }
+  try arguments.refuseOutput("output", overwriting: [CommandInput(input, "the recording REC")])
   let reader = try openRecording(input)
   do {
     let selection = try exportCSV(reader: reader, to: output)

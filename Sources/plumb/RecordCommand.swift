@@ -36,6 +36,10 @@ func recordCommand(_ arguments: ParsedArguments) throws {
     throw CommandFailure(.configuration, error.description)
   }
   try refuseFastOnARealBoard(arguments, setup: setup)
+  let inputs = boardInputs(setup)
+  try arguments.refuseOutput("output", overwriting: inputs)
+  try arguments.refuseOutput(
+    "serial", overwriting: inputs + [CommandInput(output, "the --output recording")])
   installStopHandlers()
   let bar: ProgressBar? = isTerminal(2) ? ProgressBar(label: "recording \(output)") : nil
   var progress: (@Sendable (Double) -> Void)?

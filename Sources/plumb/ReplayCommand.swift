@@ -59,9 +59,7 @@ struct ReplayCommand {
   static let subcommand = CommandGroup.Subcommand(spec) { arguments in
     let input = arguments.value("input") ?? ""
     let output = arguments.value("output") ?? ""
-    guard input != output, !sameFile(input, output) else {
-      throw UsageError("--input and --output must be different files", spec: spec)
-    }
+    try arguments.refuseOutput("output", overwriting: [CommandInput(input, "the --input file")])
     _ = try ReplayCommand(inputPath: input, outputPath: output).run()
   }
 

@@ -48,6 +48,8 @@ func runCommand(_ arguments: ParsedArguments) throws {
         "--replay takes its board, settings and length from the recording; drop --board, --record and --duration",
         spec: runSpec)
     }
+    try arguments.refuseOutput(
+      "serial", overwriting: [CommandInput(replay, "the --replay recording")])
     installStopHandlers()
     var options = RunOptions(serialPath: arguments.value("serial"), log: { printError($0) })
     options.realTime = arguments.flag("realtime")
@@ -82,6 +84,12 @@ func runCommand(_ arguments: ParsedArguments) throws {
     throw CommandFailure(.configuration, error.description)
   }
   try refuseFastOnARealBoard(arguments, setup: setup)
+  let inputs = boardInputs(setup)
+  try arguments.refuseOutput("record", overwriting: inputs)
+  try arguments.refuseOutput(
+    "serial",
+    overwriting: inputs
+      + (arguments.value("record").map { [CommandInput($0, "the --record file")] } ?? []))
   installStopHandlers()
   let options = RunOptions(
     serialPath: arguments.value("serial"), durationSeconds: duration,
@@ -92,6 +100,13 @@ func runCommand(_ arguments: ParsedArguments) throws {
   } catch {
     throw CommandFailure(exitCode(for: error), error.description)
   }
+}
+
+/// The files a run reads before it writes: the board file and the calibration file it names
+/// (outputs must not name them).
+func boardInputs(_ setup: PlumbSetup) -> [CommandInput] {
+  [CommandInput(setup.boardPath, "the board file")]
+    + (setup.board.calibrationPath.map { [CommandInput($0, "the board's calibration file")] } ?? [])
 }
 
 /// The exit status of a failed `plumb run` or `plumb record` (sysexits.h).

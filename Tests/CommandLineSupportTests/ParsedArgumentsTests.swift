@@ -112,6 +112,17 @@ import Testing
     }
   }
 
+  @Test func anOutputNamingAnInputIsRefusedNamingBoth() throws {
+    let parsed = try ParsedArguments(["--board", "b.json", "--format", "b.json"], spec: spec)
+    #expect {
+      try parsed.refuseOutput("format", overwriting: [CommandInput("b.json", "the board file")])
+    } throws: { error in
+      "\(error)".contains("--format b.json is the board file: writing it would destroy")
+    }
+    try parsed.refuseOutput("format", overwriting: [CommandInput("other.json", "the board file")])
+    try parsed.refuseOutput("duration", overwriting: [CommandInput("b.json", "the board file")])
+  }
+
   @Test func surplusPositionalsAreRejected() {
     let strict = CommandSpec(
       name: "plumb-cal allan", abstract: "Allan deviation",

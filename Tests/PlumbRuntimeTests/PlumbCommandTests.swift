@@ -220,6 +220,44 @@ import Testing
     }
   }
 
+  /// An output naming an input would destroy the input: refused (64) before anything is
+  /// written, the input untouched and named.
+  @Test func anOutputNamingTheInputIsRefusedAndTheInputKept() throws {
+    let directory = try temporaryDirectory()
+    let recording = try simulatedRecording(in: directory)
+    let board = directory.appendingPathComponent("board.json").path
+    try FileManager.default.copyItem(
+      atPath: "\(repositoryRoot)/Boards/simulated.json", toPath: board)
+    let link = directory.appendingPathComponent("link.plumbraw").path
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: recording)
+    let originalRecording = try Data(contentsOf: URL(fileURLWithPath: recording))
+    let originalBoard = try Data(contentsOf: URL(fileURLWithPath: board))
+    let other = directory.appendingPathComponent("other.plumbraw").path
+    for (arguments, named) in [
+      (["export", recording, "--csv", "--output", recording], recording),
+      (["export", recording, "--csv", "--output", link], link),
+      (["run", "--replay", recording, "--serial", recording], recording),
+      (["run", "--board", board, "--fast", "--duration", "1", "--record", board], board),
+      (["run", "--board", board, "--fast", "--duration", "1", "--serial", board], board),
+      (["record", "--board", board, "--fast", "--seconds", "1", "--output", board], board),
+      (
+        [
+          "record", "--board", board, "--fast", "--seconds", "1", "--output", other, "--serial",
+          board,
+        ],
+        board
+      ),
+    ] {
+      let result = try runPlumb(arguments)
+      #expect(result.status == 64, "\(arguments): \(result.standardError)")
+      #expect(
+        result.standardError.contains("\(named) is "), "\(arguments): \(result.standardError)")
+    }
+    #expect(try Data(contentsOf: URL(fileURLWithPath: recording)) == originalRecording)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: board)) == originalBoard)
+    #expect(!FileManager.default.fileExists(atPath: other))
+  }
+
   @Test func recordFastOnARealBoardIsRefusedBeforeTouchingIt() throws {
     let directory = try temporaryDirectory()
     let output = directory.appendingPathComponent("real.plumbraw").path

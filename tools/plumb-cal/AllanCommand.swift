@@ -47,6 +47,7 @@ let allanCommand = CommandGroup.Subcommand(allanSpec) { arguments in
   }
   let table = arguments.flag("table")
   let path = arguments.positionals[0]
+  try arguments.refuseOutput("plot", overwriting: [CommandInput(path, "the recording REC")])
   let (recording, readMilliseconds) = try timed { () throws(CommandFailure) in
     try loadRecording(path)
   }

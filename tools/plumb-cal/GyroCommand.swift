@@ -37,6 +37,7 @@ let gyroCommand = CommandGroup.Subcommand(gyroSpec) { arguments in
   let fitChoice = try arguments.choice("fit", from: ["linear", "quadratic", "auto"]) ?? "auto"
   let window = try arguments.double("window", in: 0.1...3600) ?? 10
   let path = arguments.positionals[0]
+  try arguments.refuseOutput("plot", overwriting: [CommandInput(path, "the recording REC")])
   let recording = try loadRecording(path)
   let analysis: AllanAnalysis
   do throws(RecordingError) {

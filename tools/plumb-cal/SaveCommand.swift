@@ -56,6 +56,10 @@ let saveCommand = CommandGroup.Subcommand(saveSpec) { arguments in
       "'--created' must be an ISO 8601 UTC time like 2026-12-02T10:15:00Z, not '\(created)'",
       spec: saveSpec)
   }
+  try arguments.refuseOutput(
+    "output",
+    overwriting: [CommandInput(arguments.positionals[0], "the still recording REC")]
+      + (arguments.value("warm-up").map { [CommandInput($0, "the --warm-up recording")] } ?? []))
   let still = try loadRecording(arguments.positionals[0])
   let analysis: AllanAnalysis
   do throws(RecordingError) {
