@@ -147,6 +147,7 @@ public func replayRecording(
   } catch {
     throw .replayInput(error)
   }
+  if let warning = reader.cutShortWarning { options.log("plumb: warning: \(warning)") }
   let header = reader.header
   let board = ReplayedMPU6050Board(recording: reader)
   var settings = FirmwareSettings(

@@ -120,6 +120,15 @@ public struct PlumbRawReader: Sendable {
       + "at byte \(validEnd)"
   }
 
+  /// For a file that ends with a torn record, one line for people: the file, the samples read
+  /// and what was dropped (commands that read a recording print it, so a cut file is not taken
+  /// for a whole one). `nil` otherwise.
+  public var cutShortWarning: String? {
+    guard let truncationNote else { return nil }
+    return "\(path) ends in the middle of a record: \(sampleCount) samples read, up to the cut; "
+      + truncationNote
+  }
+
   /// The records, in file order, of the `kinds` asked for.
   public func records(_ kinds: PlumbRawRecordKinds = .all) -> PlumbRawRecords {
     PlumbRawRecords(reader: self, kinds: kinds)

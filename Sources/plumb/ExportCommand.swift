@@ -8,7 +8,7 @@ let exportSpec = CommandSpec(
     Writes t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,temp_c (seconds from the first sample, rad/s,
     m/s², °C) with the recording's own scale, one row per delivered sample. The output appears
     whole or not at all (written to a temporary file and renamed). A recording cut short reads
-    to its last whole record.
+    to its last whole record, with a warning saying how many samples were read.
     """,
   options: [
     .flag("csv", help: "write CSV (the only export format)"),
@@ -40,10 +40,13 @@ func exportCommand(_ arguments: ParsedArguments) throws {
 }
 
 /// Reads a .plumbraw recording: a file that cannot be read is `EX_NOINPUT` (66), one that is not
-/// a whole recording `EX_DATAERR` (65); the message names the file either way.
+/// a whole recording `EX_DATAERR` (65); the message names the file either way. A recording cut
+/// short is read to its last whole record, with a warning that says so.
 func openRecording(_ path: String) throws(CommandFailure) -> PlumbRawReader {
   do {
-    return try PlumbRawReader(contentsOf: path)
+    let reader = try PlumbRawReader(contentsOf: path)
+    if let warning = reader.cutShortWarning { printError("plumb: warning: \(warning)") }
+    return reader
   } catch {
     throw CommandFailure(error.kind == .unreadable ? .noInput : .dataError, error.description)
   }

@@ -108,6 +108,31 @@ import Testing
     #expect(misuse.status == 64 && misuse.standardError.contains("--realtime paces a --replay"))
   }
 
+  /// A recording cut in the middle of a record (a power loss while recording) reads to its last
+  /// whole record; every command that reads it says so, with the samples it read.
+  @Test func aCutRecordingIsReportedAsCutByEveryReader() throws {
+    let directory = try temporaryDirectory()
+    let whole = try simulatedRecording(in: directory)
+    let cut = directory.appendingPathComponent("cut.plumbraw").path
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
+    try bytes.dropLast(7).write(to: URL(fileURLWithPath: cut))
+    let reader = try PlumbRawReader(contentsOf: cut)
+    #expect(reader.tornBytes > 0)
+    let expected = "\(cut) ends in the middle of a record: \(reader.sampleCount) samples read"
+    let output = directory.appendingPathComponent("out").path
+    for arguments in [
+      ["export", cut, "--csv", "--output", output], ["replay", "--input", cut, "--output", output],
+      ["run", "--replay", cut, "--serial", output],
+    ] {
+      let result = try runPlumb(arguments)
+      #expect(result.status == 0, "\(arguments): \(result.standardError)")
+      #expect(result.standardError.contains(expected), "\(arguments): \(result.standardError)")
+    }
+    // A whole recording says nothing of the kind.
+    let quiet = try runPlumb(["export", whole, "--csv", "--output", output])
+    #expect(quiet.status == 0 && !quiet.standardError.contains("middle of a record"))
+  }
+
   @Test func aDamagedRecordingIsAClearError() throws {
     let directory = try temporaryDirectory()
     let path = directory.appendingPathComponent("bad.plumbraw").path
