@@ -19,6 +19,8 @@ public enum BoardFileError: Error, Hashable, Sendable, CustomStringConvertible {
   case syntax(path: String, JSONSyntaxError)
   /// The JSON is valid but a key is missing, misspelt, of the wrong type or out of range.
   case content(path: String, JSONContentError)
+  /// The file is a calibration file (it has a calibration id or a content hash), not a board.
+  case calibrationFile(path: String)
 
   public var description: String {
     switch self {
@@ -35,6 +37,9 @@ public enum BoardFileError: Error, Hashable, Sendable, CustomStringConvertible {
       return "board file \(path): \(error.position): not valid JSON: \(error.message)"
     case .content(let path, let error):
       return "board file \(path): \(error)"
+    case .calibrationFile(let path):
+      return "\(path) is a calibration file, not a board file: name it in the board file's "
+        + "\"calibration\" key, and give the board file (Boards/ has the shipped ones)"
     }
   }
 }
@@ -67,8 +72,10 @@ public enum BoardFile {
     } catch {
       throw .syntax(path: path, error)
     }
+    let root = JSONReader(document)
+    if root.hasAnyKey(["calibrationId", "contentHash"]) { throw .calibrationFile(path: path) }
     do {
-      return try definition(from: JSONReader(document), path: path)
+      return try definition(from: root, path: path)
     } catch {
       throw .content(path: path, error)
     }

@@ -205,6 +205,8 @@ public enum CalibrationFileError: Error, Hashable, Sendable, CustomStringConvert
   /// The bench values do not match the content hash: the file was edited by hand.
   case hashMismatch(path: String, JSONContentError)
   case unwritable(path: String, errno: Int32)
+  /// The file is a board file (it has i2c, serial or dataReady settings), not a calibration.
+  case boardFile(path: String)
 
   public var description: String {
     switch self {
@@ -216,6 +218,9 @@ public enum CalibrationFileError: Error, Hashable, Sendable, CustomStringConvert
       "calibration file \(path): \(error)"
     case .unwritable(let path, let code):
       "calibration file \(path): cannot write: \(fileErrorMessage(code))"
+    case .boardFile(let path):
+      "\(path) is a board file, not a calibration file: give it with --board; a calibration file "
+        + "comes from plumb-cal save or plumb calibrate accel"
     }
   }
 }
@@ -468,6 +473,7 @@ public struct CalibrationFile: Sendable, Hashable {
       throw .syntax(path: path, error)
     }
     let root = JSONReader(document)
+    if root.hasAnyKey(["i2c", "serial", "dataReady"]) { throw .boardFile(path: path) }
     let file: CalibrationFile
     do {
       file = try content(root)

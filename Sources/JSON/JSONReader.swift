@@ -78,6 +78,13 @@ public struct JSONReader: Sendable {
     return child(index, members[index].value, keyPath: childPath(key))
   }
 
+  /// Whether this is an object with a member named one of `keys`: for recognising what kind of
+  /// document a file is (a calibration file given as a board file) before judging its keys.
+  public func hasAnyKey(_ keys: [String]) -> Bool {
+    guard case .object(let members) = value else { return false }
+    return members.contains { keys.contains($0.key) }
+  }
+
   /// Rejects members other than `allowed`, with a "did you mean" for near misses: a misspelt
   /// optional key would otherwise be silently ignored.
   public func rejectUnknownKeys(_ allowed: [String]) throws(JSONContentError) {

@@ -86,6 +86,25 @@ import Testing
     #expect(read(warmUp) == original)
   }
 
+  /// A board file given to plumb-cal check or sign is named as one (65), not reported as a
+  /// calibration file with unknown keys.
+  @Test func aBoardFileGivenAsACalibrationFileIsNamedAsOne() throws {
+    let board = temporaryPath("board.json")
+    defer { unlink(board) }
+    let text = #"{"schema": 1, "name": "b", "i2c": {"bus": "/dev/i2c-1", "address": 104}}"#
+    let fd = open(board, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    _ = Array(text.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    close(fd)
+    #expect(group.run(["check", board]) == 65)
+    #expect(group.run(["sign", board]) == 65)
+    #expect(read(board) == text)
+    #expect {
+      _ = try CalibrationFile.load(path: board)
+    } throws: { error in
+      "\(error)".contains("\(board) is a board file, not a calibration file: give it with --board")
+    }
+  }
+
   @Test func allanPlotsAndTablesAndSaveWritesACheckableFile() throws {
     var simulation = StillSensorSimulation.seed000
     simulation.startTemperatureCelsius = 25

@@ -1,3 +1,4 @@
+import Calibration
 import Foundation
 import HardwareAbstraction
 import LinuxHardware
@@ -256,6 +257,43 @@ import Testing
     #expect(try Data(contentsOf: URL(fileURLWithPath: recording)) == originalRecording)
     #expect(try Data(contentsOf: URL(fileURLWithPath: board)) == originalBoard)
     #expect(!FileManager.default.fileExists(atPath: other))
+  }
+
+  /// A calibration file given where a board file goes (and a board file named by a board's
+  /// "calibration" key) is recognised and named, with where it belongs.
+  @Test func calibrationAndBoardFilesAreNotTakenForEachOther() throws {
+    let directory = try temporaryDirectory()
+    let calibration = directory.appendingPathComponent("unit.json").path
+    try CalibrationFile(
+      sensor: SensorIdentity(whoAmI: 0x68, name: "MPU-6050", label: "unit"),
+      created: "2026-12-01T12:00:00Z"
+    ).write(toPath: calibration)
+    for arguments in [
+      ["run", "--board", calibration, "--fast", "--duration", "1"], ["check-board", calibration],
+      ["record", "--board", calibration, "--seconds", "1", "--output", "x.plumbraw"],
+    ] {
+      let result = try runPlumb(arguments)
+      #expect(result.status == 78, "\(arguments): \(result.standardError)")
+      #expect(
+        result.standardError.contains(
+          "\(calibration) is a calibration file, not a board file: name it in the board file's "
+            + "\"calibration\" key"), "\(arguments): \(result.standardError)")
+    }
+    var board = try String(
+      contentsOfFile: "\(repositoryRoot)/Boards/simulated.json", encoding: .utf8)
+    board = board.replacingOccurrences(
+      of: #""simulation":"#, with: #""calibration": "other-board.json", "simulation":"#)
+    let boardPath = directory.appendingPathComponent("board.json").path
+    try board.write(toFile: boardPath, atomically: true, encoding: .utf8)
+    let other = directory.appendingPathComponent("other-board.json").path
+    try FileManager.default.copyItem(
+      atPath: "\(repositoryRoot)/Boards/simulated.json", toPath: other)
+    let check = try runPlumb(["check-board", boardPath])
+    #expect(check.status == 78, "\(check.standardError)")
+    #expect(
+      check.standardError.contains(
+        "\(other) is a board file, not a calibration file: give it with --board"),
+      "\(check.standardError)")
   }
 
   @Test func recordFastOnARealBoardIsRefusedBeforeTouchingIt() throws {
