@@ -1,3 +1,5 @@
+import Recording
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -142,34 +144,19 @@ func readFile(_ path: String) throws(FileError) -> [UInt8] {
   return result
 }
 
-/// Writes `bytes` to `path` atomically: a temporary file in the same folder, flushed to disk,
-/// then renamed over the target, so a power loss leaves either the old file or the new one.
+/// Writes `bytes` to `path` atomically (`AtomicFile`): a temporary file in the same folder,
+/// flushed to disk, then renamed over the target, so a power loss leaves either the old file or
+/// the new one; through a symbolic link, the file it points to.
 func writeFileAtomically(_ bytes: [UInt8], to path: String) throws(FileError) {
-  let temporary = path + ".tmp-\(getpid())"
-  let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-  guard fd >= 0 else { throw FileError(code: errno) }
-  var offset = 0
-  while offset < bytes.count {
-    let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-    if n < 0 {
-      if errno == EINTR { continue }
-      let code = errno
-      close(fd)
-      unlink(temporary)
-      throw FileError(code: code)
+  do throws(AtomicFile.Failure) {
+    let file = try AtomicFile(path: path)
+    var failure: AtomicFile.Failure?
+    bytes.withUnsafeBytes { raw in
+      do throws(AtomicFile.Failure) { try file.write(raw) } catch { failure = error }
     }
-    offset += n
-  }
-  if fsync(fd) != 0 {
-    let code = errno
-    close(fd)
-    unlink(temporary)
-    throw FileError(code: code)
-  }
-  close(fd)
-  if rename(temporary, path) != 0 {
-    let code = errno
-    unlink(temporary)
-    throw FileError(code: code)
+    if let failure { throw failure }
+    try file.commit()
+  } catch {
+    throw FileError(code: error.errno.rawValue)
   }
 }

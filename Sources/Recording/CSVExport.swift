@@ -96,28 +96,29 @@ public let plumbRawCSVHeader = "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,temp_c"
 ///   ends; no comment lines.
 ///
 /// Writes a temporary file in the same folder, syncs it, and renames it over `path`: a reader of
-/// `path` sees the old file or the whole new one, never part of it. Returns what was selected.
+/// `path` sees the old file or the whole new one, never part of it (`AtomicFile`: a symbolic
+/// link is kept and its file replaced; a pipe or a device is written directly). Returns what
+/// was selected.
 @discardableResult
 public func exportCSV(reader: PlumbRawReader, to path: String) throws(PlumbRawError)
   -> PlumbRawSampleSelection
 {
-  let temporary = path + ".tmp-\(getpid())"
-  let fd: Int32
+  let file: AtomicFile
   do {
-    fd = try POSIXFile.open(temporary, O_WRONLY | O_CREAT | O_EXCL)
+    file = try AtomicFile(path: path)
   } catch {
     throw PlumbRawError(
       .writeFailed, path: path, errno: error.errno,
-      "cannot create the temporary file \(temporary): \(POSIXFile.message(error.errno))")
+      "cannot create the temporary file \(error.path): \(POSIXFile.message(error.errno))")
   }
   var chunk: [UInt8] = []
   chunk.reserveCapacity(1 << 16)
-  var failure: POSIXFile.Failure?
+  var failure: AtomicFile.Failure?
   func flush() {
     guard failure == nil, !chunk.isEmpty else { return }
     chunk.withUnsafeBytes { raw in
-      do throws(POSIXFile.Failure) {
-        try POSIXFile.writeAll(fd, raw)
+      do throws(AtomicFile.Failure) {
+        try file.write(raw)
       } catch {
         failure = error
       }
@@ -132,28 +133,18 @@ public func exportCSV(reader: PlumbRawReader, to path: String) throws(PlumbRawEr
     if chunk.count >= (1 << 16) - 512 { flush() }
   }
   flush()
-  if failure == nil {
-    do throws(POSIXFile.Failure) {
-      try POSIXFile.dataSync(fd)
-    } catch {
-      failure = error
-    }
-  }
-  _ = Glibc.close(fd)
   if let failure {
-    _ = Glibc.unlink(temporary)
     throw PlumbRawError(
       .writeFailed, path: path, errno: failure.errno,
       "writing the CSV failed: \(POSIXFile.message(failure.errno)); \(path) was not changed")
   }
-  if Glibc.rename(temporary, path) != 0 {
-    let errno = Errno(rawValue: Glibc.errno)
-    _ = Glibc.unlink(temporary)
+  do {
+    try file.commit()
+  } catch {
     throw PlumbRawError(
-      .writeFailed, path: path, errno: errno,
-      "cannot move the CSV into place: \(POSIXFile.message(errno)); \(path) was not changed")
+      .writeFailed, path: path, errno: error.errno,
+      "cannot move the CSV into place: \(POSIXFile.message(error.errno)); \(path) was not changed")
   }
-  POSIXFile.syncFolder(of: path)
   return selection
 }
 

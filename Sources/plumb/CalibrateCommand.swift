@@ -2,6 +2,7 @@ import Calibration
 import CommandLineSupport
 import Plotting
 import PlumbRuntime
+import Recording
 
 let calibrateSpec = CommandSpec(
   name: "plumb calibrate",
@@ -67,9 +68,10 @@ func calibrateCommand(_ arguments: ParsedArguments) throws {
     }
   } else {
     do {
-      _ = try AtomicOutputFile(path: output)  // created beside the target, removed unused
+      _ = try AtomicFile(path: output)  // created beside the target, removed unused
     } catch {
-      throw CommandFailure(.cannotCreate, "\(error)")
+      throw CommandFailure(
+        .cannotCreate, "cannot write \(error); check the folder exists and is writable")
     }
   }
   installStopHandlers()

@@ -84,11 +84,11 @@ struct ReplayCommand {
     settings.sampleClock.nominalPeriodSeconds = nil  // the rate comes from t_s
     var estimator = AttitudeEstimator(settings: settings)
 
-    let output: AtomicOutputFile
+    let output: AtomicFile
     do {
-      output = try AtomicOutputFile(path: outputPath)
+      output = try AtomicFile(path: outputPath)
     } catch {
-      throw CommandFailure(.cannotCreate, "\(error) (the output is written beside \(outputPath))")
+      throw cannotWrite(error)
     }
 
     var buffer = ReplayFormat.outputHeader + "\n"
@@ -96,7 +96,7 @@ struct ReplayCommand {
     var lineNumber = 0
     var previous: Int64?
     var hasTemperature = false
-    var writeFailure: AtomicOutputFile.Failure?
+    var writeFailure: AtomicFile.Failure?
     do throws(ReplayFormat.InputError) {
       for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
         lineNumber += 1
@@ -140,14 +140,22 @@ struct ReplayCommand {
     } catch {
       throw CommandFailure(.dataError, "\(inputPath): \(error.description)")
     }
-    if let writeFailure { throw CommandFailure(.cannotCreate, writeFailure.description) }
+    if let writeFailure { throw cannotWrite(writeFailure) }
     do {
       try output.write(buffer)
       try output.commit()
     } catch {
-      throw CommandFailure(.cannotCreate, error.description)
+      throw cannotWrite(error)
     }
     return count
+  }
+
+  /// The output could not be written: EX_CANTCREAT (73), naming the file.
+  func cannotWrite(_ error: AtomicFile.Failure) -> CommandFailure {
+    CommandFailure(
+      .cannotCreate,
+      "cannot write \(error); check the folder exists and is writable (the output is written "
+        + "beside \(outputPath) and renamed over it)")
   }
 
   /// A .plumbraw recording in the CSV layout (through `exportCSV`, the one conversion of recorded

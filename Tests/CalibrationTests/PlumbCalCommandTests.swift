@@ -105,6 +105,30 @@ import Testing
     }
   }
 
+  /// A calibration file reached through a symbolic link (`current.json` → `unit-3.json`) is
+  /// replaced where the link points; the link stays a link.
+  @Test func saveWritesThroughASymbolicLink() throws {
+    let csv = temporaryPath("linked-still.csv")
+    let target = temporaryPath("unit-3.json")
+    let link = temporaryPath("current.json")
+    defer {
+      for path in [csv, target, link] { unlink(path) }
+    }
+    var simulation = StillSensorSimulation.seed000
+    simulation.startTemperatureCelsius = 25
+    simulation.finalTemperatureCelsius = 25
+    writeCSV(simulation.record(sampleCount: 3000, seed: 12), to: csv)
+    #expect(group.run(["save", csv, "--output", target, "--created", "2026-12-02T10:00:00Z"]) == 0)
+    symlink(target, link)
+    #expect(
+      group.run([
+        "save", csv, "--output", link, "--label", "relabelled", "--created", "2026-12-02T11:00:00Z",
+      ]) == 0)
+    var status = stat()
+    #expect(lstat(link, &status) == 0 && (status.st_mode & S_IFMT) == S_IFLNK)
+    #expect(try CalibrationFile.load(path: target).sensor.label == "relabelled")
+  }
+
   @Test func allanPlotsAndTablesAndSaveWritesACheckableFile() throws {
     var simulation = StillSensorSimulation.seed000
     simulation.startTemperatureCelsius = 25

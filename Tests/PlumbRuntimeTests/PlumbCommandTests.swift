@@ -296,6 +296,64 @@ import Testing
       "\(check.standardError)")
   }
 
+  /// Outputs written whole or not at all (a temporary file renamed into place) must not rename
+  /// over a symbolic link, a named pipe or a device: they write through it, and it stays what
+  /// it was. (A link in a temporary folder stands for /dev/stdout, which is one, so that a
+  /// regression cannot replace the real /dev/stdout.)
+  @Test func atomicOutputsWriteThroughLinksPipesAndDevices() throws {
+    let directory = try temporaryDirectory()
+    let recording = try simulatedRecording(in: directory)
+    let real = directory.appendingPathComponent("real.csv").path
+    try Data("old\n".utf8).write(to: URL(fileURLWithPath: real))
+    let link = directory.appendingPathComponent("link.csv").path
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
+    let stdout = directory.appendingPathComponent("stdout").path
+    try FileManager.default.createSymbolicLink(
+      atPath: stdout, withDestinationPath: "/proc/self/fd/1")
+    func isLink(_ path: String) -> Bool {
+      var status = stat()
+      return lstat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFLNK
+    }
+
+    // Through a link to a file: the file is replaced, the link kept.
+    let export = try runPlumb(["export", recording, "--csv", "--output", link])
+    #expect(export.status == 0, "\(export.standardError)")
+    #expect(isLink(link))
+    #expect(try String(contentsOfFile: real, encoding: .utf8).hasPrefix("t_s,gyr_x"))
+
+    // Through a link to standard output (a pipe here): the bytes arrive, the link stays.
+    for arguments in [
+      ["export", recording, "--csv", "--output", stdout],
+      ["replay", "--input", recording, "--output", stdout],
+    ] {
+      let result = try runPlumb(arguments)
+      #expect(result.status == 0, "\(arguments): \(result.standardError)")
+      #expect(
+        String(decoding: result.standardOutput, as: UTF8.self).hasPrefix("t_s,"), "\(arguments)")
+      #expect(isLink(stdout), "\(arguments)")
+    }
+
+    // Into a named pipe: held open for reading and writing here, so nothing blocks whatever
+    // the command does; the bytes arrive and the pipe is still a pipe.
+    let fifo = directory.appendingPathComponent("fifo").path
+    #expect(mkfifo(fifo, 0o600) == 0)
+    let descriptor = open(fifo, O_RDWR | O_NONBLOCK)
+    #expect(descriptor >= 0)
+    defer { close(descriptor) }
+    let piped = try runPlumb(["export", recording, "--csv", "--output", fifo])
+    #expect(piped.status == 0, "\(piped.standardError)")
+    var received: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    while true {
+      let n = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+      if n <= 0 { break }
+      received += buffer[0..<n]
+    }
+    #expect(String(decoding: received, as: UTF8.self).hasPrefix("t_s,gyr_x"))
+    var status = stat()
+    #expect(lstat(fifo, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO)
+  }
+
   @Test func recordFastOnARealBoardIsRefusedBeforeTouchingIt() throws {
     let directory = try temporaryDirectory()
     let output = directory.appendingPathComponent("real.plumbraw").path

@@ -113,8 +113,10 @@ struct ExportTests {
     let bytes = readBytes(output)
     if regenerateGolden { writeBytes(bytes, to: goldenPath("export.csv")) }
     #expect(bytes == readBytes(goldenPath("export.csv")))
-    // No temporary file is left behind.
-    #expect(!fileExists(output + ".tmp-\(getpid())"))
+    // No temporary file is left behind (AtomicFile's: `.NAME.PID.partial` beside it).
+    let folder = output[...output.lastIndex(of: "/")!]
+    #expect(!fileExists("\(folder).export.csv.\(getpid()).partial"))
+    #expect(fileExists(output))
   }
 
   @Test("every exported number parses back to exactly what the driver's conversion gives")

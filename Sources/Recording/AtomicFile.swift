@@ -1,0 +1,134 @@
+import HardwareAbstraction
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// An output file that appears whole or not at all: written to a temporary file beside it,
+/// synced, and renamed over it on `commit()`; the temporary file is removed when the writer is
+/// dropped uncommitted. The one implementation behind `plumb export`, `plumb replay` and
+/// calibration files.
+///
+/// Only a regular file can be replaced that way. When the path is a symbolic link, the file it
+/// points to is replaced and the link is kept (`current.json` → `unit-3.json` stays a link).
+/// When it names a device, a named pipe or a socket (`/dev/stdout`, a FIFO), there is nothing
+/// to rename over: the bytes are written straight to it, and it stays what it was.
+public final class AtomicFile {
+  /// The path as given.
+  public let path: String
+  /// Where the bytes end up: `path`, or the file a symbolic link at `path` leads to.
+  public let destination: String
+  /// Whether `path` is a device, a pipe or a socket, written directly rather than replaced.
+  public let isStream: Bool
+  /// The file being written: the temporary file beside `destination`, or `destination` itself
+  /// when it is a stream.
+  public let writingPath: String
+  private var descriptor: Int32
+  private var committed = false
+
+  /// A failed system call: on which file, and its errno.
+  public struct Failure: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    public var errno: Errno
+    public var description: String { "\(path): \(POSIXFile.message(errno))" }
+  }
+
+  /// Opens the temporary file beside `path` (or `path` itself when it is a stream).
+  public init(path: String) throws(Failure) {
+    self.path = path
+    let target = Self.resolve(path)
+    destination = target.path
+    isStream = target.isStream
+    let writing: String
+    if target.isStream {
+      writing = target.path
+    } else {
+      let full = target.path
+      let slash = full.lastIndex(of: "/")
+      let folder = slash.map { String(full[...$0]) } ?? ""
+      let name = slash.map { String(full[full.index(after: $0)...]) } ?? full
+      writing = "\(folder).\(name).\(getpid()).partial"
+    }
+    writingPath = writing
+    do {
+      descriptor = try POSIXFile.open(
+        writing, target.isStream ? O_WRONLY : O_WRONLY | O_CREAT | O_TRUNC)
+    } catch {
+      throw Failure(path: writing, errno: error.errno)
+    }
+  }
+
+  deinit {
+    if descriptor >= 0 { _ = Glibc.close(descriptor) }
+    if !committed && !isStream { _ = Glibc.unlink(writingPath) }
+  }
+
+  /// Appends `bytes`.
+  public func write(_ bytes: UnsafeRawBufferPointer) throws(Failure) {
+    do {
+      try POSIXFile.writeAll(descriptor, bytes)
+    } catch {
+      throw Failure(path: writingPath, errno: error.errno)
+    }
+  }
+
+  /// Appends `text`'s UTF-8 bytes.
+  public func write(_ text: String) throws(Failure) {
+    var text = text
+    var failure: Failure?
+    text.withUTF8 { bytes in
+      do throws(Failure) { try write(UnsafeRawBufferPointer(bytes)) } catch { failure = error }
+    }
+    if let failure { throw failure }
+  }
+
+  /// Syncs the temporary file and renames it over the destination (a stream: just closes it).
+  public func commit() throws(Failure) {
+    if !isStream {
+      do {
+        try POSIXFile.dataSync(descriptor)
+      } catch {
+        throw Failure(path: writingPath, errno: error.errno)
+      }
+    }
+    _ = Glibc.close(descriptor)
+    descriptor = -1
+    if !isStream {
+      guard Glibc.rename(writingPath, destination) == 0 else {
+        throw Failure(path: destination, errno: Errno(rawValue: Glibc.errno))
+      }
+      POSIXFile.syncFolder(of: destination)
+    }
+    committed = true
+  }
+
+  /// Where a write to `path` goes: the path a chain of symbolic links leads to, and whether
+  /// that is something other than a regular file or a folder (or nothing yet).
+  static func resolve(_ path: String) -> (path: String, isStream: Bool) {
+    var status = stat()
+    if stat(path, &status) == 0 {
+      let kind = status.st_mode & S_IFMT
+      if kind != S_IFREG && kind != S_IFDIR { return (path, true) }
+    }
+    // Follow the links by hand: a link to a file that does not exist yet is still a link.
+    var current = path
+    for _ in 0..<40 {
+      guard lstat(current, &status) == 0, (status.st_mode & S_IFMT) == S_IFLNK else { break }
+      var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+      let count = readlink(current, &buffer, buffer.count - 1)
+      guard count > 0 else { break }
+      let target = String(
+        decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      if target.hasPrefix("/") {
+        current = target
+      } else if let slash = current.lastIndex(of: "/") {
+        current = String(current[...slash]) + target
+      } else {
+        current = target
+      }
+    }
+    return (current, false)
+  }
+}
