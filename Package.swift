@@ -110,7 +110,8 @@ targets += [
     dependencies: ["AttitudeEstimation", "Geometry", "MotionScenarios"],
     swiftSettings: swift6 + [.unsafeFlags(["-O"])]),
   .testTarget(
-    name: "PlumbReplayTests", dependencies: ["plumb", "MotionScenarios", "Geometry"],
+    name: "PlumbReplayTests",
+    dependencies: ["plumb", "plumb-broad", "MotionScenarios", "Geometry"],
     swiftSettings: swift6),
   .executableTarget(
     name: "plumb-broad", dependencies: ["AttitudeEstimation", "CommandLineSupport", "Geometry"],

@@ -16,27 +16,8 @@ import Testing
     return directory.appendingPathComponent("plumb")
   }()
 
-  struct Result {
-    var status: Int32
-    var standardError: String
-    var standardOutput: String
-  }
-
-  func plumb(_ arguments: [String]) throws -> Result {
-    let process = Process()
-    process.executableURL = Self.plumb
-    process.arguments = arguments
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let o = out.fileHandleForReading.readDataToEndOfFile()
-    let e = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return Result(
-      status: process.terminationStatus, standardError: String(decoding: e, as: UTF8.self),
-      standardOutput: String(decoding: o, as: UTF8.self))
+  func plumb(_ arguments: [String]) throws -> ExecutableResult {
+    try runExecutable(Self.plumb, arguments)
   }
 
   func temporaryDirectory() throws -> URL {

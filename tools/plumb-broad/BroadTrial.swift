@@ -14,6 +14,18 @@ struct BroadTrial {
   var movement: [Bool] = []
 
   var count: Int { timestampNanoseconds.count }
+
+  /// Why this trial cannot be scored, or `nil`: with no samples, or no movement sample with an
+  /// optical truth, the RMSE would be over nothing (printed as 0, a perfect score).
+  var scoringProblem: String? {
+    if count == 0 { return "\(name) has no samples (the file holds no rows after its header)" }
+    let scorable = (0..<count).filter { movement[$0] && truth[$0].isFinite }.count
+    if scorable == 0 {
+      return "\(name) has no movement samples with an optical truth to score (\(count) samples, "
+        + "none with movement = 1 and a finite opt_q)"
+    }
+    return nil
+  }
 }
 
 enum BroadError: Error, CustomStringConvertible {

@@ -131,6 +131,10 @@ for assignment in parsed.values("set") {
       "--set takes NAME=NUMBER with NAME one of: \(Override.names.joined(separator: ", "))",
       status: .usage)
   }
+  guard value.isFinite else {
+    fail(
+      "--set \(assignment): \(pair[1]) is out of range (a finite number is needed)", status: .usage)
+  }
   override.apply(&settings, value)
 }
 if let problem = settings.problem { fail("invalid settings: \(problem)", status: .usage) }
@@ -182,6 +186,9 @@ if parsed.flag("start-in-motion") {
     loaded[t].movement.removeFirst(k)
   }
   print("each trial starts 1 s after its first movement (no rest at the start)")
+}
+if let problem = loaded.lazy.compactMap(\.scoringProblem).first {
+  fail(problem, status: .dataError)
 }
 let trials = loaded
 
