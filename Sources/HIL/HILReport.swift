@@ -438,6 +438,35 @@ public struct HILReportError: Error, CustomStringConvertible, Sendable {
   public var description: String { "cannot write \(path): \(reason)" }
 }
 
+/// Checks, before a run, that `directory` can take the report: makes it (`mkdir -p`), then
+/// creates and removes a file in it, so a report that cannot be written fails at once rather
+/// than after the run.
+public func prepareReportDirectory(_ directory: String) throws(HILReportError) {
+  try makeDirectories(directory)
+  let probe = directory + "/.plumb-hil-probe-\(getpid())"
+  let fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+  guard fd >= 0 else {
+    throw HILReportError(path: directory, reason: String(cString: strerror(errno)))
+  }
+  close(fd)
+  unlink(probe)
+}
+
+/// Checks, before a run, that the file `path` can be written: opens it for writing without
+/// truncating it (an existing file keeps its bytes until the run writes it), creating it only
+/// for the check when it is absent.
+public func checkWritableFile(_ path: String) throws(HILReportError) {
+  var created = true
+  var fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+  if fd < 0 && errno == EEXIST {
+    created = false
+    fd = open(path, O_WRONLY | O_CLOEXEC)
+  }
+  guard fd >= 0 else { throw HILReportError(path: path, reason: String(cString: strerror(errno))) }
+  close(fd)
+  if created { unlink(path) }
+}
+
 /// Makes `path` and its missing parents (`mkdir -p`).
 func makeDirectories(_ path: String) throws(HILReportError) {
   var prefix = path.hasPrefix("/") ? "/" : ""

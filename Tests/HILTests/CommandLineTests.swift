@@ -51,6 +51,29 @@ import Testing
     #expect(FileManager.default.contents(atPath: frames) == Data(library.bytes))
   }
 
+  /// --report and --frames are checked before the run: a path that cannot be written fails in
+  /// a moment (73, naming it), not after hours of simulated time. Four simulated hours take
+  /// about a minute here; the check takes milliseconds.
+  @Test func unwritableOutputsAreRefusedBeforeTheRun() throws {
+    let directory = try temporaryDirectory()
+    let file = directory + "/a-file"
+    _ = FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
+    for (option, path) in [
+      ("--report", file + "/report"), ("--report", file),
+      ("--frames", directory + "/missing/frames.bin"),
+      ("--frames", directory),
+    ] {
+      let started = Date()
+      let run = try runPlumbHIL(["run", "handheld", "--seconds", "14400", option, path])
+      let elapsed = Date().timeIntervalSince(started)
+      #expect(run.status == 73, "\(option) \(path): \(run.standardError)")
+      #expect(run.standardError.contains(path), "\(run.standardError)")
+      #expect(run.standardOutput.isEmpty)
+      #expect(elapsed < 5, "\(option) \(path): the run went ahead (\(elapsed) s)")
+    }
+    #expect(try String(contentsOfFile: file, encoding: .utf8) == "x")
+  }
+
   @Test func usageErrorsNameTheProblemAndExit64() throws {
     let scenario = try runPlumbHIL(["run", "tilted"])
     #expect(scenario.status == 64)

@@ -126,6 +126,13 @@ func runCommand(_ arguments: ParsedArguments) throws {
   }
   let framesPath = arguments.value("frames")
   options.keepBytes = framesPath != nil
+  // The outputs are checked now, not found unwritable after the run.
+  do {
+    if let report = arguments.value("report") { try prepareReportDirectory(report) }
+    if let framesPath { try checkWritableFile(framesPath) }
+  } catch {
+    throw CommandFailure(.cannotCreate, error.description)
+  }
   let result: HILResult
   do {
     result = try runHIL(options)
@@ -164,6 +171,13 @@ func soakCommand(_ arguments: ParsedArguments) throws {
   let hours = try arguments.double("hours", in: 0.01...(30 * 24)) ?? 24
   let seed = UInt64(try arguments.integer("seed", in: 0...Int.max) ?? 1)
   let options = Soak.options(seconds: hours * 3600, seed: seed)
+  if let report = arguments.value("report") {
+    do {
+      try prepareReportDirectory(report)
+    } catch {
+      throw CommandFailure(.cannotCreate, error.description)
+    }
+  }
   var memory: [MemorySample] = []
   let started = wallSeconds()
   let result: HILResult
