@@ -312,7 +312,8 @@ targets += [
     ],
     swiftSettings: swift6),
   .executableTarget(
-    name: "plumb-hil", dependencies: ["HIL", "CommandLineSupport"], path: "tools/plumb-hil",
+    name: "plumb-hil", dependencies: ["HIL", "CommandLineSupport", "PlumbRuntime"],
+    path: "tools/plumb-hil",
     exclude: ["README.md"], swiftSettings: swift6),
   .testTarget(
     name: "HILTests",

@@ -28,6 +28,10 @@ public enum ExitCode: Int32, Sendable {
   case ioError = 74
   /// `EX_CONFIG`: a configuration error.
   case configuration = 78
+  /// 128 + SIGINT: stopped by Ctrl-C before the end (what a shell reports for it).
+  case interrupted = 130
+  /// 128 + SIGTERM: stopped by `kill` or a service manager before the end.
+  case terminated = 143
 }
 
 /// Writes `text` to standard error, unbuffered.

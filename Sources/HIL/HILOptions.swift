@@ -42,6 +42,10 @@ public struct HILOptions: Sendable {
   /// Keep every byte the host received (golden files), and every decoded frame (analysis).
   public var keepBytes: Bool
   public var keepFrames: Bool
+  /// Asked once per loop step; when it answers true the run ends there, as if it had reached
+  /// its length, and the result is marked `interrupted` (plumb-hil: Ctrl-C). A flag, not a
+  /// clock: the loop reads no wall clock.
+  public var shouldStop: (@Sendable () -> Bool)?
   /// Points per plotted series (the run is binned to this many; memory stays flat however long
   /// the run).
   public var plotPoints: Int
@@ -68,6 +72,7 @@ public struct HILOptions: Sendable {
     keepBytes = false
     keepFrames = false
     plotPoints = 1200
+    shouldStop = nil
   }
 }
 

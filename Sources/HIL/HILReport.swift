@@ -68,6 +68,7 @@ extension HILResult {
       ("seed", integer(seed)),
       ("format", .string(format.rawValue)),
       ("realtime", .bool(realtime)),
+      ("interrupted", .bool(interrupted)),
       ("simulated_seconds", number(seconds)),
       ("fault_start_seconds", number(faultStartSeconds)),
       ("frame_rate_hz", number(frameRateHz)),

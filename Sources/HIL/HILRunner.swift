@@ -86,6 +86,7 @@ public struct HILResult: Sendable {
       + "missed=\(accounting.countedMissed) silent_losses=\(accounting.silentLosses) "
       + "incl_rms_deg=\(fixed(accuracy.inclinationRMSDegrees, 3)) "
       + "heading_rms_deg=\(fixed(accuracy.headingRMSDegrees, 3))"
+      + (interrupted ? " interrupted" : "")
   }
 
   /// Stretches in which the chip's configuration registers (SMPLRT_DIV, CONFIG, GYRO_CONFIG,
@@ -94,6 +95,8 @@ public struct HILResult: Sendable {
   /// recovery the frames may not show. The first 1000, and how many.
   public var chipStretches: [ChipStretch]
   public var chipStretchCount: Int
+  /// Whether `HILOptions.shouldStop` ended the run before its length.
+  public var interrupted = false
 
   /// The longest fault episode, seconds (0 without one): the recovery time.
   public var longestEpisodeSeconds: Double {
@@ -215,7 +218,7 @@ public func runHIL(_ options: HILOptions, progress: ((Double) -> Void)? = nil) t
   {
     arrivalRate = Double(analyser.telemetryFrames - 1) * 1e9 / Double(last - first)
   }
-  return HILResult(
+  var result = HILResult(
     scenario: options.scenario, faults: options.faults, seed: options.seed,
     format: options.format, realtime: options.realtime,
     seconds: Double(outcome.endTime.nanoseconds(since: motionStart)) * 1e-9,
@@ -241,6 +244,8 @@ public func runHIL(_ options: HILOptions, progress: ((Double) -> Void)? = nil) t
     frames: analyser.frames, bytes: outcome.bytes,
     chipStretches: outcome.chipWatch.finished(at: outcome.endTime, motionStart: motionStart),
     chipStretchCount: outcome.chipWatch.count + (outcome.chipWatch.unfinished == nil ? 0 : 1))
+  result.interrupted = outcome.interrupted
+  return result
 }
 
 /// The state of one run while it goes.
@@ -259,6 +264,7 @@ private struct Session {
     var chipWatch: ChipWatch
     var monitorBytesPassed: UInt64 = 0
     var monitorBytesDropped: UInt64 = 0
+    var interrupted = false
   }
 
   let options: HILOptions
@@ -352,7 +358,12 @@ private struct Session {
     var buffer: [UInt8] = []
     buffer.reserveCapacity(1 << 16)
     var stalls = board.faultPlan.hostStalls[...]
+    var interrupted = false
     while clock.now() < end {
+      if let stop = options.shouldStop, stop() {
+        interrupted = true
+        break
+      }
       if let stall = stalls.first, stall.at <= clock.now() {
         clock.advance(by: stall.duration)
         stalls = stalls.dropFirst()
@@ -383,7 +394,8 @@ private struct Session {
     return Outcome(
       status: status, driver: loop.driver.counters, injected: injected, lastFrame: lastFrame,
       startup: startup, serial: port.statistics, serialBytesDiscarded: port.discardedBytes,
-      garbageBytes: garbage.sent, endTime: endTime, bytes: kept, chipWatch: chipWatch)
+      garbageBytes: garbage.sent, endTime: endTime, bytes: kept, chipWatch: chipWatch,
+      interrupted: interrupted)
   }
 
   mutating func consume(_ buffer: inout [UInt8]) {
@@ -425,7 +437,12 @@ private struct Session {
     analyser.realTimeOffsetNanoseconds = offset
     var reader = HostReader(host: host, tap: tap)
     var stalls = board.faultPlan.hostStalls[...]
+    var interrupted = false
     while clock.now() < end {
+      if let stop = options.shouldStop, stop() {
+        interrupted = true
+        break
+      }
       // Hold the simulated world to the wall: wait (reading the host side) until the chip's
       // next sample is due, then let the loop take it.
       if let next = board.chip.nextSampleTime {
@@ -458,7 +475,8 @@ private struct Session {
       status: status, driver: loop.driver.counters, injected: injected, lastFrame: lastFrame,
       startup: startup, serial: port.statistics, serialBytesDiscarded: 0,
       garbageBytes: garbage.sent, endTime: endTime, bytes: kept, chipWatch: chipWatch,
-      monitorBytesPassed: reader.tapPassed, monitorBytesDropped: reader.tapDropped)
+      monitorBytesPassed: reader.tapPassed, monitorBytesDropped: reader.tapDropped,
+      interrupted: interrupted)
   }
 }
 

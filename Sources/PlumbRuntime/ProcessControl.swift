@@ -6,6 +6,10 @@ import Synchronization
 /// three sample periods apart).
 public let stopRequested = Atomic<Bool>(false)
 
+/// The signal that set `stopRequested` (SIGINT or SIGTERM; 0 before one came), for a command
+/// that reports a stop with the shell's exit status, 128 + the signal.
+public let stopSignal = Atomic<Int32>(0)
+
 /// Installs the SIGINT/SIGTERM handlers, and ignores SIGPIPE (a closed pipe on standard output
 /// is reported as a disconnect by the port instead of killing the process). Also unblocks
 /// SIGINT and SIGTERM: a process inherits its parent's signal mask, and some launchers (test
@@ -13,7 +17,10 @@ public let stopRequested = Atomic<Bool>(false)
 /// `kill -TERM` pending for ever.
 public func installStopHandlers() {
   var action = sigaction()
-  action.__sigaction_handler.sa_handler = { _ in stopRequested.store(true, ordering: .relaxed) }
+  action.__sigaction_handler.sa_handler = { signal in
+    stopSignal.store(signal, ordering: .relaxed)
+    stopRequested.store(true, ordering: .relaxed)
+  }
   sigemptyset(&action.sa_mask)
   action.sa_flags = 0
   sigaction(SIGINT, &action, nil)

@@ -30,6 +30,26 @@ import Testing
     #expect(realTime.bytes == fullSpeed.bytes)
   }
 
+  /// Starts `plumb-hil run SCENARIO --realtime` with a monitor link at `link` and a report, and
+  /// waits for the link, which appears once the run has made its pseudo-terminals (before
+  /// start-up).
+  func startLinkedRun(_ scenario: String, seconds: Int, link: String, report: String) throws
+    -> RunningProcess
+  {
+    let run = try RunningProcess(
+      plumbHILExecutable,
+      [
+        "run", scenario, "--seconds", "\(seconds)", "--realtime", "--monitor-link", link,
+        "--report", report,
+      ])
+    var waited = 0
+    while !FileManager.default.fileExists(atPath: link) && waited < 400 {
+      usleep(50_000)
+      waited += 1
+    }
+    return run
+  }
+
   /// The real-time line read by the real `plumb-monitor`, as a person at the bench would: the
   /// run passes every byte it receives to a pseudo-terminal linked at a path, and
   /// `plumb-monitor PATH` reads it live. The monitor must find the stream whole (no CRC error,
@@ -37,18 +57,7 @@ import Testing
   @Test func plumbMonitorReadsTheRealTimeLine() throws {
     let directory = try temporaryDirectory()
     let link = directory + "/plumb-hil-tty"
-    let run = try RunningProcess(
-      plumbHILExecutable,
-      [
-        "run", "handheld", "--seconds", "6", "--realtime", "--monitor-link", link, "--report",
-        directory + "/report",
-      ])
-    // The link appears once the run has made its pseudo-terminals (before start-up).
-    var waited = 0
-    while !FileManager.default.fileExists(atPath: link) && waited < 400 {
-      usleep(50_000)
-      waited += 1
-    }
+    let run = try startLinkedRun("handheld", seconds: 6, link: link, report: directory + "/report")
     let monitor = try RunningProcess(
       plumbMonitorExecutable,
       [
@@ -65,6 +74,44 @@ import Testing
     #expect(monitor.standardOutput.contains("lost          0 frames"))
     let report = try String(contentsOfFile: directory + "/report/report.json", encoding: .utf8)
     #expect(report.contains("\"monitor_bytes_passed\""))
+    #expect(!FileManager.default.fileExists(atPath: link), "the link is removed at the end")
+  }
+
+  /// Ctrl-C on a real-time run: the loop stops at the next step, and the run still ends with
+  /// its summary line and its report, both marked as interrupted, and exit status 130 (128 +
+  /// SIGINT, as a shell reports it).
+  @Test func sigintEndsARealTimeRunWithItsSummaryAndReport() throws {
+    let directory = try temporaryDirectory()
+    let link = directory + "/plumb-hil-tty"
+    let run = try startLinkedRun(
+      "rest-turn", seconds: 600, link: link, report: directory + "/report")
+    // Frames arriving on the tap (a kilobyte: a few dozen): the loop is running.
+    let tap = try FileHandle(forReadingFrom: URL(fileURLWithPath: link))
+    var tapped = 0
+    while tapped < 1000 {
+      let bytes = tap.availableData
+      if bytes.isEmpty { break }
+      tapped += bytes.count
+    }
+    #expect(tapped >= 1000)
+    let interrupted = Date()
+    run.process.interrupt()
+    let result = run.wait()
+    try? tap.close()
+    #expect(Date().timeIntervalSince(interrupted) < 10, "the run was not stopped")
+    #expect(result.status == 130, "\(result.standardError)")
+    #expect(run.process.terminationReason == .exit)
+    let pattern =
+      #"^hil: scenario=rest-turn faults=none frames=[1-9][0-9]* missed=[0-9]+ silent_losses=0 "#
+      + #"incl_rms_deg=[0-9]+\.[0-9]{3} heading_rms_deg=[0-9]+\.[0-9]{3} interrupted\n$"#
+    #expect(
+      result.standardOutput.range(of: pattern, options: .regularExpression) != nil,
+      "\(result.standardOutput)")
+    #expect(result.standardError.contains("interrupted"), "\(result.standardError)")
+    let json = try #require(FileManager.default.contents(atPath: directory + "/report/report.json"))
+    let report = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
+    #expect(report["interrupted"] as? Bool == true)
+    #expect((report["simulated_seconds"] as? Double ?? 600) < 600)
     #expect(!FileManager.default.fileExists(atPath: link), "the link is removed at the end")
   }
 

@@ -2,6 +2,7 @@ import CommandLineSupport
 import HIL
 import MPU6050Simulation
 import MotionScenarios
+import PlumbRuntime
 import Telemetry
 
 #if canImport(Glibc)
@@ -25,9 +26,13 @@ let runSpec = CommandSpec(
     The run ends with one line on standard output:
       hil: scenario=S faults=F frames=N missed=M silent_losses=K incl_rms_deg=E heading_rms_deg=H
 
+    Ctrl-C (SIGINT) or SIGTERM ends the run at the next loop step: the summary line (ending
+    " interrupted") and the report ("interrupted": true) cover the run up to there.
+
     Exit status: 0 done; 1 the chip produced samples that neither reached the host nor were
     counted (silent_losses > 0); 64 usage error; 70 the firmware did not start; 73 the report
-    could not be written.
+    or the frames file cannot be written (checked before the run); 130 (143) interrupted by
+    SIGINT (SIGTERM).
     """,
   options: [
     .option("faults", value: "PLAN", help: "a fault plan (plumb-hil faults)", default: "none"),
@@ -133,6 +138,10 @@ func runCommand(_ arguments: ParsedArguments) throws {
   } catch {
     throw CommandFailure(.cannotCreate, error.description)
   }
+  // Ctrl-C (or SIGTERM) ends the run at the next loop step; the summary and the report still
+  // come, marked as interrupted.
+  installStopHandlers()
+  options.shouldStop = { stopRequested.load(ordering: .relaxed) }
   let result: HILResult
   do {
     result = try runHIL(options)
@@ -159,6 +168,15 @@ func runCommand(_ arguments: ParsedArguments) throws {
     }
   }
   print(result.summaryLine)
+  if result.interrupted {
+    let signal = stopSignal.load(ordering: .relaxed)
+    throw CommandFailure(
+      signal == SIGTERM ? .terminated : .interrupted,
+      "interrupted by \(signal == SIGTERM ? "SIGTERM" : "SIGINT") after \(fixed(result.seconds, 2)) s "
+        + "of simulated time: the summary"
+        + (arguments.value("report") == nil ? "" : " and the report") + " cover the run up to there"
+    )
+  }
   if result.accounting.silentLosses > 0 {
     throw CommandFailure(
       .failure,
