@@ -74,6 +74,8 @@ public struct SerialError: Error, Hashable, Sendable, CustomStringConvertible {
     case busy
     /// The path is not a terminal (`ENOTTY`): termios settings cannot apply.
     case notATerminal
+    /// A named pipe (FIFO) that no process has open for reading (`ENXIO`).
+    case noReader
     /// The requested baud rate is not one the port supports.
     case unsupportedBaudRate
     /// The device went away (`EIO`, `ENXIO`, hang-up): close and reopen when it is back.
@@ -107,6 +109,8 @@ public struct SerialError: Error, Hashable, Sendable, CustomStringConvertible {
       "permission denied: add the user to the dialout group (`sudo usermod -aG dialout $USER`, then log in again)"
     case .busy: "another program has the device open (a login getty or a terminal program?)"
     case .notATerminal: "the path is not a terminal device; give a tty, a pty, or write to a file"
+    case .noReader:
+      "nothing is reading this named pipe: start its reader first (e.g. `plumb-monitor PATH`), then plumb"
     case .unsupportedBaudRate:
       "choose one of 9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600"
     case .disconnected:

@@ -46,6 +46,26 @@ public final class DescriptorSerialPort: SerialPort {
     }
   }
 
+  /// Writes frames to the named pipe (FIFO) at `path`, which a reader must already have open:
+  /// opened without blocking (`ENXIO` when nothing reads it is `.noReader`, not a wait), and
+  /// written like standard output (a full pipe refuses a frame, a reader gone is a disconnect).
+  public static func namedPipe(path: String) throws(SerialError) -> DescriptorSerialPort {
+    do {
+      let descriptor = try FileDescriptor.open(
+        path, flags: O_WRONLY | O_NONBLOCK | O_CLOEXEC, permissions: 0)
+      return DescriptorSerialPort(name: path, output: descriptor, input: .closed, path: path)
+    } catch {
+      let kind: SerialError.Kind
+      switch error.errno {
+      case .noSuchFileOrDirectory: kind = .deviceMissing
+      case .permissionDenied, .operationNotPermitted: kind = .permissionDenied
+      case .noSuchDeviceOrAddress: kind = .noReader
+      default: kind = .ioError
+      }
+      throw SerialError(kind, errno: error.errno, device: path)
+    }
+  }
+
   private init(
     name: String, output: consuming FileDescriptor, input: consuming FileDescriptor,
     path: String?

@@ -137,6 +137,12 @@ func openOutput(_ setup: PlumbSetup, options: RunOptions) throws(RunError) -> Se
       throw .serial(SerialError(.deviceMissing, errno: .noSuchFileOrDirectory, device: target))
     }
     return try openFramesFile(target)
+  case .namedPipe:
+    do {
+      return .descriptor(try .namedPipe(path: target))
+    } catch {
+      throw .serial(error)
+    }
   case .other:
     throw .serial(SerialError(.notATerminal, device: target))
   }

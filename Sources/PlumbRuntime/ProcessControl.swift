@@ -71,7 +71,7 @@ public func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
 
 /// What kind of file `path` is, for choosing how to write frames to it.
 public enum PathKind: Sendable {
-  case missing, characterDevice, regularFile, other
+  case missing, characterDevice, regularFile, namedPipe, other
 }
 
 public func pathKind(_ path: String) -> PathKind {
@@ -80,6 +80,7 @@ public func pathKind(_ path: String) -> PathKind {
   switch status.st_mode & S_IFMT {
   case S_IFCHR: return .characterDevice
   case S_IFREG: return .regularFile
+  case S_IFIFO: return .namedPipe
   default: return .other
   }
 }

@@ -288,6 +288,13 @@ func openReplayOutput(_ options: RunOptions) throws(RunError) -> SelectedPort {
       throw .serial(error)
     }
   }
+  if pathKind(target) == .namedPipe {
+    do {
+      return .descriptor(try .namedPipe(path: target))
+    } catch {
+      throw .serial(error)
+    }
+  }
   return try openFramesFile(target)
 }
 

@@ -9,8 +9,9 @@ let runSpec = CommandSpec(
   discussion: """
     With Boards/simulated.json the real driver and loop run on a simulated MPU-6050 moving
     through a scripted motion: in real time by default, as fast as possible with --fast.
-    Frames go to the board's serial device, or to --serial PATH (a tty or pty in raw mode, or a
-    file). On a terminal, binary frames are shown as text. SIGINT/SIGTERM finish the frame,
+    Frames go to the board's serial device, or to --serial PATH (a tty or pty in raw mode, a
+    file, or a named pipe whose reader is already running: `mkfifo f; plumb-monitor f &`; a
+    full pipe drops frames, counted, and never stalls the loop). On a terminal, binary frames are shown as text. SIGINT/SIGTERM finish the frame,
     flush, close and exit 0. Host commands (tare, format, rate, status, version) are read from
     the serial line (from standard input when writing to a terminal).
     """,

@@ -368,4 +368,38 @@ import Testing
     #expect(!result.standardError.contains("/dev/i2c-1"))
     #expect(!FileManager.default.fileExists(atPath: output))
   }
+
+  /// A named pipe is a stream like standard output: `plumb run --serial FIFO` writes frames to
+  /// its reader (never blocking the loop on it), and says so clearly when nothing reads it.
+  @Test func framesGoToANamedPipesReader() throws {
+    let directory = try temporaryDirectory()
+    let fifo = directory.appendingPathComponent("frames.fifo").path
+    #expect(mkfifo(fifo, 0o600) == 0)
+    let alone = try runPlumb([
+      "run", "--board", "Boards/simulated.json", "--fast", "--duration", "1", "--serial", fifo,
+    ])
+    #expect(alone.status == 69, "\(alone.standardError)")
+    #expect(alone.standardError.contains("nothing is reading"), "\(alone.standardError)")
+    // The reader: read and write ends held here, so the pipe lives while plumb comes and goes
+    // (a 2 s binary stream is well under the pipe's 64 KiB).
+    let reader = open(fifo, O_RDWR | O_NONBLOCK)
+    #expect(reader >= 0)
+    defer { close(reader) }
+    let run = try runPlumb([
+      "run", "--board", "Boards/simulated.json", "--fast", "--duration", "2", "--format",
+      "binary", "--serial", fifo,
+    ])
+    #expect(run.status == 0, "\(run.standardError)")
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+      let n = chunk.withUnsafeMutableBytes { read(reader, $0.baseAddress, $0.count) }
+      if n <= 0 { break }
+      bytes += chunk[0..<n]
+    }
+    // About 190 frames of some 40 bytes, and the FIFO is still a FIFO.
+    #expect(bytes.count > 4_000, "\(bytes.count) bytes")
+    var status = stat()
+    #expect(stat(fifo, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO)
+  }
 }
