@@ -29,7 +29,7 @@ public struct PlumbRawDecoder: RecordingDecoder {
     time.reserveCapacity(reader.sampleCount)
     temperature.reserveCapacity(reader.sampleCount)
     for index in 0..<6 { channels[index].reserveCapacity(reader.sampleCount) }
-    reader.forEachSISample { sample in
+    let selection = reader.forEachSISample { sample in
       time.append(sample.relativeSeconds)
       let rate = sample.values.angularRateRadiansPerSecond
       let force = sample.values.specificForceMetersPerSecondSquared
@@ -45,6 +45,7 @@ public struct PlumbRawDecoder: RecordingDecoder {
       source: path, timeSeconds: time, channels: channels, temperatureCelsius: temperature,
       locations: .sampleNumbers)
     if let note = reader.truncationNote { recording.notes.append(note) }
+    if let note = selection.outOfOrderNote { recording.notes.append(note) }
     return recording
   }
 }

@@ -35,6 +35,16 @@ public struct PlumbRawSampleSelection: Hashable, Sendable {
     self.skippedRepeats = skippedRepeats
     self.skippedOutOfOrder = skippedOutOfOrder
   }
+
+  /// For a recording some of whose samples were left out for their times, what a person should
+  /// know (a live loop's samples always increase in time: these are damage); `nil` otherwise.
+  public var outOfOrderNote: String? {
+    guard skippedOutOfOrder > 0 else { return nil }
+    return
+      "\(skippedOutOfOrder) sample\(skippedOutOfOrder == 1 ? " was" : "s were") left out of order "
+      + "(dated no later than the sample before; a live recording's times always increase, so a "
+      + "time in the file is damaged: a sample dated far ahead leaves every one after it out)"
+  }
 }
 
 extension PlumbRawReader {

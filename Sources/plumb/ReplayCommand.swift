@@ -165,7 +165,8 @@ struct ReplayCommand {
     let temporary = "\(temporaryDirectoryPath)/plumb-replay-\(getpid()).csv"
     defer { unlink(temporary) }
     do {
-      _ = try exportCSV(reader: reader, to: temporary)
+      let selection = try exportCSV(reader: reader, to: temporary)
+      if let note = selection.outOfOrderNote { printError("plumb: warning: \(path): \(note)") }
     } catch {
       throw CommandFailure(.cannotCreate, error.description)
     }

@@ -1,3 +1,4 @@
+import Calibration
 import Dispatch
 import Foundation
 import HardwareAbstraction
@@ -35,6 +36,18 @@ struct DamagedReplayTests {
     try writer.close()
   }
 
+  /// A live run of `seconds` on `board`, recorded in `directory`: the recording's path.
+  func liveRecording(
+    board: String, seconds: Int, in directory: URL, extra: [String] = []
+  ) throws -> String {
+    let live = directory.appendingPathComponent("live.plumbraw").path
+    let run = try runPlumb(
+      ["run", "--board", board, "--fast", "--duration", "\(seconds)", "--serial", "/dev/null"]
+        + extra + ["--record", live])
+    #expect(run.status == 0, "\(run.standardError)")
+    return live
+  }
+
   /// Runs plumb, killing it after `seconds` (a replay that never ends fails the test instead of
   /// hanging it).
   func runPlumbWithin(_ seconds: Int, _ arguments: [String]) throws -> ProcessResult {
@@ -50,12 +63,7 @@ struct DamagedReplayTests {
     arguments: [-1, 100])
   func sampleDatedFarAhead(index: Int) throws {
     let directory = try temporaryDirectory()
-    let live = directory.appendingPathComponent("live.plumbraw").path
-    let run = try runPlumb([
-      "run", "--board", "Boards/simulated.json", "--fast", "--duration", "3", "--serial",
-      "/dev/null", "--record", live,
-    ])
-    #expect(run.status == 0, "\(run.standardError)")
+    let live = try liveRecording(board: "Boards/simulated.json", seconds: 3, in: directory)
     let damaged = directory.appendingPathComponent("damaged.plumbraw").path
     // 285 years after the epoch of the monotonic clock: valid for the format, no real run's.
     try redate(live, to: damaged, sample: index, nanoseconds: 9_000_000_000_000_000_000)
@@ -114,12 +122,7 @@ struct DamagedReplayTests {
       of: #""scenario": "handheld""#, with: #""scenario": "handheld", "faults": "\#(faults)""#)
     let boardPath = directory.appendingPathComponent("board.json").path
     try board.write(toFile: boardPath, atomically: true, encoding: .utf8)
-    let live = directory.appendingPathComponent("live.plumbraw").path
-    let run = try runPlumb([
-      "run", "--board", boardPath, "--fast", "--duration", "4", "--serial", "/dev/null",
-      "--record", live,
-    ])
-    #expect(run.status == 0, "\(run.standardError)")
+    let live = try liveRecording(board: boardPath, seconds: 4, in: directory)
     let reader = try PlumbRawReader(contentsOf: live)
     let original = Array(reader.records())
     #expect(original.count > 400)
@@ -187,12 +190,8 @@ struct DamagedReplayTests {
   ])
   func damagedRecordedSettingsAreNamed(original: String, damaged: String) throws {
     let directory = try temporaryDirectory()
-    let live = directory.appendingPathComponent("live.plumbraw").path
-    let run = try runPlumb([
-      "run", "--board", "Boards/simulated.json", "--fast", "--duration", "1", "--format",
-      "binary", "--serial", "/dev/null", "--record", live,
-    ])
-    #expect(run.status == 0, "\(run.standardError)")
+    let live = try liveRecording(
+      board: "Boards/simulated.json", seconds: 1, in: directory, extra: ["--format", "binary"])
     let reader = try PlumbRawReader(contentsOf: live)
     var header = reader.header
     #expect(header.metadataJSON.contains(original), "\(header.metadataJSON)")
@@ -207,5 +206,25 @@ struct DamagedReplayTests {
     #expect(
       replay.standardError.contains(path) && replay.standardError.contains(key),
       "\(replay.standardError)")
+  }
+
+  /// The estimator-only replay (and the export, and plumb-cal) take samples in time order: a
+  /// sample dated ahead of the rest leaves those after it out. They are counted and said, not
+  /// dropped silently.
+  @Test func samplesLeftOutOfOrderAreSaid() throws {
+    let directory = try temporaryDirectory()
+    let live = try liveRecording(board: "Boards/simulated.json", seconds: 2, in: directory)
+    let damaged = directory.appendingPathComponent("damaged.plumbraw").path
+    try redate(live, to: damaged, sample: 100, nanoseconds: 9_000_000_000_000_000_000)
+    let estimates = directory.appendingPathComponent("estimates.csv").path
+    let replay = try runPlumb(["replay", "--input", damaged, "--output", estimates])
+    #expect(replay.status == 0, "\(replay.standardError)")
+    #expect(
+      replay.standardError.contains("\(damaged): ")
+        && replay.standardError.contains("out of order"),
+      "\(replay.standardError)")
+    let decoded = try PlumbRawDecoder().decode(
+      Array(try Data(contentsOf: URL(fileURLWithPath: damaged))), path: damaged)
+    #expect(decoded.notes.contains { $0.contains("out of order") }, "\(decoded.notes)")
   }
 }

@@ -177,10 +177,16 @@ struct ExportTests {
     writeBytes(Array(bytes.dropLast(5)), to: torn)
     let tornRecording = try RecordingLoader.standard.load(path: torn)
     #expect(tornRecording.count == 4)
-    // The cut is said (plumb-cal prints the notes), not silently read as a whole recording.
-    #expect(tornRecording.notes.count == 1)
+    // The cut is said (plumb-cal prints the notes), not silently read as a whole recording; so
+    // is the fixture's one sample out of order.
+    #expect(tornRecording.notes.count == 2)
     #expect(tornRecording.notes.first?.contains("not a whole record") == true)
-    #expect(try RecordingLoader.standard.load(path: path).notes.isEmpty)
+    #expect(
+      try RecordingLoader.standard.load(path: path).notes == [
+        "1 sample was left out of order (dated no later than the sample before; a live "
+          + "recording's times always increase, so a time in the file is damaged: a sample "
+          + "dated far ahead leaves every one after it out)"
+      ])
     let reader = try PlumbRawReader(bytes: bytes)
     bytes[reader.headerLength + 3] ^= 0x40
     let damaged = temporaryPath("damaged.plumbraw")
