@@ -44,7 +44,11 @@ public struct PlumbRawDecoder: RecordingDecoder {
     var recording = InertialRecording(
       source: path, timeSeconds: time, channels: channels, temperatureCelsius: temperature,
       locations: .sampleNumbers)
-    if let note = reader.truncationNote { recording.notes.append(note) }
+    if let note = reader.truncationNote {
+      recording.notes.append(
+        "ends in the middle of a record: \(reader.sampleCount) samples read, up to the cut; \(note)"
+      )
+    }
     if let note = selection.outOfOrderNote { recording.notes.append(note) }
     return recording
   }

@@ -19,7 +19,7 @@ func loadRecording(_ path: String) throws(CommandFailure) -> InertialRecording {
   } catch {
     throw failure(error)
   }
-  for note in recording.notes { printError("plumb-cal: \(path): \(note)") }
+  for note in recording.notes { printError("plumb-cal: warning: \(path): \(note)") }
   return recording
 }
 
