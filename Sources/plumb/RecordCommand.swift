@@ -1,6 +1,7 @@
 import CommandLineSupport
 import Firmware
 import Glibc
+import Plotting
 import PlumbRuntime
 import Recording
 
@@ -54,6 +55,14 @@ func recordCommand(_ arguments: ParsedArguments) throws {
     bar?.finish()
     printError(summary.description)
     printError(summary.recordedLine(path: output))
+    let signal = stopSignal.load(ordering: .relaxed)
+    if signal != 0 {
+      let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)"
+      printError(
+        "plumb: warning: stopped by \(name) after \(NumberText.fixed(summary.sampleSeconds, 3)) s "
+          + "of the \(NumberText.compact(seconds)) s asked: \(output) holds what was "
+          + "taken (a whole recording, only shorter)")
+    }
   } catch {
     bar?.finish()
     throw CommandFailure(exitCode(for: error), error.description)

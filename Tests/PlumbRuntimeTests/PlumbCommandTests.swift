@@ -145,6 +145,26 @@ import Testing
     #expect(abs(Double(times.count - 1) / span - 100) < 2)
   }
 
+  /// A recording stopped by Ctrl-C keeps what it took, and says it is shorter than asked: a
+  /// bench user who interrupts a two-hour capture must not take it for a whole one.
+  @Test func anInterruptedRecordingSaysItIsShorterThanAsked() throws {
+    let directory = try temporaryDirectory()
+    let output = directory.appendingPathComponent("short.plumbraw").path
+    let result = try runPlumb([
+      "record", "--board", "Boards/simulated.json", "--seconds", "600", "--output", output,
+      "--serial", "/dev/null",
+    ]) { process in
+      usleep(1_500_000)
+      kill(process.processIdentifier, SIGINT)
+    }
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(
+      result.standardError.contains("stopped by SIGINT")
+        && result.standardError.contains("of the 600 s asked"),
+      "\(result.standardError)")
+    #expect(fileExists(output))
+  }
+
   @Test func sigtermFinishesTheFrameFlushesAndExitsZero() throws {
     let directory = try temporaryDirectory()
     let output = directory.appendingPathComponent("frames.txt").path
