@@ -51,6 +51,38 @@ import Testing
     #expect(FileManager.default.contents(atPath: frames) == Data(library.bytes))
   }
 
+  /// A CI job fails a run on its figures: each `--limit NAME=MAX` is checked after the run,
+  /// printed with the value, and any exceeded exits 1 naming it; a limit that nothing measured
+  /// (no frame carried the bias) fails rather than passing vacuously; a wrong one is a usage error.
+  @Test func limitsFailTheRunOnItsFigures() throws {
+    let pass = try runPlumbHIL([
+      "run", "tilt", "--seconds", "4", "--limit", "incl_rms_deg=45", "--limit", "missed=0",
+    ])
+    #expect(pass.status == 0, "\(pass.standardError)")
+    #expect(pass.standardError.contains("limit incl_rms_deg ≤ 45: "), "\(pass.standardError)")
+    #expect(pass.standardError.contains("pass"), "\(pass.standardError)")
+    let fail = try runPlumbHIL([
+      "run", "tilt", "--seconds", "4", "--limit", "incl_rms_deg=0.000001", "--limit",
+      "heading_max_deg=180",
+    ])
+    #expect(fail.status == 1, "\(fail.standardError)")
+    #expect(fail.standardError.contains("incl_rms_deg"), "\(fail.standardError)")
+    #expect(fail.standardError.contains("exceeded"), "\(fail.standardError)")
+    #expect(!fail.standardError.contains("heading_max_deg exceeded"), "\(fail.standardError)")
+    // The summary line is still the one line on standard output.
+    #expect(fail.standardOutput.hasPrefix("hil: scenario=tilt"))
+    let unmeasured = try runPlumbHIL([
+      "run", "tilt", "--seconds", "4", "--format", "text", "--limit", "bias_final_dps=1",
+    ])
+    #expect(unmeasured.status == 1, "\(unmeasured.standardError)")
+    #expect(unmeasured.standardError.contains("not measured"), "\(unmeasured.standardError)")
+    for wrong in ["incl=2", "incl_rms_deg=abc", "incl_rms_deg", "incl_rms_deg=-1", "missed=1e400"] {
+      let usage = try runPlumbHIL(["run", "tilt", "--seconds", "1", "--limit", wrong])
+      #expect(usage.status == 64, "\(wrong): \(usage.standardError)")
+      #expect(usage.standardError.contains("--limit"), "\(wrong): \(usage.standardError)")
+    }
+  }
+
   /// --report and --frames are checked before the run: a path that cannot be written fails in
   /// a moment (73, naming it), not after hours of simulated time. Four simulated hours take
   /// about a minute here; the check takes milliseconds.

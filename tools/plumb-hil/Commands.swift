@@ -30,7 +30,8 @@ let runSpec = CommandSpec(
     " interrupted") and the report ("interrupted": true) cover the run up to there.
 
     Exit status: 0 done; 1 the chip produced samples that neither reached the host nor were
-    counted (silent_losses > 0); 64 usage error; 70 the firmware did not start; 73 the report
+    counted (silent_losses > 0), or a --limit was exceeded (each limit's verdict is printed on
+    standard error, e.g. "limit incl_rms_deg ≤ 2: 0.412 — pass"); 64 usage error; 70 the firmware did not start; 73 the report
     or the frames file cannot be written (checked before the run); 130 (143) interrupted by
     SIGINT (SIGTERM).
     """,
@@ -49,7 +50,9 @@ let runSpec = CommandSpec(
     .option(
       "unit", value: "UNIT",
       help: "the simulated chip: typical (uncalibrated, errors drawn within the datasheet's "
-        + "limits), noisy (datasheet noise only) or ideal", default: "typical"),
+        + "limits), noisy (datasheet noise only) or ideal (no error, no noise: at rest its "
+        + "bursts repeat exactly and the driver drops them as repeated reads; use noisy for "
+        + "runs with rests)", default: "typical"),
     .flag(
       "realtime",
       help: "the chip on the real clock, frames over a real pseudo-terminal (timing in the report)"),
@@ -57,6 +60,11 @@ let runSpec = CommandSpec(
       "monitor-link", value: "PATH",
       help: "with --realtime: pass the received bytes on, as they arrive, to a pseudo-terminal "
         + "linked at PATH for plumb-monitor PATH (its directory must exist)"),
+    .option(
+      "limit", value: "NAME=MAX",
+      help: "fail the run (exit 1) when a figure exceeds MAX; repeatable. NAME: "
+        + HILLimit.Metric.allCases.map { "\($0.rawValue) (\($0.meaning))" }.joined(separator: ", "),
+      repeating: true),
   ],
   positionals: [PositionalSpec("SCENARIO", help: "a scenario (plumb-hil scenarios)")],
   examples: [
@@ -129,6 +137,14 @@ func runCommand(_ arguments: ParsedArguments) throws {
   case "ideal": options.unit = .ideal
   default: break
   }
+  var limits: [HILLimit] = []
+  for text in arguments.values("limit") {
+    do {
+      limits.append(try HILLimit(parsing: text))
+    } catch {
+      throw UsageError("--limit \(error.description)", spec: spec)
+    }
+  }
   let framesPath = arguments.value("frames")
   options.keepBytes = framesPath != nil
   // The outputs are checked now, not found unwritable after the run.
@@ -168,6 +184,8 @@ func runCommand(_ arguments: ParsedArguments) throws {
     }
   }
   print(result.summaryLine)
+  let verdicts = limits.map { $0.verdict(on: result) }
+  for verdict in verdicts { printError("plumb-hil: \(verdict.line)") }
   if result.interrupted {
     let signal = stopSignal.load(ordering: .relaxed)
     throw CommandFailure(
@@ -182,6 +200,13 @@ func runCommand(_ arguments: ParsedArguments) throws {
       .failure,
       "\(result.accounting.silentLosses) samples were lost silently (see the reconciliation in "
         + "the report)")
+  }
+  let failed = verdicts.filter { !$0.passed }
+  if !failed.isEmpty {
+    throw CommandFailure(
+      .failure,
+      "\(failed.count) of \(verdicts.count) limits failed: "
+        + failed.map(\.line).joined(separator: "; "))
   }
 }
 
