@@ -121,7 +121,10 @@ public struct SimulatedMPU6050Unit: Hashable, Sendable {
   }
 
   /// A perfect unit: no offsets, scale or cross-axis errors, no noise, an exact oscillator,
-  /// self-test responses exactly at trim. Readings are the truth, filtered and quantised.
+  /// self-test responses exactly at trim. Readings are the truth, filtered and quantised — so
+  /// at rest every burst is byte-identical, which the driver takes for stuck data (a real chip's
+  /// noise never repeats 14 bytes) and drops as a repeated read: use `noisy(seed:)` for motions
+  /// with rests (temperature noise alone repeats a burst about one sample in twelve).
   public static let ideal = SimulatedMPU6050Unit()
 
   /// Radians per second in one degree per second.
