@@ -251,35 +251,17 @@ public struct AttitudeEstimator: Sendable {
     let dt = step.intervalSeconds
     let clipped = sample.isClipped
 
-    // The bias at this temperature (the learnt model, `GyroBiasEstimator`).
-    var temperatureOffset = 0.0
-    var temperatureTerm = Vector3(0, 0, 0)
-    var bias = biasEstimator.bias
-    if hasTemperatureModel {
-      temperatureOffset = sample.temperatureCelsius - biasEstimator.referenceTemperatureCelsius
-      if temperatureOffset.isFinite {
-        temperatureTerm = biasEstimator.temperatureCoefficient * temperatureOffset
-        bias += temperatureTerm
-      }
-    }
-    var omega = gyro - bias
-
-    // Rest.
+    // Rest. The bias (at this temperature: the learnt model, `GyroBiasEstimator`) is taken
+    // after the detector's step, which does not touch it, so that nothing of it is held across
+    // the detector; a transition (rare) is handled out of line and returns the bias after it.
     var flags = EstimateFlags(rawValue: step.isGap ? EstimateFlags.gap.rawValue : 0)
-    switch restDetector.step(gyro: gyro, acceleration: accel, up: restUp, usable: !clipped) {
-    case .none:
-      break
-    case .ended:
-      handle(.ended, flags: &flags, temperatureOffset: temperatureOffset)
-      bias = self.bias(atCelsius: sample.temperatureCelsius)
-      omega = gyro - bias
-    case .dwellCompleted:
-      completeDwell(bias: bias, flags: &flags, temperatureOffset: temperatureOffset)
-      // A rest that starts here measured the bias (and moved the model's reference to this
-      // temperature): this sample's outputs already carry it.
-      bias = self.bias(atCelsius: sample.temperatureCelsius)
-      omega = gyro - bias
-    }
+    let restStep = restDetector.step(
+      gyro: gyro, acceleration: accel, up: restUp, usable: !clipped)
+    let bias =
+      restStep == .none
+      ? currentBias(atCelsius: sample.temperatureCelsius)
+      : restTransition(restStep, celsius: sample.temperatureCelsius, flags: &flags)
+    let omega = gyro - bias
     let atRest = holdsAtRest && restDetector.isAtRest
 
     // Propagation: q ← q ⊗ exp(ω dt), third-order series (relative angle error below θ⁴/1920,
@@ -601,6 +583,39 @@ public struct AttitudeEstimator: Sendable {
   func biasNow(temperatureOffset d: Double) -> Vector3 {
     d.isFinite && d != 0
       ? biasEstimator.bias + biasEstimator.temperatureCoefficient * d : biasEstimator.bias
+  }
+
+  /// The bias at `celsius` with the model as it stands, as the per-sample path takes it (the
+  /// temperature term only when the temperature is known).
+  @inline(__always)
+  func currentBias(atCelsius celsius: Double) -> Vector3 {
+    var bias = biasEstimator.bias
+    if hasTemperatureModel {
+      let offset = celsius - biasEstimator.referenceTemperatureCelsius
+      if offset.isFinite { bias += biasEstimator.temperatureCoefficient * offset }
+    }
+    return bias
+  }
+
+  /// The rest detector's step ended a rest or completed a dwell: handles it and returns the
+  /// bias at `celsius` after it (a rest that starts here measured the bias and moved the
+  /// model's reference to this temperature: this sample's outputs already carry it).
+  @inline(never)
+  mutating func restTransition(
+    _ restStep: RestDetector.Step, celsius: Double, flags: inout EstimateFlags
+  ) -> Vector3 {
+    let temperatureOffset =
+      hasTemperatureModel ? celsius - biasEstimator.referenceTemperatureCelsius : 0
+    switch restStep {
+    case .none:
+      break
+    case .ended:
+      handle(.ended, flags: &flags, temperatureOffset: temperatureOffset)
+    case .dwellCompleted:
+      completeDwell(
+        bias: currentBias(atCelsius: celsius), flags: &flags, temperatureOffset: temperatureOffset)
+    }
+    return bias(atCelsius: celsius)
   }
 
   /// The rest detector saw a whole quiet dwell: it decides with the bias estimate.
