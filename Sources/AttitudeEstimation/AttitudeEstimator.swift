@@ -234,12 +234,47 @@ public struct AttitudeEstimator: Sendable {
   /// Takes one sample and returns the estimate after it. Exactly one estimate per sample;
   /// a sample that cannot be used (non-increasing timestamp, NaN) returns the current attitude
   /// with `.timestampRejected` or `.invalidInput` and changes nothing.
+  ///
+  /// The common sample — a settled clock's interval inside its window, a period inside the
+  /// coefficients' band, no rest transition — is taken here without a single call, so that
+  /// nothing is held (spilled to the stack) across one; everything else leaves for an
+  /// out-of-line path that does the same work with the calls (`updateInFull`,
+  /// `finishSample`), and a block's end (one sample in ten) for `endBlock(_:…)`.
   public mutating func update(_ sample: InertialSample) -> AttitudeEstimate {
     let gyro = sample.angularRateRadiansPerSecond
     let accel = sample.specificForceMetersPerSecondSquared
     guard (gyro.x + gyro.y + gyro.z + accel.x + accel.y + accel.z).isFinite else {
       return rejected(sample, flag: .invalidInput)
     }
+    guard
+      let (interval, newPeriod) = clock.steadyInterval(toNanoseconds: sample.timestampNanoseconds),
+      newPeriod * 1e-9 >= coefficientPeriodLow && newPeriod * 1e-9 <= coefficientPeriodHigh
+    else { return updateInFull(sample) }
+    clock.acceptSteady(sample.timestampNanoseconds, periodNanoseconds: newPeriod)
+    let dt = interval * 1e-9
+    let period = clock.periodSeconds
+    let restStep = restDetector.step(
+      gyro: gyro, acceleration: accel, up: restUp, usable: !sample.isClipped)
+    guard restStep == .none else {
+      return finishSample(
+        sample, restStep: restStep, interval: dt, missedSamples: 0, flags: 0, period: period)
+    }
+    let bias = currentBias(atCelsius: sample.temperatureCelsius)
+    let omega = gyro - bias
+    let atRest = propagate(sample, omega: omega, interval: dt)
+    if blockSamples >= blockLimit {
+      return endBlock(
+        sample, atRest: atRest, omega: omega, bias: bias, flags: 0, interval: dt,
+        missedSamples: 0, period: period)
+    }
+    return estimate(
+      sample, omega: omega, bias: bias, flags: 0, interval: dt, missedSamples: 0,
+      period: period)
+  }
+
+  /// `update` for any sample: the clock's every case, a coefficient change, then the rest.
+  @inline(never)
+  mutating func updateInFull(_ sample: InertialSample) -> AttitudeEstimate {
     let step = clock.advance(toNanoseconds: sample.timestampNanoseconds)
     if step.isRejected { return rejected(sample, flag: .timestampRejected) }
     if step.isFirst { return start(sample) }
@@ -248,22 +283,53 @@ public struct AttitudeEstimator: Sendable {
     if !(period >= coefficientPeriodLow && period <= coefficientPeriodHigh) {
       setCoefficients(period: period)
     }
-    let dt = step.intervalSeconds
-    let clipped = sample.isClipped
-
-    // Rest. The bias (at this temperature: the learnt model, `GyroBiasEstimator`) is taken
-    // after the detector's step, which does not touch it, so that nothing of it is held across
-    // the detector; a transition (rare) is handled out of line and returns the bias after it.
-    var flags = EstimateFlags(rawValue: step.isGap ? EstimateFlags.gap.rawValue : 0)
     let restStep = restDetector.step(
-      gyro: gyro, acceleration: accel, up: restUp, usable: !clipped)
+      gyro: sample.angularRateRadiansPerSecond,
+      acceleration: sample.specificForceMetersPerSecondSquared, up: restUp,
+      usable: !sample.isClipped)
+    return finishSample(
+      sample, restStep: restStep, interval: step.intervalSeconds,
+      missedSamples: step.missedSamples,
+      flags: step.isGap ? EstimateFlags.gap.rawValue : 0, period: period)
+  }
+
+  /// The rest of `update` after the rest detector's step, with any transition it reported.
+  @inline(never)
+  mutating func finishSample(
+    _ sample: InertialSample, restStep: RestDetector.Step, interval dt: Double,
+    missedSamples: Int, flags sampleFlags: UInt16, period: Double
+  ) -> AttitudeEstimate {
+    // A rest that starts here measured the bias (and moved the model's reference to this
+    // temperature): this sample's outputs already carry it.
+    var flags = EstimateFlags(rawValue: sampleFlags)
     let bias =
       restStep == .none
       ? currentBias(atCelsius: sample.temperatureCelsius)
       : restTransition(restStep, celsius: sample.temperatureCelsius, flags: &flags)
-    let omega = gyro - bias
-    let atRest = holdsAtRest && restDetector.isAtRest
+    let omega = sample.angularRateRadiansPerSecond - bias
+    let atRest = propagate(sample, omega: omega, interval: dt)
+    if blockSamples >= blockLimit { endBlock(atRest: atRest) }
+    return estimate(
+      sample, omega: omega, bias: bias, flags: flags.rawValue, interval: dt,
+      missedSamples: missedSamples, period: period)
+  }
 
+  /// The last sample of a block: the block's end, then the estimate after it.
+  @inline(never)
+  mutating func endBlock(
+    _ sample: InertialSample, atRest: Bool, omega: Vector3, bias: Vector3, flags: UInt16,
+    interval: Double, missedSamples: Int, period: Double
+  ) -> AttitudeEstimate {
+    endBlock(atRest: atRest)
+    return estimate(
+      sample, omega: omega, bias: bias, flags: flags, interval: interval,
+      missedSamples: missedSamples, period: period)
+  }
+
+  /// Propagation and the block's sums for one sample; whether the attitude is held at rest.
+  @inline(__always)
+  mutating func propagate(_ sample: InertialSample, omega: Vector3, interval dt: Double) -> Bool {
+    let atRest = holdsAtRest && restDetector.isAtRest
     // Propagation: q ← q ⊗ exp(ω dt), third-order series (relative angle error below θ⁴/1920,
     // 4 × 10⁻⁹ at 1000 °/s and 100 Hz; the norm stays 1 to O(θ⁶)). None at rest: the heading
     // is held.
@@ -275,6 +341,7 @@ public struct AttitudeEstimator: Sendable {
       // temperature creeping during one must not turn the random walk of those seconds into a
       // slope; slopes come from rests at different temperatures.
       if restEstimationEnabled {
+        let gyro = sample.angularRateRadiansPerSecond
         let m =
           hasTemperatureModel
           ? gyro - biasEstimator.temperatureCoefficient * restTemperatureOffset : gyro
@@ -299,36 +366,40 @@ public struct AttitudeEstimator: Sendable {
 
     // Inclination: the specific force in the reference frame, summed over the block; the
     // low-pass filter and the correction run once per block (`endBlock`).
-    if clipped {
+    if sample.isClipped {
       blockClippedSamples &+= 1
       blockClippedSeconds += dt
     } else {
-      let x = rotate(accel, by: q)
+      let x = rotate(sample.specificForceMetersPerSecondSquared, by: q)
       blockForce = Vector3(blockForce.x + x.x, blockForce.y + x.y, blockForce.z + x.z)
       accruedSecondsSum += accruedSeconds
     }
     blockSeconds += dt
     blockSamples &+= 1
-    if blockSamples >= blockLimit { endBlock(atRest: atRest) }
+    return atRest
+  }
 
-    // Outputs, from the attitude (which carries the correction accrued in the block).
+  /// The estimate after a sample, from the attitude (which carries the correction accrued in
+  /// the block) and what the sample's own steps gave.
+  @inline(__always)
+  func estimate(
+    _ sample: InertialSample, omega: Vector3, bias: Vector3, flags: UInt16, interval: Double,
+    missedSamples: Int, period: Double
+  ) -> AttitudeEstimate {
     let o = q
     let g = Vector3(
       2 * (o.w * o.y - o.x * o.z), -2 * (o.y * o.z + o.w * o.x),
       -1 + 2 * (o.x * o.x + o.y * o.y))
-    var raw = flags.rawValue | blockFlags
-    if clipped { raw |= EstimateFlags.clippedInput.rawValue }
-    flags = EstimateFlags(rawValue: raw)
-    // The sample is read again here rather than kept from the start, so that nothing is held
-    // (spilled) across the whole update.
+    var raw = flags | blockFlags
+    if sample.isClipped { raw |= EstimateFlags.clippedInput.rawValue }
     let f = sample.specificForceMetersPerSecondSquared
     return AttitudeEstimate(
       timestampNanoseconds: sample.timestampNanoseconds, attitude: o, gravityInBody: g,
       linearAccelerationMetersPerSecondSquared: Vector3(
         f.x + g.x * gravity, f.y + g.y * gravity, f.z + g.z * gravity),
       angularRateRadiansPerSecond: omega, gyroBiasRadiansPerSecond: bias,
-      gyroBiasVariance: biasEstimator.variance, flags: flags,
-      missedSamples: step.missedSamples, integrationIntervalSeconds: dt,
+      gyroBiasVariance: biasEstimator.variance, flags: EstimateFlags(rawValue: raw),
+      missedSamples: missedSamples, integrationIntervalSeconds: interval,
       samplePeriodSeconds: period)
   }
 
