@@ -236,17 +236,15 @@ public struct AttitudeEstimator: Sendable {
   /// with `.timestampRejected` or `.invalidInput` and changes nothing.
   ///
   /// The common sample — a settled clock's interval inside its window, a period inside the
-  /// coefficients' band, no rest transition — is taken here without a single call, so that
-  /// nothing is held (spilled to the stack) across one; everything else leaves for an
-  /// out-of-line path that does the same work with the calls (`updateInFull`,
-  /// `finishSample`), and a block's end (one sample in ten) for `endBlock(_:…)`.
+  /// coefficients' band, no rest transition, not a block's last — is taken here without a
+  /// single call, so that nothing is held (spilled to the stack) across one; everything else
+  /// leaves for out-of-line paths that do the same work with the calls: `updateInFull` (an
+  /// invalid sample, the clock's other cases, a coefficient change) and `finishSample` (a rest
+  /// transition, a block's end: one sample in ten).
   public mutating func update(_ sample: InertialSample) -> AttitudeEstimate {
     let gyro = sample.angularRateRadiansPerSecond
     let accel = sample.specificForceMetersPerSecondSquared
-    guard (gyro.x + gyro.y + gyro.z + accel.x + accel.y + accel.z).isFinite else {
-      return rejected(sample, flag: .invalidInput)
-    }
-    guard
+    guard (gyro.x + gyro.y + gyro.z + accel.x + accel.y + accel.z).isFinite,
       let (interval, newPeriod) = clock.steadyInterval(toNanoseconds: sample.timestampNanoseconds),
       newPeriod * 1e-9 >= coefficientPeriodLow && newPeriod * 1e-9 <= coefficientPeriodHigh
     else { return updateInFull(sample) }
@@ -255,26 +253,28 @@ public struct AttitudeEstimator: Sendable {
     let period = clock.periodSeconds
     let restStep = restDetector.step(
       gyro: gyro, acceleration: accel, up: restUp, usable: !sample.isClipped)
-    guard restStep == .none else {
+    // A rest transition, or the block's last sample (`propagate` counts this one in).
+    guard restStep == .none && blockSamples &+ 1 < blockLimit else {
       return finishSample(
         sample, restStep: restStep, interval: dt, missedSamples: 0, flags: 0, period: period)
     }
     let bias = currentBias(atCelsius: sample.temperatureCelsius)
     let omega = gyro - bias
-    let atRest = propagate(sample, omega: omega, interval: dt)
-    if blockSamples >= blockLimit {
-      return endBlock(
-        sample, atRest: atRest, omega: omega, bias: bias, flags: 0, interval: dt,
-        missedSamples: 0, period: period)
-    }
+    _ = propagate(sample, omega: omega, interval: dt)
     return estimate(
       sample, omega: omega, bias: bias, flags: 0, interval: dt, missedSamples: 0,
       period: period)
   }
 
-  /// `update` for any sample: the clock's every case, a coefficient change, then the rest.
+  /// `update` for any sample: an invalid one, the clock's every case, a coefficient change,
+  /// then the rest.
   @inline(never)
   mutating func updateInFull(_ sample: InertialSample) -> AttitudeEstimate {
+    let gyro = sample.angularRateRadiansPerSecond
+    let accel = sample.specificForceMetersPerSecondSquared
+    guard (gyro.x + gyro.y + gyro.z + accel.x + accel.y + accel.z).isFinite else {
+      return rejected(sample, flag: .invalidInput)
+    }
     let step = clock.advance(toNanoseconds: sample.timestampNanoseconds)
     if step.isRejected { return rejected(sample, flag: .timestampRejected) }
     if step.isFirst { return start(sample) }
@@ -284,9 +284,7 @@ public struct AttitudeEstimator: Sendable {
       setCoefficients(period: period)
     }
     let restStep = restDetector.step(
-      gyro: sample.angularRateRadiansPerSecond,
-      acceleration: sample.specificForceMetersPerSecondSquared, up: restUp,
-      usable: !sample.isClipped)
+      gyro: gyro, acceleration: accel, up: restUp, usable: !sample.isClipped)
     return finishSample(
       sample, restStep: restStep, interval: step.intervalSeconds,
       missedSamples: step.missedSamples,
@@ -311,18 +309,6 @@ public struct AttitudeEstimator: Sendable {
     if blockSamples >= blockLimit { endBlock(atRest: atRest) }
     return estimate(
       sample, omega: omega, bias: bias, flags: flags.rawValue, interval: dt,
-      missedSamples: missedSamples, period: period)
-  }
-
-  /// The last sample of a block: the block's end, then the estimate after it.
-  @inline(never)
-  mutating func endBlock(
-    _ sample: InertialSample, atRest: Bool, omega: Vector3, bias: Vector3, flags: UInt16,
-    interval: Double, missedSamples: Int, period: Double
-  ) -> AttitudeEstimate {
-    endBlock(atRest: atRest)
-    return estimate(
-      sample, omega: omega, bias: bias, flags: flags, interval: interval,
       missedSamples: missedSamples, period: period)
   }
 
