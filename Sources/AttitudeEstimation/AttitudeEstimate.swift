@@ -62,8 +62,6 @@ public struct AttitudeEstimate: Hashable, Sendable {
   }
   /// The rest detector's verdict for this sample.
   public var isAtRest: Bool { flags.contains(.atRest) }
-  /// See `EstimateFlags`.
-  public var flags: EstimateFlags
   /// Samples missing immediately before this one (0 unless `flags` has `.gap`).
   public var missedSamples: Int
   /// The interval this sample was integrated over, seconds (0 for the first sample and for
@@ -71,6 +69,9 @@ public struct AttitudeEstimate: Hashable, Sendable {
   public var integrationIntervalSeconds: Double
   /// The current estimate of the true sample period, seconds.
   public var samplePeriodSeconds: Double
+  /// See `EstimateFlags`. (Last, so that its padding is the struct's tail, not copied with
+  /// every estimate.)
+  public var flags: EstimateFlags
 
   public init(
     timestampNanoseconds: Int64, attitude: Quaternion, gravityInBody: Vector3,

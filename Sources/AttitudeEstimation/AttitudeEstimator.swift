@@ -234,7 +234,42 @@ public struct AttitudeEstimator: Sendable {
   /// Takes one sample and returns the estimate after it. Exactly one estimate per sample;
   /// a sample that cannot be used (non-increasing timestamp, NaN) returns the current attitude
   /// with `.timestampRejected` or `.invalidInput` and changes nothing.
+  ///
+  /// The common sample — a settled clock's interval inside its window, a period inside the
+  /// coefficients' band, no rest transition, not a block's last — is taken here without a
+  /// single call, so that nothing is held (spilled to the stack) across one; everything else
+  /// leaves for out-of-line paths that do the same work with the calls: `updateInFull` (an
+  /// invalid sample, the clock's other cases, a coefficient change) and `finishSample` (a rest
+  /// transition, a block's end: one sample in ten).
   public mutating func update(_ sample: InertialSample) -> AttitudeEstimate {
+    let gyro = sample.angularRateRadiansPerSecond
+    let accel = sample.specificForceMetersPerSecondSquared
+    guard (gyro.x + gyro.y + gyro.z + accel.x + accel.y + accel.z).isFinite,
+      let (interval, newPeriod) = clock.steadyInterval(toNanoseconds: sample.timestampNanoseconds),
+      newPeriod * 1e-9 >= coefficientPeriodLow && newPeriod * 1e-9 <= coefficientPeriodHigh
+    else { return updateInFull(sample) }
+    clock.acceptSteady(sample.timestampNanoseconds, periodNanoseconds: newPeriod)
+    let dt = interval * 1e-9
+    let period = clock.periodSeconds
+    let restStep = restDetector.step(
+      gyro: gyro, acceleration: accel, up: restUp, usable: !sample.isClipped)
+    // A rest transition, or the block's last sample (`propagate` counts this one in).
+    guard restStep == .none && blockSamples &+ 1 < blockLimit else {
+      return finishSample(
+        sample, restStep: restStep, interval: dt, missedSamples: 0, flags: 0, period: period)
+    }
+    let bias = currentBias(atCelsius: sample.temperatureCelsius)
+    let omega = gyro - bias
+    _ = propagate(sample, omega: omega, interval: dt)
+    return estimate(
+      sample, omega: omega, bias: bias, flags: 0, interval: dt, missedSamples: 0,
+      period: period)
+  }
+
+  /// `update` for any sample: an invalid one, the clock's every case, a coefficient change,
+  /// then the rest.
+  @inline(never)
+  mutating func updateInFull(_ sample: InertialSample) -> AttitudeEstimate {
     let gyro = sample.angularRateRadiansPerSecond
     let accel = sample.specificForceMetersPerSecondSquared
     guard (gyro.x + gyro.y + gyro.z + accel.x + accel.y + accel.z).isFinite else {
@@ -248,40 +283,39 @@ public struct AttitudeEstimator: Sendable {
     if !(period >= coefficientPeriodLow && period <= coefficientPeriodHigh) {
       setCoefficients(period: period)
     }
-    let dt = step.intervalSeconds
-    let clipped = sample.isClipped
+    let restStep = restDetector.step(
+      gyro: gyro, acceleration: accel, up: restUp, usable: !sample.isClipped)
+    return finishSample(
+      sample, restStep: restStep, interval: step.intervalSeconds,
+      missedSamples: step.missedSamples,
+      flags: step.isGap ? EstimateFlags.gap.rawValue : 0, period: period)
+  }
 
-    // The bias at this temperature (the learnt model, `GyroBiasEstimator`).
-    var temperatureOffset = 0.0
-    var temperatureTerm = Vector3(0, 0, 0)
-    var bias = biasEstimator.bias
-    if hasTemperatureModel {
-      temperatureOffset = sample.temperatureCelsius - biasEstimator.referenceTemperatureCelsius
-      if temperatureOffset.isFinite {
-        temperatureTerm = biasEstimator.temperatureCoefficient * temperatureOffset
-        bias += temperatureTerm
-      }
-    }
-    var omega = gyro - bias
+  /// The rest of `update` after the rest detector's step, with any transition it reported.
+  @inline(never)
+  mutating func finishSample(
+    _ sample: InertialSample, restStep: RestDetector.Step, interval dt: Double,
+    missedSamples: Int, flags sampleFlags: UInt16, period: Double
+  ) -> AttitudeEstimate {
+    // A rest that starts here measured the bias (and moved the model's reference to this
+    // temperature): this sample's outputs already carry it.
+    var flags = EstimateFlags(rawValue: sampleFlags)
+    let bias =
+      restStep == .none
+      ? currentBias(atCelsius: sample.temperatureCelsius)
+      : restTransition(restStep, celsius: sample.temperatureCelsius, flags: &flags)
+    let omega = sample.angularRateRadiansPerSecond - bias
+    let atRest = propagate(sample, omega: omega, interval: dt)
+    if blockSamples >= blockLimit { endBlock(atRest: atRest) }
+    return estimate(
+      sample, omega: omega, bias: bias, flags: flags.rawValue, interval: dt,
+      missedSamples: missedSamples, period: period)
+  }
 
-    // Rest.
-    var flags = EstimateFlags(rawValue: step.isGap ? EstimateFlags.gap.rawValue : 0)
-    switch restDetector.step(gyro: gyro, acceleration: accel, up: restUp, usable: !clipped) {
-    case .none:
-      break
-    case .ended:
-      handle(.ended, flags: &flags, temperatureOffset: temperatureOffset)
-      bias = self.bias(atCelsius: sample.temperatureCelsius)
-      omega = gyro - bias
-    case .dwellCompleted:
-      completeDwell(bias: bias, flags: &flags, temperatureOffset: temperatureOffset)
-      // A rest that starts here measured the bias (and moved the model's reference to this
-      // temperature): this sample's outputs already carry it.
-      bias = self.bias(atCelsius: sample.temperatureCelsius)
-      omega = gyro - bias
-    }
+  /// Propagation and the block's sums for one sample; whether the attitude is held at rest.
+  @inline(__always)
+  mutating func propagate(_ sample: InertialSample, omega: Vector3, interval dt: Double) -> Bool {
     let atRest = holdsAtRest && restDetector.isAtRest
-
     // Propagation: q ← q ⊗ exp(ω dt), third-order series (relative angle error below θ⁴/1920,
     // 4 × 10⁻⁹ at 1000 °/s and 100 Hz; the norm stays 1 to O(θ⁶)). None at rest: the heading
     // is held.
@@ -293,6 +327,7 @@ public struct AttitudeEstimator: Sendable {
       // temperature creeping during one must not turn the random walk of those seconds into a
       // slope; slopes come from rests at different temperatures.
       if restEstimationEnabled {
+        let gyro = sample.angularRateRadiansPerSecond
         let m =
           hasTemperatureModel
           ? gyro - biasEstimator.temperatureCoefficient * restTemperatureOffset : gyro
@@ -317,36 +352,40 @@ public struct AttitudeEstimator: Sendable {
 
     // Inclination: the specific force in the reference frame, summed over the block; the
     // low-pass filter and the correction run once per block (`endBlock`).
-    if clipped {
+    if sample.isClipped {
       blockClippedSamples &+= 1
       blockClippedSeconds += dt
     } else {
-      let x = rotate(accel, by: q)
+      let x = rotate(sample.specificForceMetersPerSecondSquared, by: q)
       blockForce = Vector3(blockForce.x + x.x, blockForce.y + x.y, blockForce.z + x.z)
       accruedSecondsSum += accruedSeconds
     }
     blockSeconds += dt
     blockSamples &+= 1
-    if blockSamples >= blockLimit { endBlock(atRest: atRest) }
+    return atRest
+  }
 
-    // Outputs, from the attitude (which carries the correction accrued in the block).
+  /// The estimate after a sample, from the attitude (which carries the correction accrued in
+  /// the block) and what the sample's own steps gave.
+  @inline(__always)
+  func estimate(
+    _ sample: InertialSample, omega: Vector3, bias: Vector3, flags: UInt16, interval: Double,
+    missedSamples: Int, period: Double
+  ) -> AttitudeEstimate {
     let o = q
     let g = Vector3(
       2 * (o.w * o.y - o.x * o.z), -2 * (o.y * o.z + o.w * o.x),
       -1 + 2 * (o.x * o.x + o.y * o.y))
-    var raw = flags.rawValue | blockFlags
-    if clipped { raw |= EstimateFlags.clippedInput.rawValue }
-    flags = EstimateFlags(rawValue: raw)
-    // The sample is read again here rather than kept from the start, so that nothing is held
-    // (spilled) across the whole update.
+    var raw = flags | blockFlags
+    if sample.isClipped { raw |= EstimateFlags.clippedInput.rawValue }
     let f = sample.specificForceMetersPerSecondSquared
     return AttitudeEstimate(
       timestampNanoseconds: sample.timestampNanoseconds, attitude: o, gravityInBody: g,
       linearAccelerationMetersPerSecondSquared: Vector3(
         f.x + g.x * gravity, f.y + g.y * gravity, f.z + g.z * gravity),
       angularRateRadiansPerSecond: omega, gyroBiasRadiansPerSecond: bias,
-      gyroBiasVariance: biasEstimator.variance, flags: flags,
-      missedSamples: step.missedSamples, integrationIntervalSeconds: dt,
+      gyroBiasVariance: biasEstimator.variance, flags: EstimateFlags(rawValue: raw),
+      missedSamples: missedSamples, integrationIntervalSeconds: interval,
       samplePeriodSeconds: period)
   }
 
@@ -601,6 +640,39 @@ public struct AttitudeEstimator: Sendable {
   func biasNow(temperatureOffset d: Double) -> Vector3 {
     d.isFinite && d != 0
       ? biasEstimator.bias + biasEstimator.temperatureCoefficient * d : biasEstimator.bias
+  }
+
+  /// The bias at `celsius` with the model as it stands, as the per-sample path takes it (the
+  /// temperature term only when the temperature is known).
+  @inline(__always)
+  func currentBias(atCelsius celsius: Double) -> Vector3 {
+    var bias = biasEstimator.bias
+    if hasTemperatureModel {
+      let offset = celsius - biasEstimator.referenceTemperatureCelsius
+      if offset.isFinite { bias += biasEstimator.temperatureCoefficient * offset }
+    }
+    return bias
+  }
+
+  /// The rest detector's step ended a rest or completed a dwell: handles it and returns the
+  /// bias at `celsius` after it (a rest that starts here measured the bias and moved the
+  /// model's reference to this temperature: this sample's outputs already carry it).
+  @inline(never)
+  mutating func restTransition(
+    _ restStep: RestDetector.Step, celsius: Double, flags: inout EstimateFlags
+  ) -> Vector3 {
+    let temperatureOffset =
+      hasTemperatureModel ? celsius - biasEstimator.referenceTemperatureCelsius : 0
+    switch restStep {
+    case .none:
+      break
+    case .ended:
+      handle(.ended, flags: &flags, temperatureOffset: temperatureOffset)
+    case .dwellCompleted:
+      completeDwell(
+        bias: currentBias(atCelsius: celsius), flags: &flags, temperatureOffset: temperatureOffset)
+    }
+    return bias(atCelsius: celsius)
   }
 
   /// The rest detector saw a whole quiet dwell: it decides with the bias estimate.

@@ -112,6 +112,9 @@ public struct SampleClock: Hashable, Sendable {
   /// The longest interval the inlined path takes: below the gap threshold and the longest
   /// interval integrated, nanoseconds.
   private var fastLimit: Double
+  /// `fastLimit` once the period estimate has started and its averaging window is full (its
+  /// gain no longer changes), −∞ before: the longest interval `steadyInterval` takes.
+  private var steadyLimit: Double
   /// Samples counted missing since the start.
   public private(set) var totalMissedSamples: Int
   /// Gaps seen since the start.
@@ -144,6 +147,7 @@ public struct SampleClock: Hashable, Sendable {
     windowHalfWidth = settings.jitterTolerance * periodNanoseconds
     gapThreshold = periodNanoseconds > 0 ? settings.gapFactor * periodNanoseconds : .infinity
     fastLimit = 0
+    steadyLimit = -.infinity
     updateFastLimit()
   }
 
@@ -171,6 +175,30 @@ public struct SampleClock: Hashable, Sendable {
         isFirst: false)
     }
     return unusualAdvance(timestamp)
+  }
+
+  /// The common case of `advance` once the estimate has settled, in two halves so that the
+  /// caller can decide between them before anything changes: for an interval inside the
+  /// jitter window that is no gap and is integrated whole, the interval and the period
+  /// estimate after it, nanoseconds; `nil` for anything else (then call `advance`). Changes
+  /// nothing.
+  @inline(__always)
+  func steadyInterval(toNanoseconds timestamp: Int64) -> (
+    intervalNanoseconds: Double, periodNanoseconds: Double
+  )? {
+    let iv = Double(timestamp &- lastTimestamp)
+    let period = periodNanoseconds
+    guard abs(iv - period) <= windowHalfWidth && iv <= steadyLimit else { return nil }
+    return (iv, period + (iv - period) * averagingGain)
+  }
+
+  /// Takes a timestamp that `steadyInterval` accepted, with the period it returned: exactly
+  /// what `advance` would have done.
+  @inline(__always)
+  mutating func acceptSteady(_ timestamp: Int64, periodNanoseconds period: Double) {
+    lastTimestamp = timestamp
+    periodNanoseconds = period
+    streakCount = 0
   }
 
   /// Any interval outside the jitter window: the first sample, a non-increasing timestamp,
@@ -210,6 +238,7 @@ public struct SampleClock: Hashable, Sendable {
     if !hasStarted {
       hasStarted = true
       lastTimestamp = timestamp
+      updateFastLimit()
       return Step(
         intervalSeconds: 0, missedSamples: 0, isGap: false, isRejected: false, isFirst: true)
     }
@@ -236,6 +265,8 @@ public struct SampleClock: Hashable, Sendable {
 
   private mutating func updateFastLimit() {
     fastLimit = min(gapThreshold, Double(maximumIntervalNanoseconds))
+    steadyLimit =
+      hasStarted && averagedCount >= settings.averagingSamples ? fastLimit : -.infinity
   }
 
   /// An interval outside the window: the first one when the period is unknown, a gap, a doubled
