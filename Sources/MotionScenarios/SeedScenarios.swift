@@ -75,27 +75,31 @@ public struct PushScenario: MotionSource, Hashable, Sendable {
 }
 
 /// Seed 001 "walking": a body held tilted 30° about x bounces vertically at 2 Hz with an
-/// amplitude of 0.3 g; 10 s.
+/// amplitude of 0.3 g from `startSeconds` (0 by default, as in the seed); 10 s.
 public struct WalkScenario: MotionSource, Hashable, Sendable {
   public var tiltRadians: Double
   public var amplitudeMetersPerSecondSquared: Double
   public var frequencyHertz: Double
+  /// When the bounce begins, seconds (before it the body is held still at the tilt).
+  public var startSeconds: Double
   public var durationSeconds: Double?
 
   public init(
     tiltRadians: Double = 30 * radiansPerDegree,
     amplitudeMetersPerSecondSquared: Double = 0.3 * standardGravity, frequencyHertz: Double = 2,
-    totalSeconds: Double = 10
+    startSeconds: Double = 0, totalSeconds: Double = 10
   ) {
     self.tiltRadians = tiltRadians
     self.amplitudeMetersPerSecondSquared = amplitudeMetersPerSecondSquared
     self.frequencyHertz = frequencyHertz
+    self.startSeconds = startSeconds
     self.durationSeconds = totalSeconds
   }
 
   public func truth(atSeconds t: Double) -> MotionTruth {
     let attitude = Quaternion(axis: .unitX, angle: tiltRadians)
-    let bounce = amplitudeMetersPerSecondSquared * sin(2 * .pi * frequencyHertz * max(t, 0))
+    let bounce =
+      amplitudeMetersPerSecondSquared * sin(2 * .pi * frequencyHertz * max(t - startSeconds, 0))
     return MotionTruth(
       timeSeconds: t, attitude: attitude, angularRateRadiansPerSecond: .zero,
       specificForceMetersPerSecondSquared: attitude.inverseRotate(

@@ -15,14 +15,14 @@ struct GoldenRun: Sendable, CustomTestStringConvertible {
 }
 
 let goldenRuns: [GoldenRun] = [
-  GoldenRun(file: "tilt-binary.bin", scenario: "tilt", faults: "none", seconds: 6, format: .binary),
+  GoldenRun(file: "tilt-binary.bin", scenario: "tilt", faults: "none", seconds: 9, format: .binary),
   GoldenRun(
     file: "handheld-20s-text.txt", scenario: "handheld", faults: "none", seconds: 20,
     format: .text),
   GoldenRun(
-    file: "push-mavlink.bin", scenario: "push", faults: "none", seconds: 10, format: .mavlink),
+    file: "push-mavlink.bin", scenario: "push", faults: "none", seconds: 13, format: .mavlink),
   GoldenRun(
-    file: "walk-brownout-binary.bin", scenario: "walk", faults: "brownout", seconds: 8,
+    file: "walk-brownout-binary.bin", scenario: "walk", faults: "brownout", seconds: 10,
     format: .binary),
 ]
 
