@@ -40,7 +40,11 @@ import Geometry
 ///    specific force against its slow mean, filtered over a second) slows the inclination
 ///    filter's clock down to a stop, after turning back the corrections its onset caused;
 ///    rejecting for more than 10 s switches to recovery (the accelerometer is trusted again).
-/// 7. **Rest start** re-anchors: the bias takes the mean rate of the whole quiet window, the
+/// 7. **Gaps**: a gap is integrated with the rate after it (and the inclination filter does not
+///    run over it); after one of 0.2 s or more in which the body may have tilted (it was
+///    turning, or the reading after it is gravity alone pointing elsewhere) the tilt restarts
+///    as at start (`reacquire`).
+/// 8. **Rest start** re-anchors: the bias takes the mean rate of the whole quiet window, the
 ///    heading drift integrated during the window is undone, the heading drift implied by the
 ///    bias change since the last rest is taken back, and the tilt is taken from the window's
 ///    mean acceleration.
@@ -130,14 +134,16 @@ public struct AttitudeEstimator: Sendable {
   var accruedSeconds: Double = 0
   var accruedSecondsSum: Double = 0
   var blockForce = Vector3(0, 0, 0)
-  /// Clipped samples in the block (their specific force is not used), and their time.
+  /// Clipped samples in the block (their specific force is not used).
   var blockClippedSamples: Int = 0
-  var blockClippedSeconds: Double = 0
+  /// The block's time the accelerometer did not observe: clipped samples' intervals, and a
+  /// gap's beyond the sample after it (whose reading stands for one period, not for the gap).
+  var blockUnobservedSeconds: Double = 0
   /// The block's samples whose specific force is summed.
   var blockForceSamples: Int { blockSamples - blockClippedSamples }
   var blockSeconds: Double = 0
-  /// The time the block's unclipped samples stand for, seconds (the filter's step).
-  var blockFilterSeconds: Double { blockSeconds - blockClippedSeconds }
+  /// The time the block's readings stand for, seconds (the filter's step).
+  var blockFilterSeconds: Double { blockSeconds - blockUnobservedSeconds }
   var blockSamples: Int = 0
   /// Low-pass filtered first two rows of the rotation matrix and of R·b̂ (motion bias).
   var rowFilter = RowFilter()
@@ -191,6 +197,17 @@ public struct AttitudeEstimator: Sendable {
   let holdsAtRest: Bool
   let hasTemperatureModel: Bool
   let restEstimationEnabled: Bool
+  /// `settings.inclination.reacquisitionGapSeconds`, at hand.
+  let reacquisitionGapSeconds: Double
+  /// After a gap: the cosine of the angle between the reading and the expected gravity from
+  /// which the tilt may have changed in it (atan(a_low/g), the angle a horizontal acceleration
+  /// at the rejection's lower threshold gives: 8.7° by default), and the largest difference
+  /// of their sizes, m/s², of a reading that is gravity alone (half of what that acceleration
+  /// adds, a_low²/(2g): 0.057 m/s² by default).
+  let gapTiltCosine: Double
+  let gapMagnitudeTolerance: Double
+  /// Gaps after which the tilt was restarted (`InclinationSettings.reacquisitionGapSeconds`).
+  public private(set) var gapReacquisitions = 0
 
   /// Housekeeping (bias prediction, motion-bias measurement, acceleration rejection) runs once
   /// per block of this length, seconds, not every sample.
@@ -219,6 +236,11 @@ public struct AttitudeEstimator: Sendable {
     holdsAtRest = settings.holdsAttitudeAtRest
     hasTemperatureModel = biasEstimator.hasTemperatureModel
     restEstimationEnabled = settings.bias.restEstimationEnabled
+    reacquisitionGapSeconds = settings.inclination.reacquisitionGapSeconds
+    let low = max(r.lowerThresholdMetersPerSecondSquared, 1e-3)
+    let g = settings.gravityMetersPerSecondSquared
+    gapTiltCosine = g / (g * g + low * low).squareRoot()
+    gapMagnitudeTolerance = 0.5 * low * low / (2 * g)
     setCoefficients(period: period)
   }
 
@@ -278,6 +300,13 @@ public struct AttitudeEstimator: Sendable {
     let step = clock.advance(toNanoseconds: sample.timestampNanoseconds)
     if step.isRejected { return rejected(sample, flag: .timestampRejected) }
     if step.isFirst { return start(sample) }
+    if step.isGap
+      && Double(step.missedSamples + 1) * clock.periodSeconds >= reacquisitionGapSeconds
+      && gapMayHaveTilted(
+        sample, gapSeconds: Double(step.missedSamples + 1) * clock.periodSeconds)
+    {
+      return reacquire(sample, missedSamples: step.missedSamples)
+    }
 
     let period = clock.periodSeconds
     if !(period >= coefficientPeriodLow && period <= coefficientPeriodHigh) {
@@ -306,6 +335,10 @@ public struct AttitudeEstimator: Sendable {
       : restTransition(restStep, celsius: sample.temperatureCelsius, flags: &flags)
     let omega = sample.angularRateRadiansPerSecond - bias
     let atRest = propagate(sample, omega: omega, interval: dt)
+    // Nothing was observed in a gap: the inclination filter does not run over it as if the
+    // reading after it had held all along (a push that began in the gap would take a step
+    // of the gap's length).
+    if missedSamples > 0 && !sample.isClipped { blockUnobservedSeconds += max(0, dt - period) }
     if blockSamples >= blockLimit { endBlock(atRest: atRest) }
     return estimate(
       sample, omega: omega, bias: bias, flags: flags.rawValue, interval: dt,
@@ -354,7 +387,7 @@ public struct AttitudeEstimator: Sendable {
     // low-pass filter and the correction run once per block (`endBlock`).
     if sample.isClipped {
       blockClippedSamples &+= 1
-      blockClippedSeconds += dt
+      blockUnobservedSeconds += dt
     } else {
       let x = rotate(sample.specificForceMetersPerSecondSquared, by: q)
       blockForce = Vector3(blockForce.x + x.x, blockForce.y + x.y, blockForce.z + x.z)
@@ -789,6 +822,82 @@ public struct AttitudeEstimator: Sendable {
       missedSamples: 0, integrationIntervalSeconds: 0, samplePeriodSeconds: clock.periodSeconds)
   }
 
+  /// Whether the body may have tilted during a gap of `gapSeconds` by more than the gyro,
+  /// carried over it, would give: it was turning about a horizontal axis before or after the
+  /// gap (the rotation it may have missed, rate × gap, is 2° or more), or the reading after it
+  /// points 5° or more away from the gravity the filter expects while its size is that of
+  /// gravity alone (within 0.1 m/s²: a sustained horizontal acceleration of more than
+  /// 1.4 m/s², 0.14 g, adds more; a push of 0.3 g adds 0.45 m/s²), as after a tilt made
+  /// wholly within the gap. A reading that carries an acceleration would restart the tilt
+  /// wrong, by atan(a/g): a vehicle that drives off during a gap keeps its carried attitude.
+  func gapMayHaveTilted(_ sample: InertialSample, gapSeconds: Double) -> Bool {
+    let u = up
+    let bias = biasEstimator.bias
+    func horizontalRate(_ w: Vector3) -> Double {
+      let r = w - bias
+      let v = r.dot(u)
+      return max(r.squaredLength - v * v, 0).squareRoot()
+    }
+    let before = horizontalRate(restDetector.gyroMean)
+    let after = horizontalRate(sample.angularRateRadiansPerSecond)
+    if max(before, after) * gapSeconds >= 2 * .pi / 180 { return true }
+    let expected = isInitialising ? initialSum * (1 / Double(max(initialCount, 1))) : s1
+    let reading = rotate(sample.specificForceMetersPerSecondSquared, by: q)
+    let n = expected.length * reading.length
+    guard n > 0 else { return false }
+    let cosine = expected.dot(reading) / n
+    return cosine <= gapTiltCosine && abs(reading.length - expected.length) <= gapMagnitudeTolerance
+  }
+
+  /// The first sample after a gap of `reacquisitionGapSeconds` or more: the tilt restarts as
+  /// at start-up (this reading, then the running mean of the accelerometer carried by the
+  /// gyro), keeping the heading and the bias; the acceleration rejection starts afresh. The
+  /// gap itself is not integrated: the rate after it says nothing about what happened in it.
+  @inline(never)
+  mutating func reacquire(_ sample: InertialSample, missedSamples: Int) -> AttitudeEstimate {
+    let a = sample.specificForceMetersPerSecondSquared
+    let period = clock.periodSeconds
+    if !(period >= coefficientPeriodLow && period <= coefficientPeriodHigh) {
+      setCoefficients(period: period)
+    }
+    applyRestMeasurements()
+    gapReacquisitions &+= 1
+    if a.squaredLength > 0 {
+      // Keep the twist about the vertical (the heading), take the tilt from this reading.
+      let n = (q.w * q.w + q.z * q.z).squareRoot()
+      let twist =
+        n > 1e-9 ? Quaternion(w: q.w / n, x: 0, y: 0, z: q.z / n) : Quaternion.identity
+      q = (twist * Quaternion(from: a, to: .unitZ)).normalized
+    }
+    resetBlock()
+    restartFilter(at: Vector3(0, 0, 0))
+    isInitialising = true
+    initialSum = rotate(a, by: q)
+    initialCount = 1
+    rejectionBlocks = 0
+    isRecovering = false
+    wasRejecting = false
+    weight = 1
+    sustainedX = (0, 0)
+    sustainedY = (0, 0)
+    recentCorrectionX = 0
+    recentCorrectionY = 0
+    refreshBlockFlags()
+    if initialLimit <= 1 { finishInitialisation(at: initialSum) }
+    let bias = self.bias(atCelsius: sample.temperatureCelsius)
+    var flags = EstimateFlags.gap
+    if isInitialising { flags.insert(.initialising) }
+    if sample.isClipped { flags.insert(.clippedInput) }
+    if restDetector.isAtRest { flags.insert(.atRest) }
+    let g = q.gravityInBody
+    return AttitudeEstimate(
+      timestampNanoseconds: sample.timestampNanoseconds, attitude: q, gravityInBody: g,
+      linearAccelerationMetersPerSecondSquared: a + g * gravity,
+      angularRateRadiansPerSecond: sample.angularRateRadiansPerSecond - bias,
+      gyroBiasRadiansPerSecond: bias, gyroBiasVariance: biasEstimator.variance, flags: flags,
+      missedSamples: missedSamples, integrationIntervalSeconds: 0, samplePeriodSeconds: period)
+  }
+
   /// A sample that cannot be used: the current state, flagged.
   @inline(never)
   mutating func rejected(_ sample: InertialSample, flag: EstimateFlags) -> AttitudeEstimate {
@@ -892,7 +1001,7 @@ public struct AttitudeEstimator: Sendable {
     blockCorrectionY = 0
     blockForce = Vector3(0, 0, 0)
     blockClippedSamples = 0
-    blockClippedSeconds = 0
+    blockUnobservedSeconds = 0
     blockSeconds = 0
     blockSamples = 0
     accruedSeconds = 0

@@ -26,13 +26,25 @@ extension AttitudeEstimator {
     /// along by the gyro) until then, so the first estimate is the first reading and it only
     /// gets better. Default 1 s. Flagged `.initialising`.
     public var initialisationSeconds: Double
+    /// A gap in the samples at least this long, seconds, restarts the tilt as at start-up:
+    /// from the first reading after it, then the running mean of the accelerometer for
+    /// `initialisationSeconds` (flagged `.initialising`); the heading and the gyro bias are
+    /// kept, the acceleration rejection starts afresh. Whatever the body did while no sample
+    /// came (a stalled bus, a re-initialised chip, a suspended host) the gyro did not see, and
+    /// an attitude that is off by it looks to the rejection like a sustained acceleration: it
+    /// was held off for the 10 s of recovery and then took τ to converge. Default 0.2 s (20
+    /// samples at 100 Hz; `.infinity`: never). Shorter gaps are integrated over their real
+    /// length with the rate of the sample after them.
+    public var reacquisitionGapSeconds: Double
 
     public init(
-      timeConstantSeconds: Double = 3, order: Order = .second, initialisationSeconds: Double = 1
+      timeConstantSeconds: Double = 3, order: Order = .second, initialisationSeconds: Double = 1,
+      reacquisitionGapSeconds: Double = 0.2
     ) {
       self.timeConstantSeconds = timeConstantSeconds
       self.order = order
       self.initialisationSeconds = initialisationSeconds
+      self.reacquisitionGapSeconds = reacquisitionGapSeconds
     }
 
     public static let `default` = InclinationSettings()
@@ -129,7 +141,8 @@ extension AttitudeEstimator {
       Settings(
         sampleClock: sampleClock,
         inclination: InclinationSettings(
-          timeConstantSeconds: timeConstantSeconds, order: .first, initialisationSeconds: 0),
+          timeConstantSeconds: timeConstantSeconds, order: .first, initialisationSeconds: 0,
+          reacquisitionGapSeconds: .infinity),
         accelerationRejection: .off,
         rest: RestDetector.Settings(isEnabled: false),
         bias: GyroBiasEstimator.Settings(
@@ -146,6 +159,9 @@ extension AttitudeEstimator {
       }
       if !(inclination.initialisationSeconds >= 0) {
         return "initialisation window must not be negative"
+      }
+      if !(inclination.reacquisitionGapSeconds > 0) {
+        return "the gap that restarts the tilt must be a positive number of seconds (∞: never)"
       }
       let r = accelerationRejection
       if r.isEnabled {
