@@ -85,6 +85,9 @@ public struct RunSummary: Sendable {
   public var sampleSeconds: Double
   /// What the rest detector decided during the run.
   public var rests: RestStatistics
+  /// Gaps after which the estimator restarted the tilt from the accelerometer
+  /// (`AttitudeEstimator.gapReacquisitions`).
+  public var tiltRestarts: Int = 0
   /// Samples written to the recording (`RunOptions.recordPath`), repeated reads apart: the
   /// estimated ones and the loop's warm-up discards before them. Nil without a recording.
   public var recordedSamples: UInt64? = nil
@@ -333,7 +336,8 @@ func drive<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: MonotonicC
   return RunSummary(
     status: loop.status, driver: loop.driver.counters,
     sampleSeconds: Double(loop.clock.now().nanoseconds(since: start)) * 1e-9,
-    rests: loop.estimator.restStatistics, recordedSamples: recorder?.samplesRecorded)
+    rests: loop.estimator.restStatistics, tiltRestarts: loop.estimator.gapReacquisitions,
+    recordedSamples: recorder?.samplesRecorded)
 }
 
 /// The `STATUS=` line systemd shows in `systemctl status plumb`.
@@ -350,6 +354,8 @@ extension RunSummary {
       + "\(s.missedSamples) missed, \(s.framesDroppedQueueFull + s.framesDroppedDisconnected) dropped, "
       + "\(driver.failedReads) failed reads, \(s.fallbackEntries) fallbacks, mode \(s.mode.rawValue), "
       + "\(rests.rests) rests" + refusedRests
+      + (tiltRestarts > 0
+        ? ", \(tiltRestarts) tilt restarts after gaps in the samples" : "")
   }
 
   /// What `plumb record` wrote to `path`, in the counts a user checks against `plumb export`.

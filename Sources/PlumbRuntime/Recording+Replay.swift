@@ -270,7 +270,8 @@ public func replayRecording(
   return RunSummary(
     status: loop.status, driver: loop.driver.counters,
     sampleSeconds: Double(clock.now().nanoseconds(since: start)) * 1e-9,
-    rests: loop.estimator.restStatistics, damage: damage)
+    rests: loop.estimator.restStatistics, tiltRestarts: loop.estimator.gapReacquisitions,
+    damage: damage)
 }
 
 /// Sample time a replay may run without taking a record before it calls the recording damaged

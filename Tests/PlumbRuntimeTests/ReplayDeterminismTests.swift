@@ -205,4 +205,15 @@ import Testing
       summary.description.contains("7 quiet dwells refused as a slow turn, the last at 1.250 °/s"))
     #expect(summary.description.contains("plumb-cal gyro"))
   }
+
+  /// Restarts of the tilt after gaps (`AttitudeEstimator.gapReacquisitions`) are counted at
+  /// the end of the run, only when there were any.
+  @Test func tiltRestartsAfterGapsAreReported() {
+    var summary = RunSummary(
+      status: FirmwareStatus(), driver: MPU6050Counters(), sampleSeconds: 60,
+      rests: RestStatistics())
+    #expect(!summary.description.contains("restart"))
+    summary.tiltRestarts = 3
+    #expect(summary.description.hasSuffix(", 3 tilt restarts after gaps in the samples"))
+  }
 }
