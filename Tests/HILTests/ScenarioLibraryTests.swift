@@ -186,8 +186,9 @@ private let g = 9.80665
 }
 
 /// The seed 001 scenarios on the whole firmware: the scenario's clock starts at power-on, and
-/// start-up (reset, configuration, self-test, warm-up) takes 1.8 s of it; the estimator needs
-/// its first rest (1.5 s of quiet samples) before an uncalibrated gyro can carry the attitude.
+/// start-up (reset, configuration, self-test, warm-up) takes 0.8 s of it; the estimator needs
+/// its first rest (1.5 s of quiet samples, so 2.3 s at the earliest) before an uncalibrated
+/// gyro can carry the attitude.
 /// Motion that began at the seed's 2 s measured the start-up, not the scenario: a typical
 /// unit's tilt gave 12.4° RMS, its walk 26°, and a push on a unit without bias 14.5° — the
 /// plain filter's 16.7°, as if there were no rejection.
