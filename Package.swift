@@ -308,7 +308,7 @@ targets += [
     dependencies: [
       "Firmware", "MPU6050", "MPU6050Simulation", "SimulatedHardware", "LinuxHardware",
       "HardwareAbstraction", "MotionScenarios", "Telemetry", "Monitoring", "Plotting", "JSON",
-      "Geometry", "Randomness",
+      "Geometry", "Randomness", "Recording",
     ],
     swiftSettings: swift6),
   .executableTarget(

@@ -149,13 +149,7 @@ func readFile(_ path: String) throws(FileError) -> [UInt8] {
 /// the new one; through a symbolic link, the file it points to.
 func writeFileAtomically(_ bytes: [UInt8], to path: String) throws(FileError) {
   do throws(AtomicFile.Failure) {
-    let file = try AtomicFile(path: path)
-    var failure: AtomicFile.Failure?
-    bytes.withUnsafeBytes { raw in
-      do throws(AtomicFile.Failure) { try file.write(raw) } catch { failure = error }
-    }
-    if let failure { throw failure }
-    try file.commit()
+    try AtomicFile.write(bytes, to: path)
   } catch {
     throw FileError(code: error.errno.rawValue)
   }

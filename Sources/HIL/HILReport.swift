@@ -6,6 +6,7 @@ import MPU6050
 import MPU6050Simulation
 import Monitoring
 import Plotting
+import Recording
 import SimulatedHardware
 import Telemetry
 
@@ -485,19 +486,14 @@ func writeText(_ text: String, to path: String) throws(HILReportError) {
   try writeBytes(Array(text.utf8), to: path)
 }
 
-/// Writes `bytes` to `path` (whole, replacing it).
+/// Writes `bytes` to `path`, whole or not at all (`AtomicFile`: beside it, then renamed over
+/// it; a reader of the old file keeps it whole, and a run killed while writing leaves the old
+/// file or none).
 public func writeBytes(_ bytes: [UInt8], to path: String) throws(HILReportError) {
-  let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-  guard fd >= 0 else { throw HILReportError(path: path, reason: String(cString: strerror(errno))) }
-  defer { close(fd) }
-  var offset = 0
-  while offset < bytes.count {
-    let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-    if n < 0 {
-      if errno == EINTR { continue }
-      throw HILReportError(path: path, reason: String(cString: strerror(errno)))
-    }
-    offset += n
+  do throws(AtomicFile.Failure) {
+    try AtomicFile.write(bytes, to: path)
+  } catch {
+    throw HILReportError(path: path, reason: error.message)
   }
 }
 

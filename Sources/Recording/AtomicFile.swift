@@ -32,7 +32,9 @@ public final class AtomicFile {
   public struct Failure: Error, Sendable, CustomStringConvertible {
     public var path: String
     public var errno: Errno
-    public var description: String { "\(path): \(POSIXFile.message(errno))" }
+    public var description: String { "\(path): \(message)" }
+    /// What went wrong, for a person (without the path).
+    public var message: String { POSIXFile.message(errno) }
   }
 
   /// Opens the temporary file beside `path` (or `path` itself when it is a stream).
@@ -63,6 +65,18 @@ public final class AtomicFile {
   deinit {
     if descriptor >= 0 { _ = Glibc.close(descriptor) }
     if !committed && !isStream { _ = Glibc.unlink(writingPath) }
+  }
+
+  /// Writes `bytes` to `path`, whole or not at all: the one-shot form of `init`, `write`,
+  /// `commit`.
+  public static func write(_ bytes: [UInt8], to path: String) throws(Failure) {
+    let file = try AtomicFile(path: path)
+    var failure: Failure?
+    bytes.withUnsafeBytes { raw in
+      do throws(Failure) { try file.write(raw) } catch { failure = error }
+    }
+    if let failure { throw failure }
+    try file.commit()
   }
 
   /// Appends `bytes`.
