@@ -148,3 +148,49 @@ import Testing
       abs(thresholds.accelDeviationMetersPerSecondSquared - accelExpected) / accelExpected < 0.05)
   }
 }
+
+/// A temperature model fitted over a warm-up (say 25 to 35 °C) is used wherever the board goes:
+/// outdoors at 0 °C or in the sun at 60 °C. Its curvature c₂, fitted over ten degrees, is the
+/// least certain coefficient, and squared over 25 degrees beyond the range it dominates: a
+/// quadratic extrapolated from a fit's noise can put the bias several °/s off. Beyond the range
+/// the model continues along its tangent at the nearer end (value and slope of the fit there).
+@Suite struct GyroTemperatureModelRangeTests {
+  let model = GyroCalibration(
+    biasRadiansPerSecond: Vector3(0.01, -0.02, 0.005),
+    biasUncertaintyRadiansPerSecond: Vector3(1e-4, 1e-4, 1e-4), referenceTemperatureCelsius: 30,
+    biasPerDegreeCelsius: Vector3(1e-4, -2e-4, 5e-5),
+    biasPerDegreeCelsiusSquared: Vector3(4e-5, -3e-5, 1e-5), temperatureRangeCelsius: 25...35)
+
+  /// The polynomial as written in the file.
+  func polynomial(_ t: Double) -> Vector3 {
+    let d = t - 30
+    return model.biasRadiansPerSecond + model.biasPerDegreeCelsius * d
+      + model.biasPerDegreeCelsiusSquared * (d * d)
+  }
+
+  @Test func insideTheRangeTheModelIsThePolynomial() {
+    for t in [25.0, 28.5, 30, 33.2, 35] {
+      #expect((model.bias(atTemperature: t) - polynomial(t)).length < 1e-15, "\(t) °C")
+    }
+  }
+
+  @Test(arguments: [(60.0, 35.0), (0.0, 25.0), (-40.0, 25.0)])
+  func beyondTheRangeItFollowsTheTangentAtTheNearerEnd(celsius: Double, end: Double) {
+    let d = end - 30
+    let slope = model.biasPerDegreeCelsius + model.biasPerDegreeCelsiusSquared * (2 * d)
+    let expected = polynomial(end) + slope * (celsius - end)
+    #expect((model.bias(atTemperature: celsius) - expected).length < 1e-12)
+    // The quadratic would have been off by c₂·(T − end)²: 0.025 rad/s (1.4 °/s) on x at 60 °C.
+    if celsius == 60 {
+      #expect(abs(polynomial(celsius).x - expected.x) > 0.02)
+    }
+  }
+
+  @Test func withoutARangeTheModelIsThePolynomialEverywhere() {
+    var open = model
+    open.temperatureRangeCelsius = nil
+    for t in [-40.0, 0, 30, 85] {
+      #expect((open.bias(atTemperature: t) - polynomial(t)).length < 1e-15, "\(t) °C")
+    }
+  }
+}
