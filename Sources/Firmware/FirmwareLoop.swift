@@ -115,6 +115,10 @@ public struct FirmwareLoop<
   private var frameSequence: UInt32 = 0
   private var headingTare = Quaternion.identity
   private var pendingFlags: TelemetryFlags = []
+  /// Whether an estimate has left the estimator's start-up window: after that, an estimator
+  /// that averages the accelerometer again (its tilt restarted after a gap) is `recovering`,
+  /// not `initialising`, on the wire (a ground station shows BOOT for `initialising`).
+  private var hasConverged = false
   private var nextReopen: Timestamp?
   /// `gimbalLockSineThreshold`, read once (see `isNearGimbalLock`).
   private let gimbalLockSine = gimbalLockSineThreshold
@@ -394,7 +398,11 @@ public struct FirmwareLoop<
     if e.contains(.clippedInput) { flags.insert(.clipping) }
     if e.contains(.accelerationRejected) { flags.insert(.accelerationRejected) }
     if e.contains(.recovering) { flags.insert(.recovering) }
-    if e.contains(.initialising) { flags.insert(.initialising) }
+    if e.contains(.initialising) {
+      flags.insert(hasConverged ? .recovering : .initialising)
+    } else {
+      hasConverged = true
+    }
     if settings.calibrationID != 0 { flags.insert(.calibrationLoaded) }
     if case .recovering = driver.state { flags.insert(.i2cRecovery) }
 

@@ -32,25 +32,29 @@ let planExpectations: [PlanExpectation] = [
       "5 NACKs: one tick's 3 attempts fail (its sample is missed), the next tick's retry "
       + "succeeds; the next frame carries gap + i2c_recovery: 3 frame periods at most"),
   PlanExpectation(
-    plan: "eio-burst", flags: [.gap, .degradedTiming, .i2cRecovery], episodes: 1,
+    plan: "eio-burst", flags: [.gap, .degradedTiming, .i2cRecovery, .recovering], episodes: 1,
     recoveryBoundSeconds: 0.5,
     why:
       "20 EIOs: 5 failed ticks trigger a re-initialisation (≈50 ms), the reset wait (100 ms, "
-      + "PS §6.3) and settling (≥30 ms): ≈0.3 s; no edge for 3 periods meanwhile → polling"),
+      + "PS §6.3) and settling (≥30 ms): ≈0.3 s; no edge for 3 periods meanwhile → polling; "
+      + "the hand turned meanwhile, so the tilt restarts (recovering)"),
   PlanExpectation(
-    plan: "bus-lockup", flags: [.gap, .degradedTiming, .i2cRecovery], episodes: 1,
+    plan: "bus-lockup", flags: [.gap, .degradedTiming, .i2cRecovery, .recovering], episodes: 1,
     recoveryBoundSeconds: 2.2,
     why:
       "the bus is busy for 1.5 s; re-initialisation attempts back off from 100 ms doubling, "
-      + "so the first after the lock-up can come up to ≈0.4 s late, then reset and settle"),
+      + "so the first after the lock-up can come up to ≈0.4 s late, then reset and settle; "
+      + "the tilt restarts after the gap (recovering)"),
   PlanExpectation(
     plan: "brownout", flags: [.gap, .degradedTiming, .i2cRecovery], episodes: 1,
     recoveryBoundSeconds: 0.4,
     why: "20 ms unpowered, then asleep: detected at once, reset wait 100 ms, settle ≥30 ms"),
   PlanExpectation(
-    plan: "frozen-registers", flags: [.gap, .degradedTiming, .i2cRecovery], episodes: 1,
-    recoveryBoundSeconds: 0.4,
-    why: "10 identical bursts (0.1 s) mean stuck data, then the re-initialisation (≈0.15 s)"),
+    plan: "frozen-registers", flags: [.gap, .degradedTiming, .i2cRecovery, .recovering],
+    episodes: 1, recoveryBoundSeconds: 0.4,
+    why:
+      "10 identical bursts (0.1 s) mean stuck data, then the re-initialisation (≈0.15 s); "
+      + "the tilt restarts after the gap (recovering)"),
   PlanExpectation(
     plan: "register-corruption", flags: [], episodes: 0, recoveryBoundSeconds: 0,
     why:
@@ -87,10 +91,12 @@ let planExpectations: [PlanExpectation] = [
       "FIFO fallback from the start (every frame degraded_timing, by design); the first "
       + "drain's reconstructed times leave one gap flag at start-up, no sample missed"),
   PlanExpectation(
-    plan: "fifo-overflow", flags: [.gap, .degradedTiming], episodes: 2, recoveryBoundSeconds: 1.1,
+    plan: "fifo-overflow", flags: [.gap, .degradedTiming, .recovering], episodes: 2,
+    recoveryBoundSeconds: 1.1,
     why:
       "the host stalls 1 s: the FIFO (1024 B, 73 records) overflows; the next drain resets it "
-      + "and the losses are dated and counted within a few drains"),
+      + "and the losses are dated and counted within a few drains; the tilt restarts after "
+      + "the lost stretch (recovering)"),
 ]
 
 @Suite struct FaultMatrixTests {
@@ -261,14 +267,25 @@ let planExpectations: [PlanExpectation] = [
 /// A board that moves while no sample comes: the firmware's attitude must come back when the
 /// samples do, not after the rejection's 10 s of recovery. The tilt scenario's 60° turn (5 s to
 /// 6 s) falls wholly inside the bus lock-up (5 s to 6.7 s); handheld motion goes on through an
-/// EIO burst. Before the estimator restarted its tilt after such gaps: 25° and 9.3° RMS.
+/// EIO burst. Before the estimator restarted its tilt after such gaps: 25° and 9.3° RMS (now
+/// 0.015° and 0.38°).
 @Suite struct MotionDuringAGapTests {
   @Test func theTiltComesBackWhenTheSamplesDo() throws {
-    let result = try hil("tilt", faults: "bus-lockup", seconds: 30) { $0.unit = .noisy(seed: 1) }
+    let result = try hil("tilt", faults: "bus-lockup", seconds: 30) {
+      $0.unit = .noisy(seed: 1)
+      $0.keepFrames = true
+    }
     #expect(result.status.missedSamples > 150)
     #expect(
       result.accuracy.inclinationRMSDegrees < 0.5,
       "RMS inclination error \(result.accuracy.inclinationRMSDegrees)°")
+    // The restart is on the wire as `recovering` (converging again), and only the start-up is
+    // `initialising` (a ground station shows MAV_STATE_BOOT for it): the frames of the restart
+    // are scored like any other.
+    let gap = try #require(result.frames.firstIndex { $0.flags?.contains(.gap) == true })
+    let restart = result.frames[gap...].prefix(50)
+    #expect(restart.contains { $0.flags?.contains(.recovering) == true })
+    #expect(!result.frames[gap...].contains { $0.flags?.contains(.initialising) == true })
   }
 
   @Test func handheldMotionThroughAnEIOBurst() throws {
@@ -277,7 +294,7 @@ let planExpectations: [PlanExpectation] = [
     }
     #expect(result.status.missedSamples > 20)
     #expect(
-      result.accuracy.inclinationRMSDegrees < 0.5,
+      result.accuracy.inclinationRMSDegrees < 1,
       "RMS inclination error \(result.accuracy.inclinationRMSDegrees)°")
   }
 }
