@@ -201,11 +201,8 @@ public struct AttitudeEstimator: Sendable {
   let reacquisitionGapSeconds: Double
   /// After a gap: the cosine of the angle between the reading and the expected gravity from
   /// which the tilt may have changed in it (atan(a_low/g), the angle a horizontal acceleration
-  /// at the rejection's lower threshold gives: 8.7° by default), and the largest difference
-  /// of their sizes, m/s², of a reading that is gravity alone (half of what that acceleration
-  /// adds, a_low²/(2g): 0.057 m/s² by default).
+  /// at the rejection's lower threshold gives: 8.7° by default).
   let gapTiltCosine: Double
-  let gapMagnitudeTolerance: Double
   /// Gaps after which the tilt was restarted (`InclinationSettings.reacquisitionGapSeconds`).
   public private(set) var gapReacquisitions = 0
 
@@ -240,7 +237,6 @@ public struct AttitudeEstimator: Sendable {
     let low = max(r.lowerThresholdMetersPerSecondSquared, 1e-3)
     let g = settings.gravityMetersPerSecondSquared
     gapTiltCosine = g / (g * g + low * low).squareRoot()
-    gapMagnitudeTolerance = 0.5 * low * low / (2 * g)
     setCoefficients(period: period)
   }
 
@@ -823,13 +819,17 @@ public struct AttitudeEstimator: Sendable {
   }
 
   /// Whether the body may have tilted during a gap of `gapSeconds` by more than the gyro,
-  /// carried over it, would give: it was turning about a horizontal axis before or after the
-  /// gap (the rotation it may have missed, rate × gap, is 2° or more), or the reading after it
-  /// points 5° or more away from the gravity the filter expects while its size is that of
-  /// gravity alone (within 0.1 m/s²: a sustained horizontal acceleration of more than
-  /// 1.4 m/s², 0.14 g, adds more; a push of 0.3 g adds 0.45 m/s²), as after a tilt made
-  /// wholly within the gap. A reading that carries an acceleration would restart the tilt
-  /// wrong, by atan(a/g): a vehicle that drives off during a gap keeps its carried attitude.
+  /// carried over it, would give. Either it was turning about a horizontal axis before or
+  /// after the gap (the rotation it may have missed, rate × gap, is 2° or more), or the reading
+  /// after it points further from the gravity the filter expects than the rejection's lower
+  /// threshold would tilt it (`gapTiltCosine`), and its length says tilt rather than
+  /// acceleration: a horizontal acceleration that turned the reading by θ would lengthen it by
+  /// g(1/cos θ − 1), a tilt not at all, and the reading is taken for a tilt when its length is
+  /// nearer to gravity's than to that (a push of 0.3 g: 16.7° and 0.44 m/s² longer, taken for
+  /// an acceleration; a 60° tilt on an uncalibrated accelerometer whose scale errors make it
+  /// 4 % longer, 0.4 m/s² of the 4.9 allowed, taken for a tilt). A reading that carries an
+  /// acceleration would restart the tilt wrong, by atan(a/g): a vehicle that drives off during
+  /// a gap keeps its carried attitude.
   func gapMayHaveTilted(_ sample: InertialSample, gapSeconds: Double) -> Bool {
     let u = up
     let bias = biasEstimator.bias
@@ -846,7 +846,10 @@ public struct AttitudeEstimator: Sendable {
     let n = expected.length * reading.length
     guard n > 0 else { return false }
     let cosine = expected.dot(reading) / n
-    return cosine <= gapTiltCosine && abs(reading.length - expected.length) <= gapMagnitudeTolerance
+    guard cosine <= gapTiltCosine else { return false }
+    guard cosine > 0 else { return true }
+    let lengthening = expected.length * (1 / cosine - 1)
+    return abs(reading.length - expected.length) < 0.5 * lengthening
   }
 
   /// The first sample after a gap of `reacquisitionGapSeconds` or more: the tilt restarts as
