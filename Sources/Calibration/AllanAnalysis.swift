@@ -37,8 +37,10 @@ public struct NoiseReadOffs: Sendable, Hashable {
 
   /// Reads the figures off `curve`.
   ///
-  /// - N: a least-squares line of fixed slope −½ through the points with 0.1 s ≤ τ ≤ 1 s,
-  ///   weighted by their independent cluster counts, read at τ = 1 s. Not the single curve value
+  /// - N: a least-squares line of fixed slope −½ through the points from the one nearest 0.1 s
+  ///   to the one nearest 1 s (which must be within 5 % of it: a real chip's period is not
+  ///   exactly 10 ms, so no cluster is exactly 1 s long), weighted by their independent cluster
+  ///   counts, read at τ = 1 s. Not the single curve value
   ///   at 1 s: that point carries about 0.7 % scatter from a 2-hour record (10 800 degrees of
   ///   freedom), more than the 1 % budget allows to spend on one point, while the decade below
   ///   it is white-noise dominated on any MEMS gyro and measured up to ten times more often. The
@@ -59,9 +61,11 @@ public struct NoiseReadOffs: Sendable, Hashable {
     let weights = curve.weights
     guard !tau.isEmpty, sigma.allSatisfy({ $0 > 0 && $0.isFinite }) else { return nil }
 
-    // N: −½ line through 0.1 … 1 s.
-    let window = tau.indices.filter { tau[$0] >= 0.1 * (1 - 1e-9) && tau[$0] <= 1 + 1e-9 }
-    if let last = window.last, tau[last] >= 0.95 {
+    // N: −½ line through 0.1 … 1 s: from the point nearest 0.1 s to the point nearest 1 s.
+    // A real chip's period is not exactly 10 ms (its oscillator is off by up to a few percent),
+    // so neither is any cluster exactly 0.1 s or 1 s long (at 100.7 Hz: 0.0993 s and 1.003 s).
+    let window = Self.window(tau, from: 0.1, to: 1)
+    if let last = window.last, abs(log(tau[last])) <= log(1.05) {
       var sum = 0.0
       var total = 0.0
       for i in window {
@@ -106,6 +110,18 @@ public struct NoiseReadOffs: Sendable, Hashable {
         }
       }
     }
+  }
+}
+
+extension NoiseReadOffs {
+  /// The indices of `tau` (ascending) from the point nearest `low` to the point nearest
+  /// `high`, nearness measured in ln τ.
+  static func window(_ tau: [Double], from low: Double, to high: Double) -> [Int] {
+    func nearest(_ target: Double) -> Int? {
+      tau.indices.min { abs(log(tau[$0] / target)) < abs(log(tau[$1] / target)) }
+    }
+    guard let first = nearest(low), let last = nearest(high), first <= last else { return [] }
+    return Array(first...last)
   }
 }
 

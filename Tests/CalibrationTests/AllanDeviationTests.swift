@@ -125,3 +125,27 @@ import Testing
     #expect(abs(NoiseReadOffs.flickerFloorFactor - 0.6643) < 1e-4)
   }
 }
+
+/// A real MPU-6050 never samples at exactly 100 Hz: its oscillator is off by up to a few
+/// percent, and the period measured from a recording's span is, say, 9.9305 ms (+0.7 %). Then
+/// no cluster is exactly 0.1 s or 1 s long (10 samples are 0.0993 s, 101 are 1.003 s), and the
+/// read-off of N, whose window was exactly 0.1 … 1 s and required a point at 0.95 s or more,
+/// said "not reached" for every axis: `plumb-cal allan` on a bench recording of the simulated
+/// board's typical unit printed no N at all, and calibration files went without noise figures.
+@Suite struct AllanOffRateTests {
+  @Test(arguments: [0.0098, 0.0099305, 0.01, 0.0101, 0.0102, 0.005, 0.004])
+  func randomWalkIsReadAtAnySamplePeriod(period: Double) throws {
+    var simulation = StillSensorSimulation.seed000
+    simulation.samplePeriodSeconds = period
+    simulation.gyroWhiteNoise = Vector3(0.002, 0.002, 0.002) * (0.01 / period).squareRoot()
+    let recording = simulation.record(
+      sampleCount: Int(1200 / period), seed: 5, source: "seed 000 at \(1 / period) Hz")
+    let analysis = try AllanAnalysis.analyze(recording, axes: InertialSensor.gyroscope.axes)
+    let n = 0.002 * 0.01.squareRoot()
+    for axis in InertialSensor.gyroscope.axes {
+      let r = try #require(analysis.readOffs[axis])
+      let readN = try #require(r.randomWalk, "\(axis) at \(period) s: N not reached")
+      #expect(abs(readN - n) / n < 0.03, "\(axis) at \(period) s: N \(readN)")
+    }
+  }
+}

@@ -172,4 +172,30 @@ import Testing
     #expect(read(json) == first)
     #expect(group.run(["save", csv, "--output", json, "--created", "yesterday"]) == 64)
   }
+
+  /// A bench recording of a real chip, whose oscillator is 0.7 % fast: the decades table shows
+  /// the points nearest 0.01, 0.1 and 1 s with the τ they have, and N is read (it used to say
+  /// "not reached" on every axis, and `save` wrote no noise figures).
+  @Test func aChipThatIsNotExactly100HzStillGetsItsNoiseReadOff() throws {
+    var simulation = StillSensorSimulation.seed000
+    simulation.samplePeriodSeconds = 0.0099305
+    let recording = simulation.record(sampleCount: 30_000, seed: 3)
+    let analysis = try AllanAnalysis.analyze(recording)
+    let report = allanReport(
+      analysis, recording: recording, sensors: [.gyroscope, .accelerometer])
+    for tau in ["τ = 0.0099305 s", "τ = 0.099305 s", "τ = 1.003 s", "τ = 10 s"] {
+      #expect(report.contains(tau), "\(tau) missing from:\n\(report)")
+    }
+    #expect(!report.contains("angle random walk N         rad/√s      not reached"), "\(report)")
+    let csv = temporaryPath("off-rate.csv")
+    let json = temporaryPath("off-rate.json")
+    defer {
+      for path in [csv, json] { unlink(path) }
+    }
+    writeCSV(recording, to: csv)
+    #expect(
+      group.run(["save", csv, "--output", json, "--created", "2026-12-04T08:00:00Z"]) == 0)
+    let file = try CalibrationFile.load(path: json)
+    #expect(file.noise?.gyroscope?.randomWalk.allSatisfy { $0 != nil } == true)
+  }
 }

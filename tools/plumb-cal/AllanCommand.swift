@@ -3,6 +3,14 @@ import CommandLineSupport
 import Geometry
 import Plotting
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 let allanSpec = CommandSpec(
   name: "plumb-cal allan",
   abstract: "overlapping Allan deviation of a still recording, with noise read-offs",
@@ -10,8 +18,10 @@ let allanSpec = CommandSpec(
     Reads a still recording (a .plumbraw file from plumb record, or a replay-layout CSV:
     t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z[,temp_c]; seconds, rad/s, m/s², °C) and computes the overlapping Allan deviation of each axis at
     10 log-spaced τ per decade from one sample period to a tenth of the record, including exactly
-    0.01, 0.1, 1, 10 and 100 s where the sample period allows. The samples must be evenly spaced:
-    a gap (an interval over 1.5 × the median) is an error naming its line.
+    0.01, 0.1, 1, 10 and 100 s where the sample period allows (a real chip's is a little off
+    10 ms: then the nearest points, e.g. 0.0993 s and 1.003 s at 100.7 Hz, stand for them). The
+    samples must be evenly spaced: a gap (an interval over 1.5 × the median) is an error naming
+    its line.
 
     Read-offs per axis:
       N  random walk: the −½ slope line fitted over 0.1–1 s, read at τ = 1 s
@@ -141,8 +151,15 @@ func allanReport(_ analysis: AllanAnalysis, recording: InertialRecording, sensor
   let unitWidth = 10
   // σ at the decades, for a quick look (the full curve: --table).
   let axes = sensors.flatMap(\.axes)
-  let decades = taus.indices.filter { i in
-    [0.01, 0.1, 1, 10, 100, 1000].contains { abs(taus[i] - $0) <= 1e-9 * $0 }
+  // The point nearest each decade, within 5 %: a real chip's period is not exactly 10 ms, and
+  // then no cluster is exactly 0.1 s or 1 s long (the row shows the τ it has).
+  var decades: [Int] = []
+  for decade in [0.01, 0.1, 1, 10, 100, 1000] {
+    guard
+      let i = taus.indices.min(by: { abs(log(taus[$0] / decade)) < abs(log(taus[$1] / decade)) }),
+      abs(log(taus[i] / decade)) <= log(1.05), !decades.contains(i)
+    else { continue }
+    decades.append(i)
   }
   if !decades.isEmpty {
     lines.append("")
