@@ -104,12 +104,55 @@ public struct FirmwareSettings: Sendable {
         - correction.staticGyroBiasInBody(atTemperature: live.temperatureCelsius)
       if residual.isFinite { estimator.bias.initialBiasRadiansPerSecond = residual }
     }
-    if let thresholds = calibration.restDetector {
-      estimator.rest.gyroDeviationThresholdRadiansPerSecond =
-        thresholds.gyroDeviationRadiansPerSecond
-      estimator.rest.accelerationDeviationThresholdMetersPerSecondSquared =
-        thresholds.accelDeviationMetersPerSecondSquared
+    applyNoise(calibration)
+  }
+
+  /// The unit's own noise, from a calibration file: the Allan read-offs become the estimator's
+  /// noise figures (N of the noisiest axis; K only where it is larger than the default, which
+  /// allows for temperature drift that a bench at constant temperature does not show), and the
+  /// rest detector's per-sample thresholds follow the estimator's own rule for them
+  /// (`RestDetector.Settings(noise:samplePeriodSeconds:)`: 8σ of one sample's 3-axis noise,
+  /// never below a quarter of the defaults) — from the file's rest section when it has one,
+  /// which measured each sample's spread directly (filter correlation included), else from N.
+  ///
+  /// The rest section's figures are window statistics times k: the RMS of the gyro's 3-axis
+  /// deviation over the window (σ√3) and the standard deviation of the accelerometer's
+  /// magnitude (one axis' σ). They were once taken as the detector's per-sample thresholds,
+  /// which test a sample's 3-axis deviation: 3σ of one axis for three, exceeded by a still
+  /// unit's noise on 3 % of its samples, so that a calibrated unit almost never rested.
+  mutating func applyNoise(_ calibration: CalibrationFile) {
+    var noise = estimator.noise
+    func worst(_ values: [Double?]) -> Double? {
+      let known = values.compactMap { $0 }.filter { $0.isFinite && $0 > 0 }
+      return known.count == values.count ? known.max() : nil
     }
+    if let gyro = calibration.noise?.gyroscope {
+      if let n = worst(gyro.randomWalk) { noise.gyroNoiseDensity = n }
+      if let k = worst(gyro.rateRandomWalk) {
+        noise.gyroBiasRandomWalk = max(k, noise.gyroBiasRandomWalk)
+      }
+    }
+    if let accel = calibration.noise?.accelerometer, let n = worst(accel.randomWalk) {
+      noise.accelerometerNoiseDensity = n
+    }
+    estimator.noise = noise
+    guard calibration.noise != nil || calibration.restDetector != nil else { return }
+    var spread = noise
+    if let rest = calibration.restDetector, rest.noiseMultiple > 0 {
+      // Per-sample σ at the bench recording's period, as densities.
+      let root = (calibration.noise?.samplePeriodSeconds ?? 1 / sensor.sampleRateHertz)
+        .squareRoot()
+      spread.gyroNoiseDensity =
+        rest.gyroDeviationRadiansPerSecond / rest.noiseMultiple / 3.0.squareRoot() * root
+      spread.accelerometerNoiseDensity =
+        rest.accelDeviationMetersPerSecondSquared / rest.noiseMultiple * root
+    }
+    let derived = RestDetector.Settings(
+      noise: spread, samplePeriodSeconds: 1 / sensor.sampleRateHertz)
+    estimator.rest.gyroDeviationThresholdRadiansPerSecond =
+      derived.gyroDeviationThresholdRadiansPerSecond
+    estimator.rest.accelerationDeviationThresholdMetersPerSecondSquared =
+      derived.accelerationDeviationThresholdMetersPerSecondSquared
   }
 
   /// What is wrong with these settings, or `nil`: the sensor configuration's validation, the

@@ -73,3 +73,62 @@ import Testing
     #expect(fresh.estimator.bias.initialBiasRadiansPerSecond == .zero)
   }
 }
+
+/// A unit calibrated on the bench must still find its rests. The calibration's rest section
+/// holds window statistics (the RMS of the gyro's 3-axis deviation over 1.5 s, the standard
+/// deviation of the accelerometer's magnitude) times k = 3, but the estimator tests each
+/// sample's 3-axis deviation: taken as they were, the accelerometer threshold was 3σ of one
+/// axis for a three-axis deviation, which a still unit's noise exceeds on 3 % of its samples —
+/// so 150 quiet samples in a row almost never came. `plumb run` of the simulated board with a
+/// calibration made from its own still recording: 0 rests in 120 s of handheld motion (16
+/// without the file). The file's noise figures are now what sets the estimator's noise and its
+/// per-sample thresholds (8σ of one sample's 3-axis noise, as without a file; never below a
+/// quarter of the defaults).
+@Suite struct CalibratedRestTests {
+  /// The fraction of samples at rest after the first 3 s, for an estimator with `settings` on
+  /// a still recording.
+  func restFraction(_ settings: AttitudeEstimator.Settings, _ recording: InertialRecording)
+    -> Double
+  {
+    var estimator = AttitudeEstimator(settings: settings)
+    var resting = 0
+    var counted = 0
+    let g = InertialSensor.gyroscope.axes.map { recording.samples($0) }
+    let a = InertialSensor.accelerometer.axes.map { recording.samples($0) }
+    for i in 0..<recording.count {
+      let estimate = estimator.update(
+        InertialSample(
+          timestampNanoseconds: Int64((recording.timeSeconds[i] * 1e9).rounded()),
+          angularRateRadiansPerSecond: Vector3(g[0][i], g[1][i], g[2][i]),
+          specificForceMetersPerSecondSquared: Vector3(a[0][i], a[1][i], a[2][i])))
+      if recording.timeSeconds[i] >= 3 {
+        counted += 1
+        if estimate.isAtRest { resting += 1 }
+      }
+    }
+    return Double(resting) / Double(max(counted, 1))
+  }
+
+  @Test func aUnitWithItsOwnCalibrationRestsWhenStill() throws {
+    let unit = StillSensorSimulation.seed000
+    let bench = unit.record(sampleCount: 60_000, seed: 21, source: "bench")
+    let timing = try SampleTiming.measure(bench)
+    let file = CalibrationFile(
+      sensor: SensorIdentity(whoAmI: 0x68, name: "MPU-6050", label: "bench unit"),
+      created: "2026-12-04T08:00:00Z",
+      noise: NoiseFigures(try AllanAnalysis.analyze(bench)),
+      restDetector: RestDetectorThresholds.derive(from: bench, timing: timing))
+    var settings = FirmwareSettings()
+    settings.apply(calibration: file, mounting: .identity)
+    let field = unit.record(sampleCount: 6_000, seed: 22, source: "field")
+    let fraction = restFraction(settings.estimator, field)
+    #expect(fraction > 0.9, "at rest \(fraction * 100) % of the still minute")
+    // The unit's own noise sets the estimator's: seed 000's N = 2e-4 rad/√s.
+    #expect(abs(settings.estimator.noise.gyroNoiseDensity - 2e-4) / 2e-4 < 0.05)
+    // And its thresholds are 8σ of one sample's 3-axis noise, or the floor.
+    let rest = settings.estimator.rest
+    let sigmaGyro = 0.002
+    #expect(rest.gyroDeviationThresholdRadiansPerSecond >= 8 * 3.0.squareRoot() * sigmaGyro * 0.9)
+    #expect(rest.accelerationDeviationThresholdMetersPerSecondSquared >= 0.125)
+  }
+}
