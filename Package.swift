@@ -308,11 +308,11 @@ targets += [
     dependencies: [
       "Firmware", "MPU6050", "MPU6050Simulation", "SimulatedHardware", "LinuxHardware",
       "HardwareAbstraction", "MotionScenarios", "Telemetry", "Monitoring", "Plotting", "JSON",
-      "Geometry", "Randomness", "Recording",
+      "Geometry", "Randomness", "Recording", "Calibration",
     ],
     swiftSettings: swift6),
   .executableTarget(
-    name: "plumb-hil", dependencies: ["HIL", "CommandLineSupport", "PlumbRuntime"],
+    name: "plumb-hil", dependencies: ["HIL", "CommandLineSupport", "PlumbRuntime", "Calibration"],
     path: "tools/plumb-hil",
     exclude: ["README.md"], swiftSettings: swift6),
   .testTarget(
@@ -320,7 +320,7 @@ targets += [
     dependencies: [
       "HIL", "plumb-hil", "Firmware", "MPU6050", "MPU6050Simulation", "SimulatedHardware",
       "HardwareAbstraction", "MotionScenarios", "Telemetry", "Geometry", "CommandLineSupport",
-      "JSON", "TestSupport",
+      "JSON", "TestSupport", "Calibration",
     ],
     exclude: ["Golden"], swiftSettings: swift6),
 ]

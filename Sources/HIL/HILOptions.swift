@@ -1,3 +1,4 @@
+import Calibration
 import MPU6050
 import MPU6050Simulation
 import MotionScenarios
@@ -39,6 +40,11 @@ public struct HILOptions: Sendable {
   public var selfTest: Bool
   /// The simulated unit; `nil` for `SimulatedMPU6050Unit.typical(seed:)`.
   public var unit: SimulatedMPU6050Unit?
+  /// A calibration file the firmware applies, as a board file's `calibration` key does (the
+  /// sensor is mounted as the body: identity). It should be the simulated unit's own: made by
+  /// `plumb record` / `plumb-cal save` / `plumb calibrate accel` on the simulated board with
+  /// the same seed, whose unit is `typical(seed:)`.
+  public var calibration: CalibrationFile?
   /// Keep every byte the host received (golden files), and every decoded frame (analysis).
   public var keepBytes: Bool
   public var keepFrames: Bool
@@ -69,6 +75,7 @@ public struct HILOptions: Sendable {
     outputRateHz = nil
     selfTest = true
     unit = nil
+    calibration = nil
     keepBytes = false
     keepFrames = false
     plotPoints = 1200

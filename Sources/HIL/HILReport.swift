@@ -67,6 +67,7 @@ extension HILResult {
       ("scenario", .string(scenario)),
       ("faults", .string(faults)),
       ("seed", integer(seed)),
+      ("calibration", calibrationID.map { .string($0) } ?? .null),
       ("format", .string(format.rawValue)),
       ("realtime", .bool(realtime)),
       ("interrupted", .bool(interrupted)),

@@ -97,6 +97,8 @@ public struct HILResult: Sendable {
   public var chipStretchCount: Int
   /// Whether `HILOptions.shouldStop` ended the run before its length.
   public var interrupted = false
+  /// The calibration file's id (`0x…`) when the firmware ran with one (`HILOptions.calibration`).
+  public var calibrationID: String? = nil
 
   /// The longest fault episode, seconds (0 without one): the recovery time.
   public var longestEpisodeSeconds: Double {
@@ -171,6 +173,9 @@ public func runHIL(_ options: HILOptions, progress: ((Double) -> Void)? = nil) t
     settings.estimator.sampleClock.nominalPeriodSeconds = 1 / sensor.sampleRateHertz
   }
   settings.outputRateHz = options.outputRateHz ?? Int(settings.sensor.sampleRateHertz.rounded())
+  if let calibration = options.calibration {
+    settings.apply(calibration: calibration, mounting: .identity)
+  }
   settings.interruptWired = plan.interruptWired
   if let problem = settings.problem { throw .invalid(problem) }
   let validated: ValidatedMPU6050Configuration
@@ -245,6 +250,7 @@ public func runHIL(_ options: HILOptions, progress: ((Double) -> Void)? = nil) t
     chipStretches: outcome.chipWatch.finished(at: outcome.endTime, motionStart: motionStart),
     chipStretchCount: outcome.chipWatch.count + (outcome.chipWatch.unfinished == nil ? 0 : 1))
   result.interrupted = outcome.interrupted
+  result.calibrationID = options.calibration?.calibrationIdText
   return result
 }
 

@@ -1,3 +1,4 @@
+import Calibration
 import Foundation
 import HIL
 import MPU6050Simulation
@@ -104,6 +105,28 @@ import Testing
       #expect(elapsed < 5, "\(option) \(path): the run went ahead (\(elapsed) s)")
     }
     #expect(try String(contentsOfFile: file, encoding: .utf8) == "x")
+  }
+
+  /// `--calibration FILE`: a missing file exits 66 and an invalid one 65, each naming it; a
+  /// valid one is applied and its id is in the report.
+  @Test func aCalibrationFileIsAppliedOrRefusedByName() throws {
+    let directory = try temporaryDirectory()
+    let missing = try runPlumbHIL(
+      ["run", "tilt", "--seconds", "1", "--calibration", directory + "/none.json"])
+    #expect(missing.status == 66 && missing.standardError.contains(directory + "/none.json"))
+    let garbage = directory + "/garbage.json"
+    try "{\"schema\": 1}".write(toFile: garbage, atomically: true, encoding: .utf8)
+    let invalid = try runPlumbHIL(["run", "tilt", "--seconds", "1", "--calibration", garbage])
+    #expect(invalid.status == 65 && invalid.standardError.contains(garbage), "\(invalid)")
+    let file = directory + "/unit.json"
+    try CalibratedHILTests.exactCalibration(seed: 1).write(toPath: file)
+    let report = directory + "/report"
+    let run = try runPlumbHIL(
+      ["run", "tilt", "--seconds", "2", "--calibration", file, "--report", report])
+    #expect(run.status == 0, "\(run)")
+    let json = try String(contentsOfFile: report + "/report.json", encoding: .utf8)
+    let id = try CalibrationFile.load(path: file).calibrationIdText
+    #expect(json.contains("\"calibration\": \"\(id)\""), "\(json.prefix(400))")
   }
 
   @Test func usageErrorsNameTheProblemAndExit64() throws {

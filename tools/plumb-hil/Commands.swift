@@ -1,3 +1,4 @@
+import Calibration
 import CommandLineSupport
 import HIL
 import MPU6050Simulation
@@ -31,7 +32,8 @@ let runSpec = CommandSpec(
 
     Exit status: 0 done; 1 the chip produced samples that neither reached the host nor were
     counted (silent_losses > 0), or a --limit was exceeded (each limit's verdict is printed on
-    standard error, e.g. "limit incl_rms_deg ≤ 2: 0.412 — pass"); 64 usage error; 70 the firmware did not start; 73 the report
+    standard error, e.g. "limit incl_rms_deg ≤ 2: 0.412 — pass"); 64 usage error; 65 (66) the
+    calibration file is invalid (cannot be read); 70 the firmware did not start; 73 the report
     or the frames file cannot be written (checked before the run); 130 (143) interrupted by
     SIGINT (SIGTERM).
     """,
@@ -53,6 +55,11 @@ let runSpec = CommandSpec(
         + "limits), noisy (datasheet noise only) or ideal (no error, no noise: at rest its "
         + "bursts repeat exactly and the driver drops them as repeated reads; use noisy for "
         + "runs with rests)", default: "typical"),
+    .option(
+      "calibration", value: "CAL.json",
+      help: "a calibration file for the firmware, as a board file's \"calibration\" key gives "
+        + "it: the simulated unit's own (plumb record, plumb-cal save and plumb calibrate accel "
+        + "on a simulated board file with the same seed)"),
     .flag(
       "realtime",
       help: "the chip on the real clock, frames over a real pseudo-terminal (timing in the report)"),
@@ -136,6 +143,16 @@ func runCommand(_ arguments: ParsedArguments) throws {
   case "noisy": options.unit = .noisy(seed: options.seed)
   case "ideal": options.unit = .ideal
   default: break
+  }
+  if let path = arguments.value("calibration") {
+    do throws(CalibrationFileError) {
+      options.calibration = try CalibrationFile.load(path: path)
+    } catch {
+      switch error {
+      case .unreadable: throw CommandFailure(.noInput, error.description)
+      default: throw CommandFailure(.dataError, error.description)
+      }
+    }
   }
   var limits: [HILLimit] = []
   for text in arguments.values("limit") {
