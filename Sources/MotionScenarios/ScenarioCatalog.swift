@@ -98,6 +98,17 @@ public enum ScenarioCatalog {
       summary: "the die warms 20 → 50 °C over 8 min while the board rests 20 s and turns 90° 20 s",
       naturalSeconds: 600, make: { _, seconds in TemperatureRamp(totalSeconds: seconds) }),
     Entry(
+      name: "warm-up",
+      summary:
+        "lying still while the die warms 20 → 45 °C over 20 min: a bench warm-up for plumb-cal",
+      naturalSeconds: 1500,
+      make: { _, seconds in
+        // Always resting (the rest fills the period), never turning.
+        TemperatureRamp(
+          startCelsius: 20, endCelsius: 45, rampSeconds: 1200, periodSeconds: 60,
+          restSeconds: 60, turnRadians: 0, totalSeconds: seconds)
+      }),
+    Entry(
       name: "long-stillness",
       summary: "lying still for hours, the room drifting ±1.5 °C, the gyro bias wandering slowly",
       naturalSeconds: 4 * 3600, sensor: ScenarioSensorConditions(gyroBiasRandomWalk: 2e-5),

@@ -269,3 +269,25 @@ private let g = 9.80665
     #expect(heading < 1, "calibrated heading \(heading)°")
   }
 }
+
+/// The bench flow's temperature fit needs a still unit whose die warms (`plumb-cal save
+/// --warm-up`, at least 2 °C of range); the simulated board had no such scenario, so the flow
+/// could not be run end to end without hardware. `warm-up` lies still while the die warms
+/// 20 → 45 °C over 20 minutes.
+@Suite struct WarmUpScenarioTests {
+  @Test func theWarmUpLiesStillWhileTheDieWarms() throws {
+    let entry = try #require(ScenarioCatalog.entry(named: "warm-up"))
+    let seconds = try #require(entry.naturalSeconds)
+    #expect(seconds >= 1200)
+    let motion = entry.make(1, seconds)
+    var lowest = Double.infinity
+    var highest = -Double.infinity
+    for t in stride(from: 0.0, through: seconds, by: 7.3) {
+      #expect(isTrulyResting(motion, atSeconds: t), "moving at \(t) s")
+      let truth = motion.truth(atSeconds: t)
+      lowest = min(lowest, truth.temperatureCelsius)
+      highest = max(highest, truth.temperatureCelsius)
+    }
+    #expect(lowest < 21 && highest > 44)
+  }
+}
