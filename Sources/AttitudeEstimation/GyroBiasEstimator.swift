@@ -207,14 +207,20 @@ public struct GyroBiasEstimator: Hashable, Sendable {
   }
 
   /// Starts the model at `celsius`, the first sample's temperature: the bias moves along the
-  /// starting coefficient to the bias there, and the configured uncertainties are taken to
-  /// hold there, uncorrelated (they describe the unit as it starts: a datasheet tolerance, or
-  /// a bench calibration's residual). So a board that never changes temperature never learns
-  /// a slope: nothing couples the two states until rests at different temperatures do.
+  /// starting coefficient to the bias there, and its variance grows by the coefficient's over
+  /// the distance, because the configured uncertainty holds at the configured reference
+  /// temperature, not wherever the unit happens to start. For a datasheet tolerance (±20 °/s)
+  /// that is nothing; for a bench calibration's residual (0.01 °/s at the bench's 25.7 °C, say)
+  /// started at 20 °C it is the slope's uncertainty over 5.7 °C. (It used to take the configured
+  /// uncertainty to hold at the start: a calibrated unit started away from its bench temperature
+  /// was certain of a bias 0.9 °/s off, and refused every rest as a slow turn.) The two states
+  /// start uncorrelated, so a board that never changes temperature never learns a slope:
+  /// nothing couples them until rests at different temperatures do.
   public mutating func start(atCelsius celsius: Double) {
     let d = celsius - referenceTemperatureCelsius
     guard d.isFinite else { return }
     bias += temperatureCoefficient * d
+    variance += temperatureCoefficientVariance * (d * d)
     biasCoefficientCovariance = .zero
     referenceTemperatureCelsius = celsius
     limit()

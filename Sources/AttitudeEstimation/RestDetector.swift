@@ -64,9 +64,10 @@ public struct RestDetector: Hashable, Sendable {
     /// by a timeout, which would let a long slow turn be taken for rest.
     public var biasConsistencyFloorRadiansPerSecond: Double
     /// A quiet, stationary dwell whose mean differs from the bias (about the vertical) by less
-    /// than this, rad/s, widens the bias uncertainty so that the next such dwell is a rest: a
+    /// than this beyond the bias's own consistency bound (`biasConsistencySigmas` standard
+    /// deviations), rad/s, widens the bias uncertainty so that the next such dwell is a rest: a
     /// bias can jump (a temperature step, a knock) beyond its random-walk prediction. Beyond
-    /// this it is taken for a steady turn. Default 0.2 °/s.
+    /// this it is taken for a steady turn. Default 0.5 °/s.
     public var maximumBiasJumpRadiansPerSecond: Double
     /// A rest is declared only if the gyro's means over the three thirds of the quiet window
     /// agree pairwise within this many standard deviations (of their difference, from the
@@ -382,7 +383,10 @@ public struct RestDetector: Hashable, Sendable {
       let tilts = horizontal > 4 * c + floorSquared
       let tiltIsBias = tilts && horizontalRotationIsBias(horizontalSquared: horizontal)
       quietSamples = 0
-      let jump = settings.maximumBiasJumpRadiansPerSecond
+      // A jump is counted beyond what the bias's own uncertainty allows (its consistency
+      // bound): a bias known only to 0.17 °/s (a bench value 5.7 °C from its temperature) may
+      // be 0.68 °/s off before it jumps at all.
+      let jump = settings.maximumBiasJumpRadiansPerSecond + c.squareRoot()
       guard vertical * vertical <= jump * jump, !tilts || tiltIsBias else {
         refusedRate = (vertical * vertical + horizontal).squareRoot()
         return .refused

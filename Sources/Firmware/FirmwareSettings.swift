@@ -78,8 +78,11 @@ public struct FirmwareSettings: Sendable {
     if let gyroscope = calibration.gyroscope {
       let u = gyroscope.biasUncertaintyRadiansPerSecond
       let uncertainty = max(u.x, u.y, u.z, 0.01 * radiansPerDegree)
+      // The residual on top of the bench model is zero, to the bench's uncertainty, at the
+      // bench's temperature; away from it the estimator's slope uncertainty widens it.
       var bias = GyroBiasEstimator.Settings.calibrated(
-        biasRadiansPerSecond: .zero, uncertaintyRadiansPerSecond: uncertainty)
+        biasRadiansPerSecond: .zero, uncertaintyRadiansPerSecond: uncertainty,
+        referenceTemperatureCelsius: gyroscope.referenceTemperatureCelsius)
       bias.restEstimationEnabled = estimator.bias.restEstimationEnabled
       bias.motionEstimationEnabled = estimator.bias.motionEstimationEnabled
       // The estimator learns the slope of what the bench model leaves over: with a bench
