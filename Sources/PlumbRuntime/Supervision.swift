@@ -56,17 +56,22 @@ struct Supervision {
 /// On a clean shutdown, writes the gyro bias the estimator learnt into the calibration file's
 /// `live` section (never over the bench values, which keep their hash and id), in sensor axes,
 /// with the die temperature and the time. Skipped when no calibration file is loaded or when the
-/// estimate is not yet better than the bench's (no rest seen).
+/// estimate is not better than the one the estimator started from (the bench's uncertainty,
+/// floored as `FirmwareSettings.apply` floors it: a long bench recording's standard error of a
+/// few 1e-6 rad/s is finer than a rest measures, and compared with it the live bias was never
+/// written).
 func writeLiveBias(
   setup: PlumbSetup, estimateBody: Vector3?, uncertaintyBody: Vector3?, temperatureCelsius: Double,
   log: @Sendable (String) -> Void
 ) {
-  guard let path = setup.board.calibrationPath, let calibration = setup.calibration,
+  guard let path = setup.board.calibrationPath, setup.calibration != nil,
     let residual = estimateBody, let uncertainty = uncertaintyBody
   else { return }
-  let bench = calibration.gyroscope?.biasUncertaintyRadiansPerSecond ?? Vector3(1, 1, 1)
-  guard max(uncertainty.x, uncertainty.y, uncertainty.z) < max(bench.x, bench.y, bench.z) else {
-    log("plumb: live gyro bias not written: no rest since start, the bench value stands")
+  let start = setup.settings.estimator.bias.initialUncertaintyRadiansPerSecond
+  guard max(uncertainty.x, uncertainty.y, uncertainty.z) < start else {
+    log(
+      "plumb: live gyro bias not written: the estimate is no better than the one it started "
+        + "from (no rest long enough since start), the bench value stands")
     return
   }
   let correction = setup.settings.correction

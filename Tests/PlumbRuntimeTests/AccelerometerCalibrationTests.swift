@@ -67,12 +67,7 @@ import Testing
     #expect(file.sensor.whoAmI == 0x68)
     #expect(String(decoding: result.standardOutput, as: UTF8.self).contains(file.calibrationIdText))
     // A board file pointing at it validates and runs, and every frame carries the id.
-    var board = try String(
-      contentsOfFile: "\(repositoryRoot)/Boards/simulated.json", encoding: .utf8)
-    board = board.replacingOccurrences(
-      of: #""simulation":"#, with: #""calibration": "unit.json", "simulation":"#)
-    let boardPath = directory.appendingPathComponent("board.json").path
-    try board.write(toFile: boardPath, atomically: true, encoding: .utf8)
+    let boardPath = try simulatedBoard(in: directory, calibration: "unit.json")
     let check = try runPlumb(["check-board", boardPath])
     #expect(check.status == 0, "\(check.standardError)")
     #expect(String(decoding: check.standardOutput, as: UTF8.self).contains(file.calibrationIdText))

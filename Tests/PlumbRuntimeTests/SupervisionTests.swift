@@ -86,13 +86,7 @@ import Testing
         biasUncertaintyRadiansPerSecond: Vector3(0.005, 0.005, 0.005),
         referenceTemperatureCelsius: 25))
     try bench.write(toPath: calibrationPath)
-    var board = try String(
-      contentsOfFile: "\(repositoryRoot)/Boards/simulated.json", encoding: .utf8)
-    board = board.replacingOccurrences(of: #""scenario": "handheld""#, with: #""scenario": "rest""#)
-    board = board.replacingOccurrences(
-      of: #""simulation":"#, with: #""calibration": "unit.json", "simulation":"#)
-    let boardPath = directory.appendingPathComponent("board.json").path
-    try board.write(toFile: boardPath, atomically: true, encoding: .utf8)
+    let boardPath = try simulatedBoard(in: directory, calibration: "unit.json", scenario: "rest")
     let result = try runPlumb([
       "run", "--board", boardPath, "--fast", "--duration", "20", "--serial",
       directory.appendingPathComponent("frames.txt").path,
@@ -108,5 +102,33 @@ import Testing
     let benchError = (benchBias - offset).length
     #expect((live.gyroBiasRadiansPerSecond - offset).length < benchError / 2)
     #expect(live.temperatureCelsius > 20 && live.temperatureCelsius < 30)
+  }
+
+  /// plumb-cal's bench uncertainty is the Allan-derived standard error of a long still
+  /// recording: a few 1e-6 rad/s, below what the estimator is ever told (it starts at no less
+  /// than 0.01 °/s) and below what a 1.5 s rest measures. The live section was then never
+  /// written, with "no rest since start" although the run had rested: the test is against
+  /// the uncertainty the estimator started from.
+  @Test func aBenchUncertaintyFinerThanTheEstimatorsFloorStillGetsTheLiveBias() throws {
+    let directory = try temporaryDirectory()
+    let calibrationPath = directory.appendingPathComponent("unit.json").path
+    let offset = SimulatedMPU6050Unit.typical(seed: 1).gyroOffsetRadiansPerSecond
+    let bench = CalibrationFile(
+      sensor: SensorIdentity(whoAmI: 0x68, name: "MPU-6050", label: "test unit"),
+      created: "2026-12-01T12:00:00Z",
+      gyroscope: GyroCalibration(
+        biasRadiansPerSecond: offset + Vector3(0.004, -0.003, 0.002),
+        biasUncertaintyRadiansPerSecond: Vector3(1.5e-6, 1.7e-6, 4.3e-5),
+        referenceTemperatureCelsius: 25))
+    try bench.write(toPath: calibrationPath)
+    // Handheld: rests between motions, so the estimate at shutdown is a rest's, grown since.
+    let boardPath = try simulatedBoard(in: directory, calibration: "unit.json")
+    let result = try runPlumb([
+      "run", "--board", boardPath, "--fast", "--duration", "60", "--serial",
+      directory.appendingPathComponent("frames.txt").path,
+    ])
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(result.standardError.contains("live gyro bias written"), "\(result.standardError)")
+    #expect(try CalibrationFile.load(path: calibrationPath).live != nil)
   }
 }

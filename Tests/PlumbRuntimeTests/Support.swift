@@ -72,3 +72,22 @@ func simulatedRecording(in directory: URL, name: String = "sim.plumbraw") throws
   }
   return path
 }
+
+/// Writes a copy of `Boards/simulated.json` into `directory` whose `calibration` key names
+/// `calibration` (a path relative to the board file) and, when given, whose scenario is
+/// `scenario`; returns the board file's path.
+func simulatedBoard(
+  in directory: URL, calibration: String, scenario: String? = nil
+) throws -> String {
+  var board = try String(
+    contentsOfFile: "\(repositoryRoot)/Boards/simulated.json", encoding: .utf8)
+  if let scenario {
+    board = board.replacingOccurrences(
+      of: #""scenario": "handheld""#, with: "\"scenario\": \"\(scenario)\"")
+  }
+  board = board.replacingOccurrences(
+    of: #""simulation":"#, with: "\"calibration\": \"\(calibration)\", \"simulation\":")
+  let path = directory.appendingPathComponent("board.json").path
+  try board.write(toFile: path, atomically: true, encoding: .utf8)
+  return path
+}
