@@ -16,7 +16,8 @@ import Telemetry
 /// What `RecordedSettings.read` gives back.
 typealias RecordedSettingsValues = (
   format: TelemetryFormat, outputRateHz: Int, baudRate: Int, mavlink: MAVLinkIdentity,
-  warmUpSamples: Int, interruptWired: Bool, calibrationPath: String?
+  warmUpSamples: Int, interruptWired: Bool, calibrationPath: String?,
+  calibrationLive: LiveBiasEstimate??
 )
 
 struct RecordedSettings {
@@ -27,6 +28,9 @@ struct RecordedSettings {
   var warmUpSamples: Int
   var interruptWired: Bool
   var calibrationPath: String?
+  /// The calibration file's `live` section the run started from (`nil`: it had none). A clean
+  /// shutdown rewrites it, outside the file's hash: a replay must start from this one.
+  var calibrationLive: LiveBiasEstimate?
   var boardPath: String
 
   init(_ settings: FirmwareSettings, setup: PlumbSetup) {
@@ -37,6 +41,7 @@ struct RecordedSettings {
     warmUpSamples = settings.warmUpSamples
     interruptWired = settings.interruptWired
     calibrationPath = setup.board.calibrationPath
+    calibrationLive = setup.calibration?.live
     boardPath = setup.boardPath
   }
 
@@ -49,7 +54,19 @@ struct RecordedSettings {
       ("warmUpSamples", .integer(warmUpSamples)), ("interruptWired", .bool(interruptWired)),
       ("board", .string(boardPath)),
     ]
-    if let calibrationPath { members.append(("calibration", .string(calibrationPath))) }
+    if let calibrationPath {
+      members.append(("calibration", .string(calibrationPath)))
+      let live: JSONValue =
+        calibrationLive.map { live in
+          let b = live.gyroBiasRadiansPerSecond
+          return .object([
+            ("gyroBiasRadiansPerSecond", .array([.number(b.x), .number(b.y), .number(b.z)])),
+            ("temperatureCelsius", .number(live.temperatureCelsius)),
+            ("written", .string(live.written)),
+          ])
+        } ?? .null
+      members.append(("calibrationLive", live))
+    }
     return JSONValue.object(members).compact()
   }
 
@@ -76,9 +93,23 @@ struct RecordedSettings {
     let warmUp = try root.required("warmUpSamples").integer(in: 0...100_000)
     let wired = try root.required("interruptWired").bool()
     let calibration = try root.optional("calibration")?.string()
+    // Absent in recordings made before it was kept: the calibration file's live section as it
+    // is now is then all there is.
+    var live: LiveBiasEstimate?? = nil
+    if root.hasAnyKey(["calibrationLive"]) {
+      live = .some(nil)
+      if let reader = try root.optional("calibrationLive") {
+        let b = try reader.required("gyroBiasRadiansPerSecond").numbers(count: 3)
+        live = .some(
+          LiveBiasEstimate(
+            gyroBiasRadiansPerSecond: Vector3(b[0], b[1], b[2]),
+            temperatureCelsius: try reader.required("temperatureCelsius").double(),
+            written: try reader.required("written").string()))
+      }
+    }
     return (
       format, rate, baud, MAVLinkIdentity(systemID: UInt8(system), componentID: UInt8(component)),
-      warmUp, wired, calibration
+      warmUp, wired, calibration, live
     )
   }
 }
@@ -181,7 +212,9 @@ public func replayRecording(
         )
       }
       do {
-        let calibration = try CalibrationFile.load(path: calibrationPath)
+        var calibration = try CalibrationFile.load(path: calibrationPath)
+        // The live section the run started from, not the one its shutdown wrote.
+        if let live = recorded.calibrationLive { calibration.live = live }
         guard calibration.calibrationIdText == header.calibrationID else {
           throw RunError.recording(
             "\(path) was recorded with calibration \(header.calibrationID); \(calibrationPath) is now \(calibration.calibrationIdText): the frames would differ"

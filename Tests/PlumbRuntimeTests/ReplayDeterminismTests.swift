@@ -1,7 +1,9 @@
 import AttitudeEstimation
 import Boards
+import Calibration
 import Firmware
 import Foundation
+import Geometry
 import MPU6050
 import MPU6050Simulation
 import MotionScenarios
@@ -50,6 +52,43 @@ import Testing
     let b = try Data(contentsOf: URL(fileURLWithPath: replayed))
     #expect(a.count > 10_000)
     #expect(a == b, "\(faults): live \(a.count) B, replay \(b.count) B")
+  }
+
+  /// A calibrated run writes the bias it learnt into the calibration file's `live` section at
+  /// its clean shutdown, outside the file's hash (the id stays); the next run starts from it.
+  /// A replay of that first run must start as it did — from the live section it had, or from
+  /// none — not from the one it wrote: the frames differed from byte 2159 on. Twice, so that
+  /// the second recording starts from a live section and its replay must find that one again.
+  @Test func aCalibratedRunsReplayStartsFromTheLiveBiasItStartedFrom() throws {
+    let directory = try temporaryDirectory()
+    let calibrationPath = directory.appendingPathComponent("unit.json").path
+    let offset = SimulatedMPU6050Unit.typical(seed: 1).gyroOffsetRadiansPerSecond
+    try CalibrationFile(
+      sensor: SensorIdentity(whoAmI: 0x68, name: "MPU-6050", label: "test unit"),
+      created: "2026-12-01T12:00:00Z",
+      gyroscope: GyroCalibration(
+        biasRadiansPerSecond: offset + Vector3(0.004, -0.003, 0.002),
+        biasUncertaintyRadiansPerSecond: Vector3(0.005, 0.005, 0.005),
+        referenceTemperatureCelsius: 25)
+    ).write(toPath: calibrationPath)
+    let boardPath = try simulatedBoard(in: directory, calibration: "unit.json")
+    for round in 1...2 {
+      let live = directory.appendingPathComponent("live-\(round).out").path
+      let replayed = directory.appendingPathComponent("replayed-\(round).out").path
+      let recording = directory.appendingPathComponent("capture-\(round).plumbraw").path
+      let run = try runPlumb([
+        "run", "--board", boardPath, "--fast", "--duration", "30", "--serial", live, "--record",
+        recording,
+      ])
+      #expect(run.status == 0, "\(run.standardError)")
+      #expect(run.standardError.contains("live gyro bias written"), "\(run.standardError)")
+      let replay = try runPlumb(["run", "--replay", recording, "--serial", replayed])
+      #expect(replay.status == 0, "\(replay.standardError)")
+      let a = try Data(contentsOf: URL(fileURLWithPath: live))
+      let b = try Data(contentsOf: URL(fileURLWithPath: replayed))
+      #expect(a.count > 10_000)
+      #expect(a == b, "round \(round): live \(a.count) B, replay \(b.count) B")
+    }
   }
 
   @Test func recordingsExportAndReplayThroughTheEstimator() throws {
