@@ -1,5 +1,6 @@
 import Calibration
 import CommandLineSupport
+import Geometry
 import Testing
 
 @testable import plumb_cal
@@ -127,6 +128,48 @@ import Testing
     var status = stat()
     #expect(lstat(link, &status) == 0 && (status.st_mode & S_IFMT) == S_IFLNK)
     #expect(try CalibrationFile.load(path: target).sensor.label == "relabelled")
+  }
+
+  /// `plumb-cal save` over a calibration file that holds what it does not write — the
+  /// accelerometer correction of six turned poses, the live bias, a warm-up's temperature fit —
+  /// silently dropped it all (and the label). It now refuses (exit 73, the file untouched)
+  /// unless told: --update keeps those sections (and the label), --replace drops them.
+  @Test func saveDoesNotDropWhatItDoesNotWrite() throws {
+    let csv = temporaryPath("keep-still.csv")
+    let json = temporaryPath("keep-unit.json")
+    defer {
+      for path in [csv, json] { unlink(path) }
+    }
+    var simulation = StillSensorSimulation.seed000
+    simulation.startTemperatureCelsius = 25
+    simulation.finalTemperatureCelsius = 25
+    writeCSV(simulation.record(sampleCount: 3000, seed: 14), to: csv)
+    #expect(
+      group.run([
+        "save", csv, "--output", json, "--label", "unit 7", "--created", "2026-12-02T10:00:00Z",
+      ]) == 0)
+    var file = try CalibrationFile.load(path: json)
+    file.accelerometer = AccelerometerCorrection(
+      offset: Vector3(0.1, -0.2, 0.05), scale: Vector3(1.01, 0.99, 1.0))
+    try file.write(toPath: json)
+    let before = read(json)
+
+    #expect(group.run(["save", csv, "--output", json, "--created", "2026-12-03T10:00:00Z"]) == 73)
+    #expect(read(json) == before)
+
+    #expect(
+      group.run(["save", csv, "--output", json, "--update", "--created", "2026-12-03T10:00:00Z"])
+        == 0)
+    let updated = try CalibrationFile.load(path: json)
+    #expect(updated.accelerometer == file.accelerometer)
+    #expect(updated.sensor.label == "unit 7")
+
+    #expect(
+      group.run(["save", csv, "--output", json, "--replace", "--created", "2026-12-03T11:00:00Z"])
+        == 0)
+    let replaced = try CalibrationFile.load(path: json)
+    #expect(replaced.accelerometer == nil && replaced.sensor.label == "unlabelled")
+    #expect(group.run(["save", csv, "--output", json, "--update", "--replace"]) == 64)
   }
 
   @Test func allanPlotsAndTablesAndSaveWritesACheckableFile() throws {

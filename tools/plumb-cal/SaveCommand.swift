@@ -19,20 +19,29 @@ let saveSpec = CommandSpec(
     warm-up recording (with temp_c): the gyro bias versus temperature (auto-chosen model). The
     file is signed with its content hash; its calibration id is printed.
 
-    --update keeps the sections this command does not write (the accelerometer correction from
-    the six-position procedure, the live section) from an existing file.
+    Over an existing calibration file that holds what this command does not write — the
+    accelerometer correction from the six-position procedure (plumb calibrate accel), the live
+    section a clean shutdown wrote, a warm-up's temperature fit when no --warm-up is given — it
+    refuses (exit 73) and names them, rather than drop them: --update keeps the accelerometer and
+    live sections and the label (unless --label is given), and a given --warm-up fits the
+    temperature again; --replace writes the new file and drops them.
     """,
   options: [
     .option("output", value: "FILE.json", help: "the calibration file to write", required: true),
     .option(
       "warm-up", value: "REC",
       help: "a still warm-up recording (.plumbraw or .csv) for bias vs temperature"),
-    .option("label", value: "TEXT", help: "your label for this unit", default: "unlabelled"),
+    .option(
+      "label", value: "TEXT",
+      help: "your label for this unit (default: unlabelled, or the existing file's with --update)"),
     .option("who-am-i", value: "BYTE", help: "the chip's WHO_AM_I value", default: "0x68"),
     .option("name", value: "PART", help: "the part", default: "MPU-6050"),
     .option(
       "created", value: "ISO8601", help: "creation time, UTC (default: now)"),
-    .flag("update", help: "keep the other sections of an existing FILE.json"),
+    .flag(
+      "update",
+      help: "keep the accelerometer and live sections (and the label) of an existing FILE.json"),
+    .flag("replace", help: "overwrite an existing FILE.json, dropping what this does not write"),
   ],
   positionals: [
     PositionalSpec("REC", help: "a still recording (.plumbraw or .csv), an hour or two")
@@ -55,6 +64,12 @@ let saveCommand = CommandGroup.Subcommand(saveSpec) { arguments in
     throw UsageError(
       "'--created' must be an ISO 8601 UTC time like 2026-12-02T10:15:00Z, not '\(created)'",
       spec: saveSpec)
+  }
+  let update = arguments.flag("update")
+  let replace = arguments.flag("replace")
+  if update && replace {
+    throw UsageError(
+      "'--update' keeps what '--replace' drops: give one of them", spec: saveSpec)
   }
   try arguments.refuseOutput(
     "output",
@@ -83,24 +98,58 @@ let saveCommand = CommandGroup.Subcommand(saveSpec) { arguments in
       throw CommandFailure(.dataError, "\(warmUpPath): \(error)")
     }
   }
+  // What an existing file holds that this would not write: refused unless told.
+  var existing: CalibrationFile?
+  if access(output, F_OK) == 0 && !replace {
+    do throws(CalibrationFileError) {
+      existing = try CalibrationFile.load(path: output, verifyingHash: false)
+    } catch {
+      throw calibrationFailure(error)
+    }
+  }
+  if let existing, !update {
+    var kept: [String] = []
+    if existing.accelerometer != nil {
+      kept.append("an accelerometer correction (plumb calibrate accel)")
+    }
+    if existing.live != nil { kept.append("a live bias (written at a clean shutdown)") }
+    if let range = existing.gyroscope?.temperatureRangeCelsius, fit == nil {
+      kept.append(
+        "a gyro temperature fit over \(range.lowerBound)…\(range.upperBound) °C (give the "
+          + "warm-up recording with --warm-up to fit it again)")
+    }
+    if !kept.isEmpty {
+      throw CommandFailure(
+        .cannotCreate,
+        "\(output) already holds \(kept.joined(separator: ", ")), which this would drop: "
+          + "--update keeps the accelerometer and live sections, --replace drops them")
+    }
+  }
+  if let existing, update, let range = existing.gyroscope?.temperatureRangeCelsius, fit == nil {
+    throw CommandFailure(
+      .cannotCreate,
+      "\(output) has a gyro temperature fit over \(range.lowerBound)…\(range.upperBound) °C, "
+        + "which this would drop: give the warm-up recording with --warm-up to fit it again, "
+        + "or --replace")
+  }
   let stillTemperature = still.temperatureCelsius.map { $0.reduce(0, +) / Double($0.count) }
   var file = CalibrationFile(
     sensor: SensorIdentity(
       whoAmI: whoAmI, name: arguments.value("name") ?? "MPU-6050",
-      label: arguments.value("label") ?? "unlabelled"),
+      label: arguments.value("label") ?? (update ? existing?.sensor.label : nil)
+        ?? "unlabelled"),
     created: created,
     gyroscope: GyroCalibration(
       staticBias: biases, stillTemperatureCelsius: stillTemperature, temperatureFit: fit),
     noise: NoiseFigures(analysis),
     restDetector: RestDetectorThresholds.derive(from: still, timing: analysis.timing))
-  if arguments.flag("update") {
-    do throws(CalibrationFileError) {
-      let existing = try CalibrationFile.load(path: output)
-      file.accelerometer = existing.accelerometer
-      file.live = existing.live
-    } catch {
-      throw calibrationFailure(error)
+  if update {
+    guard let existing else {
+      throw CommandFailure(
+        .noInput, "\(output): no calibration file to update (leave out --update to create it)")
     }
+    file.accelerometer = existing.accelerometer
+    file.live = existing.live
   }
   do throws(CalibrationFileError) {
     try file.write(toPath: output)
