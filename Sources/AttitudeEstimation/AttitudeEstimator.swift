@@ -203,8 +203,12 @@ public struct AttitudeEstimator: Sendable {
   /// which the tilt may have changed in it (atan(a_low/g), the angle a horizontal acceleration
   /// at the rejection's lower threshold gives: 8.7° by default).
   let gapTiltCosine: Double
-  /// Gaps after which the tilt was restarted (`InclinationSettings.reacquisitionGapSeconds`).
+  /// Gaps after which the tilt was restarted (`InclinationSettings.reacquisitionGapSeconds`),
+  /// and stretches of suspect samples after which it was (`distrustRecentSamples`).
   public private(set) var gapReacquisitions = 0
+  /// Seconds of samples before the next one that may have been misread
+  /// (`distrustRecentSamples`); 0 when none.
+  var suspectSeconds: Double = 0
 
   /// Housekeeping (bias prediction, motion-bias measurement, acceleration rejection) runs once
   /// per block of this length, seconds, not every sample.
@@ -301,7 +305,21 @@ public struct AttitudeEstimator: Sendable {
       && gapMayHaveTilted(
         sample, gapSeconds: Double(step.missedSamples + 1) * clock.periodSeconds)
     {
-      return reacquire(sample, missedSamples: step.missedSamples)
+      return reacquire(sample, missedSamples: step.missedSamples, gap: true)
+    }
+    if suspectSeconds > 0 {
+      let seconds = suspectSeconds
+      suspectSeconds = 0
+      // No rate can be trusted here: the rate before is the suspect samples' own, and the bias
+      // the rate after is measured against may have learnt from them. And the attitude they
+      // carried may be off, which widens the angle an acceleration shows without lengthening
+      // it: the reading must be nearer gravity's length by twice as much.
+      if seconds >= reacquisitionGapSeconds
+        && gapMayHaveTilted(sample, gapSeconds: seconds, usesRates: false, lengthShare: 0.25)
+      {
+        return reacquire(
+          sample, missedSamples: step.missedSamples, gap: step.isGap)
+      }
     }
 
     let period = clock.periodSeconds
@@ -830,7 +848,10 @@ public struct AttitudeEstimator: Sendable {
   /// 4 % longer, 0.4 m/s² of the 4.9 allowed, taken for a tilt). A reading that carries an
   /// acceleration would restart the tilt wrong, by atan(a/g): a vehicle that drives off during
   /// a gap keeps its carried attitude.
-  func gapMayHaveTilted(_ sample: InertialSample, gapSeconds: Double) -> Bool {
+  func gapMayHaveTilted(
+    _ sample: InertialSample, gapSeconds: Double, usesRates: Bool = true,
+    lengthShare: Double = 0.5
+  ) -> Bool {
     let u = up
     let bias = biasEstimator.bias
     func horizontalRate(_ w: Vector3) -> Double {
@@ -838,9 +859,11 @@ public struct AttitudeEstimator: Sendable {
       let v = r.dot(u)
       return max(r.squaredLength - v * v, 0).squareRoot()
     }
-    let before = horizontalRate(restDetector.gyroMean)
-    let after = horizontalRate(sample.angularRateRadiansPerSecond)
-    if max(before, after) * gapSeconds >= 2 * .pi / 180 { return true }
+    if usesRates {
+      let before = horizontalRate(restDetector.gyroMean)
+      let after = horizontalRate(sample.angularRateRadiansPerSecond)
+      if max(before, after) * gapSeconds >= 2 * .pi / 180 { return true }
+    }
     let expected = isInitialising ? initialSum * (1 / Double(max(initialCount, 1))) : s1
     let reading = rotate(sample.specificForceMetersPerSecondSquared, by: q)
     let n = expected.length * reading.length
@@ -849,7 +872,7 @@ public struct AttitudeEstimator: Sendable {
     guard cosine <= gapTiltCosine else { return false }
     guard cosine > 0 else { return true }
     let lengthening = expected.length * (1 / cosine - 1)
-    return abs(reading.length - expected.length) < 0.5 * lengthening
+    return abs(reading.length - expected.length) < lengthShare * lengthening
   }
 
   /// The first sample after a gap of `reacquisitionGapSeconds` or more: the tilt restarts as
@@ -857,7 +880,9 @@ public struct AttitudeEstimator: Sendable {
   /// gyro), keeping the heading and the bias; the acceleration rejection starts afresh. The
   /// gap itself is not integrated: the rate after it says nothing about what happened in it.
   @inline(never)
-  mutating func reacquire(_ sample: InertialSample, missedSamples: Int) -> AttitudeEstimate {
+  mutating func reacquire(_ sample: InertialSample, missedSamples: Int, gap: Bool)
+    -> AttitudeEstimate
+  {
     let a = sample.specificForceMetersPerSecondSquared
     let period = clock.periodSeconds
     if !(period >= coefficientPeriodLow && period <= coefficientPeriodHigh) {
@@ -888,7 +913,7 @@ public struct AttitudeEstimator: Sendable {
     refreshBlockFlags()
     if initialLimit <= 1 { finishInitialisation(at: initialSum) }
     let bias = self.bias(atCelsius: sample.temperatureCelsius)
-    var flags = EstimateFlags.gap
+    var flags: EstimateFlags = gap ? .gap : []
     if isInitialising { flags.insert(.initialising) }
     if sample.isClipped { flags.insert(.clippedInput) }
     if restDetector.isAtRest { flags.insert(.atRest) }
@@ -899,6 +924,20 @@ public struct AttitudeEstimator: Sendable {
       angularRateRadiansPerSecond: sample.angularRateRadiansPerSecond - bias,
       gyroBiasRadiansPerSecond: bias, gyroBiasVariance: biasEstimator.variance, flags: flags,
       missedSamples: missedSamples, integrationIntervalSeconds: 0, samplePeriodSeconds: period)
+  }
+
+  /// Tells the estimator that the samples of the last `seconds` may have been misread — a
+  /// configuration register the driver's read-back found changed (a full-scale setting that
+  /// made the gyro read 8× small), whatever was converted with the wrong scale until then. The
+  /// next sample is judged as after a gap of that length (`reacquisitionGapSeconds`, step 9):
+  /// when the body may have tilted meanwhile, the tilt restarts from the accelerometer, keeping
+  /// the heading and the bias. Costs the next sample the out-of-line path, nothing else.
+  public mutating func distrustRecentSamples(seconds: Double) {
+    guard seconds.isFinite, seconds > 0 else { return }
+    suspectSeconds = max(suspectSeconds, seconds)
+    // Off the per-sample path for the next sample: its band check fails, and `updateInFull`
+    // puts the band back (`setCoefficients`).
+    coefficientPeriodHigh = -.infinity
   }
 
   /// A sample that cannot be used: the current state, flagged.

@@ -119,6 +119,9 @@ public struct FirmwareLoop<
   /// that averages the accelerometer again (its tilt restarted after a gap) is `recovering`,
   /// not `initialising`, on the wire (a ground station shows BOOT for `initialising`).
   private var hasConverged = false
+  /// The driver's configuration mismatches when the last sample was estimated: a new one means
+  /// the samples since the previous read-back may have been converted with a wrong scale.
+  private var configurationMismatchesSeen: UInt64 = 0
   private var nextReopen: Timestamp?
   /// `gimbalLockSineThreshold`, read once (see `isNearGimbalLock`).
   private let gimbalLockSine = gimbalLockSineThreshold
@@ -370,6 +373,12 @@ public struct FirmwareLoop<
       timestampNanoseconds: time.nanoseconds, angularRateRadiansPerSecond: rate,
       specificForceMetersPerSecondSquared: force, temperatureCelsius: sample.temperatureCelsius,
       isClipped: !sample.clipping.isEmpty)
+    let mismatches = driver.counters.configurationMismatches
+    if mismatches != configurationMismatchesSeen {
+      configurationMismatchesSeen = mismatches
+      estimator.distrustRecentSamples(
+        seconds: Double(driver.policy.configurationCheckIntervalNanoseconds) * 1e-9)
+    }
     estimate = estimator.update(input)
     hasEstimate = true
     if origin != .fifo, estimate.missedSamples > 0 {

@@ -90,6 +90,37 @@ private func timestamps(seconds: Double, gap: ClosedRange<Double>) -> [Int64] {
     #expect(settings.problem?.contains("gap") == true)
   }
 
+  /// Samples the driver later finds were converted with a wrong scale (a corrupted full-scale
+  /// register: the gyro read 8× small while the board tipped 60°): told so, the estimator judges
+  /// the next sample as after a gap of that length and restarts the tilt; not told, it stays
+  /// 50° off.
+  @Test func distrustedSamplesRestartTheTilt() {
+    func run(distrust: Bool) -> Double {
+      var estimator = AttitudeEstimator()
+      let tilt = TiltScenario(startSeconds: 5, totalSeconds: 12)
+      var last: AttitudeEstimate?
+      for k in 0..<1200 {
+        let t = Double(k) * 0.01
+        let truth = tilt.truth(atSeconds: t)
+        // From 5 s to 5.7 s the rates arrive 8× small.
+        let scale = t >= 5 && t < 5.7 ? 0.125 : 1
+        if distrust && k == 570 { estimator.distrustRecentSamples(seconds: 1) }
+        last = estimator.update(
+          InertialSample(
+            timestampNanoseconds: Int64(k) * 10_000_000,
+            angularRateRadiansPerSecond: truth.angularRateRadiansPerSecond * scale,
+            specificForceMetersPerSecondSquared: truth.specificForceMetersPerSecondSquared,
+            temperatureCelsius: 25))
+        if k == 700 { break }
+      }
+      let truth = tilt.truth(atSeconds: 7)
+      return degrees(last!.gravityInBody.angle(to: truth.attitude.gravityInBody))
+    }
+    #expect(run(distrust: false) > 20)
+    let told = run(distrust: true)
+    #expect(told < 1, "\(told)° 1.3 s after the restart")
+  }
+
   /// The count is kept, for a status report.
   @Test func reacquisitionsAreCounted() {
     var estimator = AttitudeEstimator()
