@@ -9,6 +9,7 @@ public struct HILLimit: Hashable, Sendable {
     case inclinationMaximum = "incl_max_deg"
     case headingRMS = "heading_rms_deg"
     case headingMaximum = "heading_max_deg"
+    case headingDriftRMS = "heading_drift_rms_deg"
     case biasFinal = "bias_final_dps"
     case missed = "missed"
     case falseRestFrames = "false_rest_frames"
@@ -20,6 +21,7 @@ public struct HILLimit: Hashable, Sendable {
       case .inclinationMaximum: "worst inclination error, degrees"
       case .headingRMS: "RMS heading error, degrees"
       case .headingMaximum: "worst heading error, degrees"
+      case .headingDriftRMS: "RMS heading error about its mean over the run (BROAD's), degrees"
       case .biasFinal: "gyro-bias error at the last frame, °/s (binary frames carry the bias)"
       case .missed: "samples the loop counted as missed"
       case .falseRestFrames: "frames flagged at rest while the board moved"
@@ -35,6 +37,7 @@ public struct HILLimit: Hashable, Sendable {
       case .inclinationMaximum: return (a.frames > 0 ? a.inclinationMaximumDegrees : nil, noFrames)
       case .headingRMS: return (a.frames > 0 ? a.headingRMSDegrees : nil, noFrames)
       case .headingMaximum: return (a.frames > 0 ? a.headingMaximumDegrees : nil, noFrames)
+      case .headingDriftRMS: return (a.frames > 0 ? a.headingDriftRMSDegrees : nil, noFrames)
       case .biasFinal:
         return (
           a.biasFrames > 0 ? a.biasErrorFinalDegreesPerSecond : nil,

@@ -98,6 +98,7 @@ extension HILResult {
           ("inclination_max_deg", number(accuracy.inclinationMaximumDegrees)),
           ("heading_rms_deg", number(accuracy.headingRMSDegrees)),
           ("heading_max_deg", number(accuracy.headingMaximumDegrees)),
+          ("heading_drift_rms_deg", number(accuracy.headingDriftRMSDegrees)),
           ("gyro_bias_frames", integer(accuracy.biasFrames)),
           ("gyro_bias_error_rms_deg_s", number(accuracy.biasErrorRMSDegreesPerSecond)),
           ("gyro_bias_error_final_deg_s", number(accuracy.biasErrorFinalDegreesPerSecond)),

@@ -31,6 +31,14 @@ public struct AccuracyFigures: Hashable, Sendable {
   public var inclinationMaximumDegrees: Double = 0
   public var headingRMSDegrees: Double { rms(headingSquares) }
   public var headingMaximumDegrees: Double = 0
+  /// The RMS heading error about its mean over the run: the constant offset that minimises it
+  /// removed (the BROAD dataset's scoring), so that an offset an uncalibrated unit's first,
+  /// drifting frames leave is not counted as drift.
+  public var headingDriftRMSDegrees: Double {
+    guard frames > 0 else { return 0 }
+    let mean = headingSum / Double(frames)
+    return max(0, headingSquares / Double(frames) - mean * mean).squareRoot()
+  }
   /// Gyro-bias error (estimate − truth, the norm over three axes), °/s, over frames that carry
   /// the estimate (binary frames only).
   public var biasFrames: UInt64 = 0
@@ -46,6 +54,7 @@ public struct AccuracyFigures: Hashable, Sendable {
 
   var inclinationSquares = 0.0
   var headingSquares = 0.0
+  var headingSum = 0.0
   var biasSquares = 0.0
 
   public init() {}
@@ -58,6 +67,7 @@ public struct AccuracyFigures: Hashable, Sendable {
     frames += 1
     inclinationSquares += inclinationDegrees * inclinationDegrees
     headingSquares += headingDegrees * headingDegrees
+    headingSum += headingDegrees
     inclinationMaximumDegrees = max(inclinationMaximumDegrees, inclinationDegrees)
     headingMaximumDegrees = max(headingMaximumDegrees, abs(headingDegrees))
   }
