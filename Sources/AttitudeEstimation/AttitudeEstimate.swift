@@ -27,6 +27,11 @@ public struct EstimateFlags: OptionSet, Hashable, Sendable {
   public static let restStarted = EstimateFlags(rawValue: 1 << 8)
   /// The gyro-bias estimate hit `GyroBiasSettings.maximumBiasRadiansPerSecond`.
   public static let biasLimited = EstimateFlags(rawValue: 1 << 9)
+  /// The gyro bias about the vertical is not known to `headingUncertainBiasRadiansPerSecond`
+  /// (0.1 °/s, 1σ): the heading may drift by more than 6° a minute while the body moves — an
+  /// uncalibrated gyro before its first rest (up to ±20 °/s), or minutes of motion without a
+  /// rest since. The tilt is unaffected (the accelerometer holds it).
+  public static let headingUncertain = EstimateFlags(rawValue: 1 << 10)
 }
 
 /// What the estimator says after one sample.

@@ -214,6 +214,10 @@ public struct AttitudeEstimator: Sendable {
   /// per block of this length, seconds, not every sample.
   static let blockSeconds = 0.1
 
+  /// The bias uncertainty about the vertical (1σ) above which estimates are flagged
+  /// `.headingUncertain`: 0.1 °/s, 6° of heading a minute of motion.
+  public static let headingUncertainBiasRadiansPerSecond = 0.1 * Double.pi / 180
+
   /// A new estimator. Check `settings.problem` first when the settings come from a person.
   public init(settings: Settings = .default) {
     self.settings = settings
@@ -640,6 +644,16 @@ public struct AttitudeEstimator: Sendable {
     if isInitialising { raw |= EstimateFlags.initialising.rawValue }
     if restDetector.isAtRest { raw |= EstimateFlags.atRest.rawValue }
     if biasEstimator.isLimited { raw |= EstimateFlags.biasLimited.rawValue }
+    // The bias's variance about the vertical (the heading's drift rate), per axis weighted by
+    // the up direction's components.
+    let v = biasEstimator.variance
+    let u = up
+    let vertical = v.x * u.x * u.x + v.y * u.y * u.y + v.z * u.z * u.z
+    if vertical > Self.headingUncertainBiasRadiansPerSecond
+      * Self.headingUncertainBiasRadiansPerSecond
+    {
+      raw |= EstimateFlags.headingUncertain.rawValue
+    }
     blockFlags = raw
     // At rest the attitude changes only at block ends and transitions, so its up direction is
     // computed there; in motion the detector's consistency check is not made.
@@ -823,8 +837,7 @@ public struct AttitudeEstimator: Sendable {
     initialCount = 1
     refreshBlockFlags()
     if initialLimit <= 1 { finishInitialisation(at: initialSum) }
-    var flags: EstimateFlags = []
-    if isInitialising { flags.insert(.initialising) }
+    var flags = EstimateFlags(rawValue: blockFlags)
     if sample.isClipped { flags.insert(.clippedInput) }
     let g = q.gravityInBody
     let bias = self.bias(atCelsius: sample.temperatureCelsius)
@@ -913,10 +926,9 @@ public struct AttitudeEstimator: Sendable {
     refreshBlockFlags()
     if initialLimit <= 1 { finishInitialisation(at: initialSum) }
     let bias = self.bias(atCelsius: sample.temperatureCelsius)
-    var flags: EstimateFlags = gap ? .gap : []
-    if isInitialising { flags.insert(.initialising) }
+    var flags = EstimateFlags(rawValue: blockFlags)
+    if gap { flags.insert(.gap) }
     if sample.isClipped { flags.insert(.clippedInput) }
-    if restDetector.isAtRest { flags.insert(.atRest) }
     let g = q.gravityInBody
     return AttitudeEstimate(
       timestampNanoseconds: sample.timestampNanoseconds, attitude: q, gravityInBody: g,
@@ -954,9 +966,7 @@ public struct AttitudeEstimator: Sendable {
         ? accel + g * gravity : Vector3(0, 0, 0),
       angularRateRadiansPerSecond: gyro.isFinite ? gyro - bias : Vector3(0, 0, 0),
       gyroBiasRadiansPerSecond: bias, gyroBiasVariance: biasEstimator.variance,
-      flags: EstimateFlags(
-        rawValue: flag.rawValue | (isInitialising ? EstimateFlags.initialising.rawValue : 0)
-          | (restDetector.isAtRest ? EstimateFlags.atRest.rawValue : 0)), missedSamples: 0,
+      flags: EstimateFlags(rawValue: flag.rawValue | blockFlags), missedSamples: 0,
       integrationIntervalSeconds: 0, samplePeriodSeconds: clock.periodSeconds)
   }
 

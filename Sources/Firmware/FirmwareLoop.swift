@@ -406,6 +406,7 @@ public struct FirmwareLoop<
     if e.contains(.gap) { flags.insert(.gap) }
     if e.contains(.clippedInput) { flags.insert(.clipping) }
     if e.contains(.accelerationRejected) { flags.insert(.accelerationRejected) }
+    if e.contains(.headingUncertain) { flags.insert(.headingUncertain) }
     if e.contains(.recovering) { flags.insert(.recovering) }
     if e.contains(.initialising) {
       flags.insert(hasConverged ? .recovering : .initialising)

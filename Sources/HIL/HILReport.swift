@@ -23,7 +23,7 @@ public func flagNames(_ flags: TelemetryFlags) -> [String] {
     (.accelerationRejected, "acceleration_rejected"), (.recovering, "recovering"),
     (.degradedTiming, "degraded_timing"), (.i2cRecovery, "i2c_recovery"),
     (.calibrationLoaded, "calibration_loaded"), (.initialising, "initialising"),
-    (.gimbalLockNear, "gimbal_lock_near"),
+    (.gimbalLockNear, "gimbal_lock_near"), (.headingUncertain, "heading_uncertain"),
   ]
   return names.filter { flags.contains($0.0) }.map(\.1)
 }

@@ -196,17 +196,17 @@ public struct MonitorPrinter: Sendable {
     }
   }
 
-  /// The names of the set flags (FORMATS.md §1); reserved bits as `bit10` … `bit15`.
+  /// The names of the set flags (FORMATS.md §1); reserved bits as `bit11` … `bit15`.
   public static func flagNames(_ flags: TelemetryFlags) -> [String] {
     let known: [(TelemetryFlags, String)] = [
       (.rest, "rest"), (.gap, "gap"), (.clipping, "clipping"),
       (.accelerationRejected, "accelerationRejected"), (.recovering, "recovering"),
       (.degradedTiming, "degradedTiming"), (.i2cRecovery, "i2cRecovery"),
       (.calibrationLoaded, "calibrationLoaded"), (.initialising, "initialising"),
-      (.gimbalLockNear, "gimbalLockNear"),
+      (.gimbalLockNear, "gimbalLockNear"), (.headingUncertain, "headingUncertain"),
     ]
     var names = known.filter { flags.contains($0.0) }.map(\.1)
-    for bit in 10..<16 where flags.rawValue & (1 << UInt16(bit)) != 0 { names.append("bit\(bit)") }
+    for bit in 11..<16 where flags.rawValue & (1 << UInt16(bit)) != 0 { names.append("bit\(bit)") }
     return names
   }
 

@@ -141,3 +141,36 @@ private func timestamps(seconds: Double, gap: ClosedRange<Double>) -> [Int64] {
     #expect(estimator.gapReacquisitions == 1)
   }
 }
+
+/// `.headingUncertain`: the heading may drift by more than 6° a minute, because the gyro bias
+/// about the vertical is not known to 0.1 °/s — so that a user does not trust a yaw that an
+/// uncalibrated gyro (up to ±20 °/s) turns until its first rest.
+@Suite struct HeadingUncertainFlagTests {
+  func flags(settings: AttitudeEstimator.Settings, seconds: Double) -> [EstimateFlags] {
+    var estimator = AttitudeEstimator(settings: settings)
+    return (0..<Int(seconds * 100)).map { k in
+      estimator.update(
+        InertialSample(
+          timestampNanoseconds: Int64(k) * 10_000_000,
+          angularRateRadiansPerSecond: Vector3(0.001, -0.002, 0.05) + Vector3(1, -1, 1)
+            * (0.0005 * sin(Double(k) * 1.3)),
+          specificForceMetersPerSecondSquared: Vector3(0, 0, 9.80665))
+      ).flags
+    }
+  }
+
+  @Test func anUncalibratedGyroIsUncertainUntilItsFirstRest() throws {
+    let f = flags(settings: .default, seconds: 5)
+    #expect(f[50].contains(.headingUncertain))
+    let rest = try #require(f.firstIndex { $0.contains(.atRest) })
+    #expect(f[..<rest].allSatisfy { $0.contains(.headingUncertain) })
+    #expect(f[(rest + 20)...].allSatisfy { !$0.contains(.headingUncertain) })
+  }
+
+  @Test func aCalibratedGyroIsNot() {
+    var settings = AttitudeEstimator.Settings.default
+    settings.bias = .calibrated(
+      biasRadiansPerSecond: Vector3(0.001, -0.002, 0.05), uncertaintyRadiansPerSecond: 0.0005)
+    #expect(flags(settings: settings, seconds: 3).allSatisfy { !$0.contains(.headingUncertain) })
+  }
+}

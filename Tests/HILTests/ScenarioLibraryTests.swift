@@ -325,3 +325,17 @@ private let g = 9.80665
     #expect(limit.verdict(on: result).passed)
   }
 }
+
+/// The frames say when the heading is not to be trusted: `headingUncertain` (bit 10) from
+/// power-on until the uncalibrated unit's first rest has measured its gyro bias, not after.
+@Suite struct HeadingUncertainOnTheWireTests {
+  @Test func anUncalibratedUnitsFramesAreFlaggedUntilItsFirstRest() throws {
+    let result = try hil("tilt", seconds: 5, format: .text) { $0.keepFrames = true }
+    let frames = result.frames
+    let rest = try #require(frames.firstIndex { $0.flags?.contains(.rest) == true })
+    #expect(rest > 0)
+    #expect(frames[..<rest].allSatisfy { $0.flags?.contains(.headingUncertain) == true })
+    #expect(
+      frames[(rest + 20)...].allSatisfy { $0.flags?.contains(.headingUncertain) == false })
+  }
+}

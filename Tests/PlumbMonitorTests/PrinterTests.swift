@@ -118,7 +118,9 @@ import Testing
   }
 
   @Test func reservedFlagBitsAreNamedByNumber() {
-    #expect(MonitorPrinter.flagNames(TelemetryFlags(rawValue: 0x0401)) == ["rest", "bit10"])
+    #expect(MonitorPrinter.flagNames(TelemetryFlags(rawValue: 0x0801)) == ["rest", "bit11"])
+    #expect(
+      MonitorPrinter.flagNames(TelemetryFlags(rawValue: 0x0401)) == ["rest", "headingUncertain"])
   }
 }
 

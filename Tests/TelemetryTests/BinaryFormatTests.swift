@@ -93,10 +93,10 @@ private func decodeOne(_ wire: [UInt8]) -> BinaryFormat.Message? {
     let documented: [(TelemetryFlags, UInt16)] = [
       (.rest, 1), (.gap, 2), (.clipping, 4), (.accelerationRejected, 8), (.recovering, 16),
       (.degradedTiming, 32), (.i2cRecovery, 64), (.calibrationLoaded, 128), (.initialising, 256),
-      (.gimbalLockNear, 512),
+      (.gimbalLockNear, 512), (.headingUncertain, 1024),
     ]
     for (flag, bit) in documented { #expect(flag.rawValue == bit) }
-    #expect(TelemetryFlags.all.rawValue == 0x03FF)
+    #expect(TelemetryFlags.all.rawValue == 0x07FF)
   }
 
   @Test func saturatesAndMarksNotANumber() {
@@ -190,7 +190,8 @@ func randomFrame(_ random: inout SplitMix64, sequence: UInt32? = nil) -> Telemet
     linearAccelerationMetersPerSecondSquared: random.vector(150),
     gravityBodyMetersPerSecondSquared: attitude.inverseRotate(Vector3(0, 0, -standardGravity)),
     temperatureCelsius: random.uniform(-40, 85),
-    flags: TelemetryFlags(rawValue: UInt16(truncatingIfNeeded: random.next()) & 0x03FF),
+    flags: TelemetryFlags(
+      rawValue: UInt16(truncatingIfNeeded: random.next()) & TelemetryFlags.all.rawValue),
     missedSamples: UInt32(truncatingIfNeeded: random.next()),
     latencyMicroseconds: UInt32(truncatingIfNeeded: random.next() % 100_000),
     calibrationID: UInt32(truncatingIfNeeded: random.next()))
