@@ -161,8 +161,9 @@ public struct AllanAnalysis: Sendable {
   /// record and N is read at τ = 1 s.
   public static let minimumDurationSeconds = 10.0
 
-  /// Analyses `axes` of `recording` (all six by default). Throws when the timestamps are not
-  /// uniform or the record is shorter than `minimumDurationSeconds`.
+  /// Analyses `axes` of `recording` (all six by default). Throws when the timestamps hold an
+  /// extra sample or the samples cover less than `minimumDurationSeconds`. Gaps are holes in
+  /// the grid (`AllanDeviation.overlapping(_:samplePeriodSeconds:clusterSizes:gaps:)`).
   ///
   /// Cost: one pass per τ over each axis, about 50 τ × 720 000 samples × 6 axes for 2 h at
   /// 100 Hz; see `plumb-cal allan --timing` and the `allan_2h_ms` benchmark.
@@ -190,7 +191,7 @@ public struct AllanAnalysis: Sendable {
     for axis in axes {
       let curve = AllanDeviation.overlapping(
         recording.samples(axis), samplePeriodSeconds: timing.samplePeriodSeconds,
-        clusterSizes: sizes)
+        clusterSizes: sizes, gaps: timing.gaps)
       curves[axis] = curve
       readOffs[axis] = NoiseReadOffs(curve: curve)
     }

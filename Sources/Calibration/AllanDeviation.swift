@@ -14,7 +14,8 @@ public struct AllanCurve: Sendable, Hashable {
   public var clusterSizes: [Int]
   /// σ(τ), in the channel's unit (rad/s or m/s²).
   public var deviation: [Double]
-  /// The number of second differences summed at each τ (N + 1 − 2m for N samples).
+  /// The number of second differences summed at each τ (N + 1 − 2m for N samples without a
+  /// gap; with gaps, those whose clusters are nearly whole).
   public var termCounts: [Int]
 
   public init(tauSeconds: [Double], clusterSizes: [Int], deviation: [Double], termCounts: [Int]) {
@@ -120,17 +121,86 @@ public enum AllanDeviation {
     return sum
   }
 
+  /// The largest share of a cluster's samples that may be missing (in gaps) for the cluster to
+  /// count, its average then being that of the samples present.
+  public static let maximumMissingShare = 0.1
+
   /// The overlapping Allan deviation of `samples` (taken every `samplePeriodSeconds`) at each
   /// cluster size in `clusterSizes` (sizes with fewer than one term are skipped).
+  ///
+  /// **Gaps** (`SampleTiming.gaps`; empty: none). The samples are placed on the chip's grid
+  /// with the missing ones as holes, and a second difference counts when each of its two
+  /// clusters has at least 90 % of its samples (`maximumMissingShare`); a cluster's average is
+  /// then that of the samples present, and σ² is the mean over the terms that count — the
+  /// gap-resistant overlapping Allan variance (the idea of allantools' `gradev`: leave out the
+  /// terms a gap spoils, normalise by those that remain). A single missed sample thus spoils
+  /// the short clusters around it and none of the long ones, so a bench recording with a few
+  /// holes still reaches τ of a tenth of its length. For m ≤ 9 a cluster must be whole. The
+  /// mean removed is that of the samples present.
   public static func overlapping(
-    _ samples: [Double], samplePeriodSeconds: Double, clusterSizes: [Int]
+    _ samples: [Double], samplePeriodSeconds: Double, clusterSizes: [Int],
+    gaps: [SampleGap] = []
   ) -> AllanCurve {
-    let theta = integrate(samples)
-    return overlapping(
-      theta: theta, samplePeriodSeconds: samplePeriodSeconds, clusterSizes: clusterSizes)
+    guard !gaps.isEmpty else {
+      let theta = integrate(samples)
+      return overlapping(
+        theta: theta, samplePeriodSeconds: samplePeriodSeconds, clusterSizes: clusterSizes)
+    }
+    // The grid: θ of the mean-removed samples with the holes as zeros, and the count of
+    // samples present, both as prefix sums (index g: the grid points before g).
+    let mean = compensatedSum(samples) / Double(samples.count)
+    let gridCount = samples.count + gaps.reduce(0) { $0 + $1.missing }
+    var theta = [Double](repeating: 0, count: gridCount + 1)
+    var present = [Int](repeating: 0, count: gridCount + 1)
+    var g = 0
+    var nextGap = 0
+    var sum = 0.0
+    var compensation = 0.0
+    for (j, x) in samples.enumerated() {
+      if nextGap < gaps.count && gaps[nextGap].index == j {
+        for _ in 0..<gaps[nextGap].missing {
+          theta[g + 1] = sum
+          present[g + 1] = present[g]
+          g += 1
+        }
+        nextGap += 1
+      }
+      let y = (x - mean) - compensation
+      let next = sum + y
+      compensation = (next - sum) - y
+      sum = next
+      theta[g + 1] = sum
+      present[g + 1] = present[g] + 1
+      g += 1
+    }
+    var curve = AllanCurve(tauSeconds: [], clusterSizes: [], deviation: [], termCounts: [])
+    for m in clusterSizes where m >= 1 && 2 * m <= gridCount {
+      // At least (1 − share)·m samples present, in integers: 10·present ≥ 9·m.
+      let need = (9 * m + 9) / 10
+      var total = 0.0
+      var terms = 0
+      theta.withUnsafeBufferPointer { t in
+        present.withUnsafeBufferPointer { c in
+          for k in 0...(gridCount - 2 * m) {
+            let n1 = c[k + m] - c[k]
+            let n2 = c[k + 2 * m] - c[k + m]
+            guard n1 >= need && n2 >= need else { continue }
+            let d = (t[k + 2 * m] - t[k + m]) / Double(n2) - (t[k + m] - t[k]) / Double(n1)
+            total += d * d
+            terms += 1
+          }
+        }
+      }
+      guard terms >= 1 else { continue }
+      curve.tauSeconds.append(Double(m) * samplePeriodSeconds)
+      curve.clusterSizes.append(m)
+      curve.deviation.append((total / (2 * Double(terms))).squareRoot())
+      curve.termCounts.append(terms)
+    }
+    return curve
   }
 
-  /// The same from an already integrated signal (`integrate(_:)`).
+  /// The same from an already integrated signal (`integrate(_:)`), without gaps.
   public static func overlapping(
     theta: [Double], samplePeriodSeconds: Double, clusterSizes: [Int]
   ) -> AllanCurve {

@@ -57,7 +57,7 @@ public enum GyroBias {
         allan.curves[axis]
         ?? AllanDeviation.overlapping(
           samples, samplePeriodSeconds: allan.timing.samplePeriodSeconds,
-          clusterSizes: allan.clusterSizes)
+          clusterSizes: allan.clusterSizes, gaps: allan.timing.gaps)
       var standardError = extrapolatedDeviation(curve, toTau: duration) ?? naive
       // No record averages faster than its white noise: N/√T is a floor.
       if let n = allan.readOffs[axis]?.randomWalk {
@@ -249,15 +249,16 @@ public struct BiasTemperatureFit: Sendable {
   ) throws(TemperatureFitError) -> BiasTemperatureFit {
     guard let temperature = recording.temperatureCelsius else { throw .noTemperature }
     let perWindow = max(1, Int((windowSeconds / timing.samplePeriodSeconds).rounded()))
-    let windows = recording.count / perWindow
-    guard windows >= minimumWindows else {
-      throw .tooFewWindows(have: windows, need: minimumWindows, windowSeconds: windowSeconds)
+    // Whole windows within the runs: none spans a gap.
+    let windows = timing.windows(of: perWindow)
+    guard windows.count >= minimumWindows else {
+      throw .tooFewWindows(
+        have: windows.count, need: minimumWindows, windowSeconds: windowSeconds)
     }
     var temperatures: [Double] = []
     var biases: [Vector3] = []
     let gyro = InertialSensor.gyroscope.axes.map { recording.samples($0) }
-    for w in 0..<windows {
-      let range = (w * perWindow)..<((w + 1) * perWindow)
+    for range in windows {
       var t = 0.0
       var b = [0.0, 0.0, 0.0]
       for i in range {

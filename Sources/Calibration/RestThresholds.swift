@@ -57,15 +57,15 @@ public struct RestDetectorThresholds: Sendable, Hashable {
     noiseMultiple: Double = defaultNoiseMultiple
   ) -> RestDetectorThresholds? {
     let perWindow = max(2, Int((windowSeconds / timing.samplePeriodSeconds).rounded()))
-    let windows = recording.count / perWindow
-    guard windows >= 1 else { return nil }
+    // Whole windows within the runs: none spans a gap.
+    let windows = timing.windows(of: perWindow)
+    guard !windows.isEmpty else { return nil }
     let gyro = InertialSensor.gyroscope.axes.map { recording.samples($0) }
     let accel = InertialSensor.accelerometer.axes.map { recording.samples($0) }
     var gyroStatistics: [Double] = []
     var accelStatistics: [Double] = []
     let n = Double(perWindow)
-    for w in 0..<windows {
-      let range = (w * perWindow)..<((w + 1) * perWindow)
+    for range in windows {
       var gyroVariance = 0.0
       for axis in gyro {
         var mean = 0.0

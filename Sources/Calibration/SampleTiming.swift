@@ -1,33 +1,105 @@
-/// The sample period of a recording, measured from its timestamps, after checking that the
-/// samples are uniformly spaced.
+/// Samples missing before the sample at `index` (0-based, among the samples present).
+public struct SampleGap: Sendable, Hashable {
+  public var index: Int
+  public var missing: Int
+
+  public init(index: Int, missing: Int) {
+    self.index = index
+    self.missing = missing
+  }
+}
+
+/// The sample period of a recording, measured from its timestamps, and the gaps in it.
 ///
-/// **Gaps are rejected, not resampled.** The Allan deviation and the bias averages assume one
+/// **Gaps are measured, not filled.** The Allan deviation and the bias averages assume one
 /// sample every T₀. Interpolating across a gap would invent data, and resampling white noise onto
 /// a shifted grid low-pass filters it, which lowers σ at short τ: both would be silently wrong.
-/// A recording with a gap is split or re-recorded instead; the error names the line.
+/// So the samples between two gaps form a *run*; an averaging window never spans a gap
+/// (`windows(of:)`), and the Allan deviation places the samples on the chip's grid with the
+/// gaps as holes (`AllanDeviation.overlapping(_:samplePeriodSeconds:clusterSizes:gaps:)`). A
+/// bench recording of hours that lost a sample to a missed edge, or a second to a bus lock-up,
+/// is analysed whole instead of refused (before, one missing sample refused the file and told
+/// the user to cut it, which no command does). An interval shorter than half the median is an
+/// extra sample (a duplicated edge, a hand-edited file) and is still refused: its time cannot
+/// be placed on the chip's grid.
 ///
-/// **The period is the mean interval over the whole span**, (t_last − t_first)/(N − 1), once no
-/// gap was found; the median interval finds the gaps. The chip is the metronome (DESIGN.md): its
-/// samples are evenly spaced in its own clock, so timestamp jitter averages out over the span,
-/// whereas the median of intervals is only as good as the timestamps' resolution (a recording
-/// stamped to the millisecond at a true 9.93 ms period has a median interval of 10 ms, 0.7 %
-/// wrong, while the span gives the period to parts per million).
+/// **The period is the mean interval within the runs**, Σ(t_last − t_first)/Σ(n − 1) over the
+/// runs (the whole span when there is no gap); the median interval finds the gaps. The chip is
+/// the metronome (DESIGN.md): its samples are evenly spaced in its own clock, so timestamp
+/// jitter averages out over the span, whereas the median of intervals is only as good as the
+/// timestamps' resolution (a recording stamped to the millisecond at a true 9.93 ms period has a
+/// median interval of 10 ms, 0.7 % wrong, while the span gives the period to parts per million).
 public struct SampleTiming: Sendable, Hashable {
   /// The mean sample period, seconds.
   public var samplePeriodSeconds: Double
   /// The median interval between consecutive timestamps, seconds.
   public var medianIntervalSeconds: Double
+  /// The samples the recording holds (those missing in gaps not counted).
   public var sampleCount: Int
+  /// Consecutive samples with no gap between them, as index ranges in order: one range of
+  /// every sample when nothing is missing.
+  public var runs: [Range<Int>]
+  /// The samples missing in the gaps: each gap's interval in periods, rounded, less one.
+  public var missingSamples: Int
+  /// The gaps, in order.
+  public var gaps: [SampleGap] {
+    zip(runs.dropFirst(), gapMissing).map { SampleGap(index: $0.lowerBound, missing: $1) }
+  }
+  /// The sample location of the first gap, for messages (`"line 402"`); `nil` without gaps.
+  public var firstGapLocation: String?
 
-  /// N × T₀, seconds: the span the samples cover (one period longer than last − first).
+  var gapMissing: [Int]
+
+  /// N × T₀, seconds: the time the samples cover (the gaps not counted; one period longer
+  /// than last − first when there is no gap).
   public var durationSeconds: Double { Double(sampleCount) * samplePeriodSeconds }
+  /// (N + missing) × T₀, seconds: first sample to last, gaps included.
+  public var spanSeconds: Double { Double(sampleCount + missingSamples) * samplePeriodSeconds }
+  /// The number of gaps.
+  public var gapCount: Int { runs.count - 1 }
+
+  /// What a person should know about the gaps, one sentence; `nil` without gaps.
+  public var gapNote: String? {
+    guard gapCount > 0 else { return nil }
+    let share = Double(missingSamples) / Double(sampleCount + missingSamples) * 100
+    let longest = gapMissing.max() ?? 0
+    return
+      "\(gapCount) gap\(gapCount == 1 ? "" : "s") in the samples (\(missingSamples) sample\(missingSamples == 1 ? "" : "s") missing, \(formatPercent(share)) of the span; the first before \(firstGapLocation ?? "?"), the longest \(formatSeconds(Double(longest + 1) * samplePeriodSeconds))). No averaging window spans a gap; an Allan cluster counts when at most a tenth of its samples are missing"
+  }
+
+  /// Timing for `sampleCount` samples with no gap.
+  public init(samplePeriodSeconds: Double, medianIntervalSeconds: Double, sampleCount: Int) {
+    self.samplePeriodSeconds = samplePeriodSeconds
+    self.medianIntervalSeconds = medianIntervalSeconds
+    self.sampleCount = sampleCount
+    runs = [0..<sampleCount]
+    missingSamples = 0
+    gapMissing = []
+    firstGapLocation = nil
+  }
+
+  /// Consecutive whole windows of `length` samples, in order, none spanning a gap (what is
+  /// left at the end of a run is not used). Without gaps: `0..<length`, `length..<2·length`, …
+  public func windows(of length: Int) -> [Range<Int>] {
+    guard length >= 1 else { return [] }
+    var result: [Range<Int>] = []
+    for run in runs {
+      var start = run.lowerBound
+      while start + length <= run.upperBound {
+        result.append(start..<(start + length))
+        start += length
+      }
+    }
+    return result
+  }
 
   /// An interval above this many median intervals is a gap (as the loop's sample clock does).
   public static let gapFactor = 1.5
   /// An interval below this many median intervals is an extra sample (a duplicated edge).
   public static let extraFactor = 0.5
 
-  /// Measures and checks the timing of `recording`.
+  /// Measures the timing of `recording`: its period, its gaps and the runs between them.
+  /// Throws for fewer than three samples and for an extra sample.
   public static func measure(_ recording: InertialRecording) throws(RecordingError) -> SampleTiming
   {
     let t = recording.timeSeconds
@@ -41,24 +113,40 @@ public struct SampleTiming: Sendable, Hashable {
     for i in 0..<intervals.count { intervals[i] = t[i + 1] - t[i] }
     var scratch = intervals
     let median = selectMedian(&scratch)
+    var runs: [Range<Int>] = []
+    var runStart = 0
     for (i, interval) in intervals.enumerated() {
-      if interval > gapFactor * median {
-        let missing = Int((interval / median).rounded()) - 1
-        throw RecordingError(
-          .notUniform, path: recording.source, location: recording.location(ofSample: i + 1),
-          "a gap of \(formatSeconds(interval)) after t_s \(t[i]) (the median interval is \(formatSeconds(median)); about \(max(1, missing)) sample\(missing == 1 ? "" : "s") missing). The analyses need evenly spaced samples: cut the recording at the gap or record again"
-        )
-      }
       if interval < extraFactor * median {
         throw RecordingError(
           .notUniform, path: recording.source, location: recording.location(ofSample: i + 1),
           "only \(formatSeconds(interval)) after the previous sample (the median interval is \(formatSeconds(median))): an extra or duplicated sample. The analyses need evenly spaced samples: remove it or record again"
         )
       }
+      if interval > gapFactor * median {
+        runs.append(runStart..<(i + 1))
+        runStart = i + 1
+      }
     }
-    let period = (t[t.count - 1] - t[0]) / Double(t.count - 1)
-    return SampleTiming(
+    runs.append(runStart..<t.count)
+    // The period from within the runs: the span of each, over its intervals.
+    var span = 0.0
+    var steps = 0
+    for run in runs where run.count >= 2 {
+      span += t[run.upperBound - 1] - t[run.lowerBound]
+      steps += run.count - 1
+    }
+    // At least half the intervals are within 1.5 medians, so some run has two samples.
+    let period = steps > 0 ? span / Double(steps) : median
+    var timing = SampleTiming(
       samplePeriodSeconds: period, medianIntervalSeconds: median, sampleCount: t.count)
+    timing.runs = runs
+    timing.gapMissing = runs.dropFirst().map { run in
+      let interval = t[run.lowerBound] - t[run.lowerBound - 1]
+      return max(1, Int((interval / period).rounded()) - 1)
+    }
+    timing.missingSamples = timing.gapMissing.reduce(0, +)
+    if runs.count > 1 { timing.firstGapLocation = recording.location(ofSample: runs[1].lowerBound) }
+    return timing
   }
 
   /// The median of `values` by quickselect (reorders `values`). For an even count, the upper of
@@ -90,6 +178,12 @@ public struct SampleTiming: Sendable, Hashable {
     }
     return values[target]
   }
+}
+
+func formatPercent(_ percent: Double) -> String {
+  if percent >= 10 { return "\(Int(percent.rounded())) %" }
+  if percent >= 0.1 { return "\((percent * 10).rounded() / 10) %" }
+  return "\((percent * 100).rounded() / 100) %"
 }
 
 func formatSeconds(_ seconds: Double) -> String {

@@ -149,3 +149,123 @@ import Testing
     }
   }
 }
+
+/// Missed samples in a bench recording: the overlapping Allan deviation on the chip's grid with
+/// the missing samples as holes, counting the second differences whose two clusters each have
+/// at least 90 % of their samples — the gap-resistant estimator of allantools' `gradev` idea,
+/// on rate data.
+@Suite struct AllanGapTests {
+  /// The gap-resistant overlapping Allan variance by its definition, term by term on the
+  /// uniform grid: a term counts when each of its clusters holds ≥ 90 % of its m samples, and
+  /// a cluster's average is the mean of those present.
+  static func bruteForce(grid: [Double?], m: Int) -> (deviation: Double, terms: Int)? {
+    let present = grid.compactMap { $0 }
+    let mean = present.reduce(0, +) / Double(present.count)
+    func average(_ cluster: ArraySlice<Double?>) -> Double? {
+      let values = cluster.compactMap { $0 }
+      guard 10 * values.count >= 9 * m else { return nil }
+      return values.map { $0 - mean }.reduce(0, +) / Double(values.count)
+    }
+    var sum = 0.0
+    var terms = 0
+    var k = 0
+    while k + 2 * m <= grid.count {
+      if let first = average(grid[k..<(k + m)]), let second = average(grid[(k + m)..<(k + 2 * m)]) {
+        sum += (second - first) * (second - first)
+        terms += 1
+      }
+      k += 1
+    }
+    guard terms > 0 else { return nil }
+    return ((sum / (2 * Double(terms))).squareRoot(), terms)
+  }
+
+  @Test func countsTheTermsWhoseClustersAreNearlyWhole() throws {
+    var random = SeededGenerator(seed: 21)
+    var grid: [Double?] = (0..<3000).map { _ in 0.3 + 0.01 * random.gaussian() }
+    for hole in [(500, 1), (1200, 37), (1250, 3), (2900, 100)] {
+      for i in hole.0..<min(grid.count, hole.0 + hole.1) { grid[i] = nil }
+    }
+    let times = grid.indices.compactMap { grid[$0] == nil ? nil : Double($0) * 0.01 }
+    let values = grid.compactMap { $0 }
+    let recording = InertialRecording(
+      source: "gappy.csv", timeSeconds: times,
+      channels: [[Double]](repeating: values, count: 6), temperatureCelsius: nil)
+    let timing = try SampleTiming.measure(recording)
+    // The last hole runs to the end: not a gap, and not on the grid.
+    #expect(
+      timing.gaps == [
+        SampleGap(index: 500, missing: 1), SampleGap(index: 1199, missing: 37),
+        SampleGap(index: 1212, missing: 3),
+      ])
+    let sizes = [1, 2, 5, 9, 10, 30, 100, 300, 700, 1450, 1500]
+    let curve = AllanDeviation.overlapping(
+      values, samplePeriodSeconds: 0.01, clusterSizes: sizes, gaps: timing.gaps)
+    // 1500: two clusters need the whole grid of 2900 points and more.
+    #expect(curve.clusterSizes == [1, 2, 5, 9, 10, 30, 100, 300, 700, 1450])
+    for (index, m) in curve.clusterSizes.enumerated() {
+      let expected = try #require(Self.bruteForce(grid: Array(grid[0..<2900]), m: m))
+      #expect(curve.termCounts[index] == expected.terms, "m \(m)")
+      #expect(
+        abs(curve.deviation[index] - expected.deviation) / expected.deviation < 1e-9, "m \(m)")
+    }
+  }
+
+  /// A single missed sample spoils the short clusters around it and none of the long ones.
+  @Test func aMissedSampleSpoilsOnlyTheShortClustersAroundIt() throws {
+    var random = SeededGenerator(seed: 3)
+    var values = (0..<1001).map { _ in random.gaussian() }
+    values.remove(at: 500)
+    let curve = AllanDeviation.overlapping(
+      values, samplePeriodSeconds: 0.01, clusterSizes: [5, 10, 100],
+      gaps: [SampleGap(index: 500, missing: 1)])
+    // On a grid of 1001 points: 1002 − 2m differences; m = 5 loses the ten whose clusters hold
+    // the hole, m = 10 and 100 lose none (one missing sample in ten is allowed).
+    #expect(curve.termCounts == [1002 - 10 - 10, 1002 - 20, 1002 - 200])
+  }
+
+  /// What a user relies on: a still unit's noise figures from a recording with holes are those
+  /// of the same recording whole.
+  @Test func noiseFiguresSurviveMissedSamples() throws {
+    let whole = StillSensorSimulation.twoHourBenchmarkRecording(seed: 13).slice(0..<120_000)
+    var keep = [Bool](repeating: true, count: whole.count)
+    var random = SeededGenerator(seed: 4)
+    // 40 holes of 1 to 200 samples (a missed edge … a 2 s bus lock-up).
+    for _ in 0..<40 {
+      let start = Int(random.next() % UInt64(whole.count - 300))
+      let length = 1 + Int(random.next() % 200)
+      for i in start..<(start + length) { keep[i] = false }
+    }
+    let indices = keep.indices.filter { keep[$0] }
+    let gappy = InertialRecording(
+      source: "gappy.plumbraw", timeSeconds: indices.map { whole.timeSeconds[$0] },
+      channels: whole.channels.map { column in indices.map { column[$0] } },
+      temperatureCelsius: whole.temperatureCelsius.map { column in indices.map { column[$0] } })
+    let a = try AllanAnalysis.analyze(whole, axes: InertialSensor.gyroscope.axes)
+    let b = try AllanAnalysis.analyze(gappy, axes: InertialSensor.gyroscope.axes)
+    #expect(b.timing.gapCount >= 30)
+    #expect(abs(b.timing.samplePeriodSeconds - a.timing.samplePeriodSeconds) < 1e-9)
+    for axis in InertialSensor.gyroscope.axes {
+      let n0 = try #require(a.readOffs[axis]?.randomWalk)
+      let n1 = try #require(b.readOffs[axis]?.randomWalk)
+      #expect(abs(n1 - n0) / n0 < 0.01, "\(axis): N \(n1) against \(n0) whole")
+    }
+    let biasWhole = GyroBias.estimate(whole, allan: a)
+    let biasGappy = GyroBias.estimate(gappy, allan: b)
+    for (x, y) in zip(biasWhole, biasGappy) {
+      #expect(abs(x.bias - y.bias) < 2 * x.standardError)
+      #expect(abs(y.standardError - x.standardError) / x.standardError < 0.2)
+    }
+  }
+
+  /// No gap: the same numbers as the whole-record formula, bit for bit.
+  @Test func withoutGapsNothingChanges() {
+    var random = SeededGenerator(seed: 8)
+    let samples = (0..<5000).map { _ in random.gaussian() }
+    let sizes = [1, 3, 10, 100, 400]
+    let plain = AllanDeviation.overlapping(samples, samplePeriodSeconds: 0.01, clusterSizes: sizes)
+    let runs = AllanDeviation.overlapping(
+      samples, samplePeriodSeconds: 0.01, clusterSizes: sizes, gaps: [])
+    #expect(plain == runs)
+  }
+}

@@ -241,4 +241,43 @@ import Testing
     let file = try CalibrationFile.load(path: json)
     #expect(file.noise?.gyroscope?.randomWalk.allSatisfy { $0 != nil } == true)
   }
+
+  /// A bench recording that lost samples (a missed edge, a bus lock-up) is analysed, not
+  /// refused: `plumb-cal allan`, `gyro` and `save` exited 65 for one missing sample and told the
+  /// user to cut the file, which no command does. Now the report says where the gaps are and
+  /// the figures are those of the whole recording.
+  @Test func aRecordingWithGapsIsAnalysedAndTheGapsAreSaid() throws {
+    var simulation = StillSensorSimulation.seed000
+    simulation.samplePeriodSeconds = 0.0099305
+    let whole = simulation.record(sampleCount: 30_000, seed: 5)
+    var kept = Array(0..<whole.count)
+    kept.removeSubrange(20_000..<20_173)  // a 1.7 s bus lock-up
+    kept.remove(at: 7000)  // a missed edge
+    let gappy = InertialRecording(
+      source: "gappy.csv", timeSeconds: kept.map { whole.timeSeconds[$0] },
+      channels: whole.channels.map { column in kept.map { column[$0] } },
+      temperatureCelsius: whole.temperatureCelsius.map { column in kept.map { column[$0] } })
+    let csv = temporaryPath("gappy.csv")
+    let json = temporaryPath("gappy.json")
+    defer {
+      for path in [csv, json] { unlink(path) }
+    }
+    writeCSV(gappy, to: csv)
+    #expect(group.run(["allan", csv]) == 0)
+    #expect(group.run(["gyro", csv]) == 0)
+    #expect(group.run(["save", csv, "--output", json, "--created", "2026-12-04T10:00:00Z"]) == 0)
+    let analysis = try AllanAnalysis.analyze(gappy)
+    let report = allanReport(analysis, recording: gappy, sensors: [.gyroscope])
+    #expect(
+      report.contains("2 gaps in the samples (174 samples missing, 0.6 % of the span"),
+      "\(report)")
+    #expect(report.contains("the first before sample 7001, the longest 1.728 s"), "\(report)")
+    let file = try CalibrationFile.load(path: json)
+    let reference = try AllanAnalysis.analyze(whole)
+    for axis in InertialSensor.gyroscope.axes {
+      let n = try #require(file.noise?.gyroscope?.randomWalk[axis.component])
+      let expected = try #require(reference.readOffs[axis]?.randomWalk)
+      #expect(abs(n - expected) / expected < 0.01, "\(axis): N \(n) against \(expected)")
+    }
+  }
 }

@@ -19,9 +19,13 @@ let allanSpec = CommandSpec(
     t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z[,temp_c]; seconds, rad/s, m/s², °C) and computes the overlapping Allan deviation of each axis at
     10 log-spaced τ per decade from one sample period to a tenth of the record, including exactly
     0.01, 0.1, 1, 10 and 100 s where the sample period allows (a real chip's is a little off
-    10 ms: then the nearest points, e.g. 0.0993 s and 1.003 s at 100.7 Hz, stand for them). The
-    samples must be evenly spaced: a gap (an interval over 1.5 × the median) is an error naming
-    its line.
+    10 ms: then the nearest points, e.g. 0.0993 s and 1.003 s at 100.7 Hz, stand for them).
+
+    Gaps (an interval over 1.5 × the median: samples lost to a missed edge, a bus error, a FIFO
+    overflow) are holes in the chip's sample grid, not errors: a cluster counts when at most a
+    tenth of its samples are missing, so a missed sample spoils only the short clusters around
+    it; the report says how many gaps and samples are missing and where the first is. An extra
+    sample (an interval under half the median) is an error naming its line.
 
     Read-offs per axis:
       N  random walk: the −½ slope line fitted over 0.1–1 s, read at τ = 1 s
@@ -141,8 +145,9 @@ func allanReport(_ analysis: AllanAnalysis, recording: InertialRecording, sensor
   var lines: [String] = []
   lines.append("plumb-cal allan \(recording.source)")
   lines.append(
-    "  \(recording.count) samples, \(seconds(timing.durationSeconds)) at \(NumberText.fixed(1 / timing.samplePeriodSeconds, 3)) Hz (period \(NumberText.fixed(timing.samplePeriodSeconds * 1000, 4)) ms from the span; median interval \(NumberText.fixed(timing.medianIntervalSeconds * 1000, 4)) ms)"
+    "  \(recording.count) samples, \(seconds(timing.durationSeconds)) at \(NumberText.fixed(1 / timing.samplePeriodSeconds, 3)) Hz (period \(NumberText.fixed(timing.samplePeriodSeconds * 1000, 4)) ms from the \(timing.gapCount == 0 ? "span" : "runs"); median interval \(NumberText.fixed(timing.medianIntervalSeconds * 1000, 4)) ms)"
   )
+  if let note = timing.gapNote { lines.append("  \(note)") }
   let taus = analysis.tauSeconds
   lines.append(
     "  τ from \(seconds(taus.first ?? 0)) to \(seconds(taus.last ?? 0)), \(taus.count) points (10 per decade, up to a tenth of the record)"

@@ -15,6 +15,9 @@ let gyroSpec = CommandSpec(
     still for 20–30 minutes), fits bias against temperature on consecutive window means, linearly
     and quadratically, with R² and residual RMS. --fit auto keeps the quadratic only when its F
     statistic exceeds 10 and it cuts the residual RMS by at least 10 %.
+
+    Gaps in the samples (a missed edge, a bus lock-up) are said in the report and bridged: no
+    averaging window spans one, and the Allan deviation treats them as holes (plumb-cal allan).
     """,
   options: [
     .option("plot", value: "FILE.svg", help: "write bias versus temperature with the fits"),
@@ -75,6 +78,7 @@ func gyroReport(
   lines.append(
     "  \(recording.count) samples, \(seconds(timing.durationSeconds)) at \(NumberText.fixed(1 / timing.samplePeriodSeconds, 3)) Hz"
   )
+  if let note = timing.gapNote { lines.append("  \(note)") }
   if let t = recording.temperatureCelsius, let low = t.min(), let high = t.max() {
     lines.append(
       "  temperature \(NumberText.fixed(low, 2)) … \(NumberText.fixed(high, 2)) °C")

@@ -82,6 +82,9 @@ let saveCommand = CommandGroup.Subcommand(saveSpec) { arguments in
   } catch {
     throw failure(error)
   }
+  if let note = analysis.timing.gapNote {
+    printError("plumb-cal: note: \(arguments.positionals[0]): \(note)")
+  }
   let biases = GyroBias.estimate(still, allan: analysis)
   var fit: BiasTemperatureFit?
   if let warmUpPath = arguments.value("warm-up") {
@@ -92,6 +95,7 @@ let saveCommand = CommandGroup.Subcommand(saveSpec) { arguments in
     } catch {
       throw failure(error)
     }
+    if let note = timing.gapNote { printError("plumb-cal: note: \(warmUpPath): \(note)") }
     do throws(TemperatureFitError) {
       fit = try BiasTemperatureFit.fit(warmUp, timing: timing)
     } catch {
