@@ -10,16 +10,21 @@ import Recording
 ///
 /// A file cut short (a power loss) reads to its last whole record. A damaged file, a file that
 /// is not a recording, or one from a newer format version is an error naming the byte offset
-/// and record.
+/// and record — unless `corruption` is `.skip` (`--skip-damaged`): then damage in the middle is
+/// skipped, said in the recording's notes, and the samples around it read with a gap between.
 public struct PlumbRawDecoder: RecordingDecoder {
-  public init() {}
+  public var corruption: PlumbRawCorruptionPolicy
+
+  public init(corruption: PlumbRawCorruptionPolicy = .fail) {
+    self.corruption = corruption
+  }
 
   public var fileExtensions: [String] { [PlumbRawFormat.fileExtension] }
 
   public func decode(_ bytes: [UInt8], path: String) throws(RecordingError) -> InertialRecording {
     let reader: PlumbRawReader
     do {
-      reader = try PlumbRawReader(bytes: bytes, path: path)
+      reader = try PlumbRawReader(bytes: bytes, path: path, corruption: corruption)
     } catch {
       throw RecordingError(error)
     }
@@ -49,6 +54,7 @@ public struct PlumbRawDecoder: RecordingDecoder {
         "ends in the middle of a record: \(reader.sampleCount) samples read, up to the cut; \(note)"
       )
     }
+    if let note = reader.skippedNote { recording.notes.append(note) }
     if let note = selection.outOfOrderNote { recording.notes.append(note) }
     return recording
   }

@@ -67,8 +67,13 @@ public struct RecordingLoader: Sendable {
   }
 
   /// The replay-layout CSV and `.plumbraw` recordings.
-  public static let standard = RecordingLoader(
-    decoders: [CSVRecordingDecoder(), PlumbRawDecoder()])
+  public static let standard = RecordingLoader.standard(corruption: .fail)
+
+  /// The same, reading `.plumbraw` damage in the middle as `corruption` says (`.skip`: the
+  /// commands' `--skip-damaged`).
+  public static func standard(corruption: PlumbRawCorruptionPolicy) -> RecordingLoader {
+    RecordingLoader(decoders: [CSVRecordingDecoder(), PlumbRawDecoder(corruption: corruption)])
+  }
 
   /// Reads and decodes the recording at `path`.
   public func load(path: String) throws(RecordingError) -> InertialRecording {

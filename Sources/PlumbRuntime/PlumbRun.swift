@@ -23,6 +23,10 @@ public struct RunOptions: Sendable {
   /// taken when its recorded time comes round) instead of as fast as possible. The frames are
   /// the same bytes either way.
   public var realTime: Bool = false
+  /// Replays only (`--skip-damaged`): read past damage in the middle of the recording instead
+  /// of refusing it. The frames up to the damage are the live run's; after it the loop sees a
+  /// gap where the lost records were, and the replay says so.
+  public var skipDamaged: Bool = false
   /// Record the raw samples (and the bus transcript) here: a `.plumbraw` file.
   public var recordPath: String?
   /// Called for every sample the loop consumes.

@@ -174,11 +174,17 @@ public func replayRecording(
 ) throws(RunError) -> RunSummary {
   let reader: PlumbRawReader
   do {
-    reader = try PlumbRawReader(contentsOf: path)
+    reader = try PlumbRawReader(
+      contentsOf: path, corruption: options.skipDamaged ? .skip : .fail)
   } catch {
     throw .replayInput(error)
   }
   if let warning = reader.cutShortWarning { options.log("plumb: warning: \(warning)") }
+  if let note = reader.skippedNote {
+    options.log(
+      "plumb: warning: \(path): \(note); the frames after the damage are not the live run's (the loop "
+        + "sees a gap where the lost records were)")
+  }
   let header = reader.header
   let board = ReplayedMPU6050Board(recording: reader)
   var settings = FirmwareSettings(

@@ -111,6 +111,28 @@ public struct PlumbRawReader: Sendable {
     skippedRegions = scan.skipped
   }
 
+  /// What to do about damage in the middle, as the commands that read recordings say it (each
+  /// takes `--skip-damaged`).
+  public static let skipDamagedAdvice =
+    "Give --skip-damaged to read past the damage: the records in the damaged bytes are lost, "
+    + "the ones after them kept, and the hole reads as a gap in the samples"
+
+  /// For a file read with `.skip` that had damage in the middle: what was skipped, for a person
+  /// (commands print it after the file's name, so salvaged data is not taken for whole). `nil`
+  /// otherwise.
+  public var skippedNote: String? {
+    guard let first = skippedRegions.first else { return nil }
+    let count = skippedRegions.count
+    let what =
+      count == 1
+      ? "skipped \(first.length) damaged bytes at byte \(first.offset) (before record \(first.recordIndex))"
+      : "skipped \(count) damaged stretches, \(skippedBytes) bytes in all, at "
+        + skippedRegions.prefix(5).map { "byte \($0.offset) (\($0.length) bytes)" }
+        .joined(separator: ", ") + (count > 5 ? ", …" : "")
+    return what + ": the records in them are lost; the \(sampleCount) samples around them are "
+      + "read, and the hole reads as a gap"
+  }
+
   /// For a file that ends with a torn record: what was dropped, for a person. `nil` otherwise.
   public var truncationNote: String? {
     guard tornBytes > 0 else { return nil }
@@ -214,9 +236,8 @@ public struct PlumbRawReader: Sendable {
             .corruptRecord, path: path, offset: offset, recordIndex: scan.records,
             "the record's CRC-32C does not match (or its length runs past a record boundary), "
               + "and a valid record starts \(next - offset) bytes later at byte \(next): the "
-              + "file is damaged in the middle, not cut short. Read it with the skip option "
-              + "to recover the records after the damage (the records in the damaged "
-              + "\(next - offset) bytes are lost)")
+              + "file is damaged in the middle, not cut short. "
+              + PlumbRawReader.skipDamagedAdvice)
         case .skip:
           scan.skipped.append(
             PlumbRawSkippedRegion(offset: offset, length: next - offset, recordIndex: scan.records))

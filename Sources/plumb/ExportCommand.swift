@@ -13,6 +13,9 @@ let exportSpec = CommandSpec(
   options: [
     .flag("csv", help: "write CSV (the only export format)"),
     .option("output", value: "OUT.csv", help: "where to write (default: REC with .csv)"),
+    .flag(
+      "skip-damaged",
+      help: "read past damage in the middle of REC: the samples around it, with a gap between"),
   ],
   positionals: [PositionalSpec("REC", help: "the .plumbraw recording")],
   examples: ["plumb export still-2h.plumbraw --csv --output still-2h.csv"])
@@ -28,7 +31,7 @@ func exportCommand(_ arguments: ParsedArguments) throws {
     output += ".csv"
   }
   try arguments.refuseOutput("output", overwriting: [CommandInput(input, "the recording REC")])
-  let reader = try openRecording(input)
+  let reader = try openRecording(input, skipDamaged: arguments.flag("skip-damaged"))
   do {
     let selection = try exportCSV(reader: reader, to: output)
     printError(
@@ -41,11 +44,13 @@ func exportCommand(_ arguments: ParsedArguments) throws {
 
 /// Reads a .plumbraw recording: a file that cannot be read is `EX_NOINPUT` (66), one that is not
 /// a whole recording `EX_DATAERR` (65); the message names the file either way. A recording cut
-/// short is read to its last whole record, with a warning that says so.
-func openRecording(_ path: String) throws(CommandFailure) -> PlumbRawReader {
+/// short is read to its last whole record, with a warning that says so; one damaged in the
+/// middle is read past the damage with `skipDamaged` (`--skip-damaged`), with a warning too.
+func openRecording(_ path: String, skipDamaged: Bool) throws(CommandFailure) -> PlumbRawReader {
   do {
-    let reader = try PlumbRawReader(contentsOf: path)
+    let reader = try PlumbRawReader(contentsOf: path, corruption: skipDamaged ? .skip : .fail)
     if let warning = reader.cutShortWarning { printError("plumb: warning: \(warning)") }
+    if let note = reader.skippedNote { printError("plumb: warning: \(path): \(note)") }
     return reader
   } catch {
     throw CommandFailure(error.kind == .unreadable ? .noInput : .dataError, error.description)

@@ -50,6 +50,9 @@ struct ReplayCommand {
       .option(
         "output", value: "OUT.csv", help: "where to write the estimates (replaced only on success)",
         required: true),
+      .flag(
+        "skip-damaged",
+        help: "read past damage in the middle of a .plumbraw input (the samples around it; a gap)"),
     ],
     examples: [
       "gzip -dc 01_undisturbed_slow_rotation_A.csv.gz > trial.csv",
@@ -60,18 +63,27 @@ struct ReplayCommand {
     let input = arguments.value("input") ?? ""
     let output = arguments.value("output") ?? ""
     try arguments.refuseOutput("output", overwriting: [CommandInput(input, "the --input file")])
-    _ = try ReplayCommand(inputPath: input, outputPath: output).run()
+    let skipDamaged = arguments.flag("skip-damaged")
+    if skipDamaged && !input.hasSuffix(".plumbraw") {
+      throw UsageError(
+        "--skip-damaged reads past damage in a .plumbraw recording; \(input) is read as CSV, "
+          + "where a malformed line is named instead",
+        spec: spec)
+    }
+    _ = try ReplayCommand(inputPath: input, outputPath: output, skipDamaged: skipDamaged).run()
   }
 
   var inputPath: String
   var outputPath: String
+  /// `--skip-damaged`: read past damage in the middle of a .plumbraw input.
+  var skipDamaged = false
 
   /// Replays; returns the number of samples.
   func run() throws(CommandFailure) -> Int {
     var text: String
     var mounting = Matrix3.identity
     if inputPath.hasSuffix(".plumbraw") {
-      (text, mounting) = try Self.rawRecordingAsCSV(inputPath)
+      (text, mounting) = try Self.rawRecordingAsCSV(inputPath, skipDamaged: skipDamaged)
     } else {
       do {
         text = try readTextFile(inputPath)
@@ -160,8 +172,10 @@ struct ReplayCommand {
 
   /// A .plumbraw recording in the CSV layout (through `exportCSV`, the one conversion of recorded
   /// counts), and its mounting rotation.
-  static func rawRecordingAsCSV(_ path: String) throws(CommandFailure) -> (String, Matrix3) {
-    let reader = try openRecording(path)
+  static func rawRecordingAsCSV(_ path: String, skipDamaged: Bool) throws(CommandFailure) -> (
+    String, Matrix3
+  ) {
+    let reader = try openRecording(path, skipDamaged: skipDamaged)
     let temporary = "\(temporaryDirectoryPath)/plumb-replay-\(getpid()).csv"
     defer { unlink(temporary) }
     do {

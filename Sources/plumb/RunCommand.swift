@@ -30,6 +30,9 @@ let runSpec = CommandSpec(
         "replay a .plumbraw recording (plumb record, --record) through the driver and loop "
         + "instead of a board (as fast as possible)"),
     .flag("realtime", help: "with --replay: at the recording's own pace, not as fast as possible"),
+    .flag(
+      "skip-damaged",
+      help: "with --replay: read past damage in the middle of the recording (said; a gap)"),
   ],
   examples: [
     "plumb run --board Boards/simulated.json",
@@ -54,6 +57,7 @@ func runCommand(_ arguments: ParsedArguments) throws {
     installStopHandlers()
     var options = RunOptions(serialPath: arguments.value("serial"), log: { printError($0) })
     options.realTime = arguments.flag("realtime")
+    options.skipDamaged = arguments.flag("skip-damaged")
     let summary: RunSummary
     do {
       summary = try replayRecording(path: replay, format: format, options: options)

@@ -227,4 +227,57 @@ struct DamagedReplayTests {
       Array(try Data(contentsOf: URL(fileURLWithPath: damaged))), path: damaged)
     #expect(decoded.notes.contains { $0.contains("out of order") }, "\(decoded.notes)")
   }
+
+  /// A recording damaged in the middle (a bad SD card sector): every command that reads it told
+  /// the user to "read it with the skip option", which none had. Now each names
+  /// `--skip-damaged`, and with it reads past the damage, says what was skipped, and keeps the
+  /// samples on either side — the analyses take the hole as a gap.
+  @Test func aRecordingDamagedInTheMiddleIsSalvagedWithSkipDamaged() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    var board = try String(
+      contentsOfFile: "\(repositoryRoot)/Boards/simulated.json", encoding: .utf8)
+    board = board.replacingOccurrences(
+      of: #""scenario": "handheld""#, with: #""scenario": "long-stillness""#)
+    let boardPath = directory.appendingPathComponent("still.json").path
+    try board.write(toFile: boardPath, atomically: true, encoding: .utf8)
+    let live = try liveRecording(board: boardPath, seconds: 30, in: directory)
+    let whole = try PlumbRawReader(contentsOf: live)
+    var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: live)))
+    let middle = whole.headerLength + (bytes.count - whole.headerLength) / 2
+    for offset in middle..<(middle + 100) { bytes[offset] ^= 0x5A }
+    let damaged = directory.appendingPathComponent("damaged.plumbraw").path
+    try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+    let csv = directory.appendingPathComponent("damaged.csv").path
+    let estimates = directory.appendingPathComponent("estimates.csv").path
+    let plumbCal = builtExecutable("plumb-cal")
+    let commands: [(String, [String])] = [
+      (plumbExecutable, ["export", damaged, "--csv", "--output", csv]),
+      (plumbExecutable, ["replay", "--input", damaged, "--output", estimates]),
+      (plumbExecutable, ["run", "--replay", damaged, "--serial", "/dev/null"]),
+      (plumbCal, ["allan", damaged]),
+      (plumbCal, ["gyro", damaged]),
+    ]
+    for (executable, arguments) in commands {
+      let refused = try runPlumb(arguments, executable: executable)
+      #expect(refused.status == 65, "\(arguments): \(refused.standardError)")
+      #expect(
+        refused.standardError.contains("damaged in the middle")
+          && refused.standardError.contains("--skip-damaged"),
+        "\(arguments): \(refused.standardError)")
+      #expect(!refused.standardError.contains("the skip option"), "\(refused.standardError)")
+      let salvaged = try runPlumb(arguments + ["--skip-damaged"], executable: executable)
+      #expect(salvaged.status == 0, "\(arguments): \(salvaged.standardError)")
+      #expect(
+        salvaged.standardError.contains("skipped") && salvaged.standardError.contains("byte "),
+        "\(arguments): \(salvaged.standardError)")
+    }
+    // The export holds the samples on either side of the damage: all but the few in it.
+    let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n").count - 1
+    #expect(rows < whole.sampleCount && rows > whole.sampleCount - 10, "\(rows) rows")
+    // plumb-cal sees the hole as a gap.
+    let allan = try runPlumb(["allan", damaged, "--skip-damaged"], executable: plumbCal)
+    let report = String(decoding: allan.standardOutput, as: UTF8.self)
+    #expect(report.contains("1 gap in the samples"), "\(report)")
+  }
 }

@@ -41,6 +41,7 @@ let allanSpec = CommandSpec(
     .option(
       "axes", value: "SENSORS", help: "gyro, accel or all (read-offs and plot)", default: "all"),
     .flag("timing", help: "report read and analysis times on standard error"),
+    skipDamagedFlag,
   ],
   positionals: [
     PositionalSpec(
@@ -63,7 +64,7 @@ let allanCommand = CommandGroup.Subcommand(allanSpec) { arguments in
   let path = arguments.positionals[0]
   try arguments.refuseOutput("plot", overwriting: [CommandInput(path, "the recording REC")])
   let (recording, readMilliseconds) = try timed { () throws(CommandFailure) in
-    try loadRecording(path)
+    try loadRecording(path, skipDamaged: arguments.flag("skip-damaged"))
   }
   let axes = table ? InertialAxis.allCases : sensors.flatMap(\.axes)
   let (analysis, analysisMilliseconds) = try timed {

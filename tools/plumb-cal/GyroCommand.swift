@@ -25,6 +25,7 @@ let gyroSpec = CommandSpec(
       "fit", value: "MODEL", help: "linear, quadratic or auto (per axis)", default: "auto"),
     .option(
       "window", value: "SECONDS", help: "averaging window for the temperature fit", default: "10"),
+    skipDamagedFlag,
   ],
   positionals: [
     PositionalSpec(
@@ -41,7 +42,7 @@ let gyroCommand = CommandGroup.Subcommand(gyroSpec) { arguments in
   let window = try arguments.double("window", in: 0.1...3600) ?? 10
   let path = arguments.positionals[0]
   try arguments.refuseOutput("plot", overwriting: [CommandInput(path, "the recording REC")])
-  let recording = try loadRecording(path)
+  let recording = try loadRecording(path, skipDamaged: arguments.flag("skip-damaged"))
   let analysis: AllanAnalysis
   do throws(RecordingError) {
     analysis = try AllanAnalysis.analyze(recording, axes: InertialSensor.gyroscope.axes)

@@ -42,6 +42,7 @@ let saveSpec = CommandSpec(
       "update",
       help: "keep the accelerometer and live sections (and the label) of an existing FILE.json"),
     .flag("replace", help: "overwrite an existing FILE.json, dropping what this does not write"),
+    skipDamagedFlag,
   ],
   positionals: [
     PositionalSpec("REC", help: "a still recording (.plumbraw or .csv), an hour or two")
@@ -75,7 +76,8 @@ let saveCommand = CommandGroup.Subcommand(saveSpec) { arguments in
     "output",
     overwriting: [CommandInput(arguments.positionals[0], "the still recording REC")]
       + (arguments.value("warm-up").map { [CommandInput($0, "the --warm-up recording")] } ?? []))
-  let still = try loadRecording(arguments.positionals[0])
+  let still = try loadRecording(
+    arguments.positionals[0], skipDamaged: arguments.flag("skip-damaged"))
   let analysis: AllanAnalysis
   do throws(RecordingError) {
     analysis = try AllanAnalysis.analyze(still)
@@ -88,7 +90,7 @@ let saveCommand = CommandGroup.Subcommand(saveSpec) { arguments in
   let biases = GyroBias.estimate(still, allan: analysis)
   var fit: BiasTemperatureFit?
   if let warmUpPath = arguments.value("warm-up") {
-    let warmUp = try loadRecording(warmUpPath)
+    let warmUp = try loadRecording(warmUpPath, skipDamaged: arguments.flag("skip-damaged"))
     let timing: SampleTiming
     do throws(RecordingError) {
       timing = try SampleTiming.measure(warmUp)

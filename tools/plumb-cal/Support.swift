@@ -11,11 +11,13 @@ import Plotting
 #endif
 
 /// Reads a recording through the standard loader, mapping its errors to exit statuses; what a
-/// person should know about how it read (a cut `.plumbraw`) goes to standard error.
-func loadRecording(_ path: String) throws(CommandFailure) -> InertialRecording {
+/// person should know about how it read (a cut `.plumbraw`, damage skipped) goes to standard
+/// error. `skipDamaged`: `--skip-damaged`, read past damage in the middle of a `.plumbraw`.
+func loadRecording(_ path: String, skipDamaged: Bool) throws(CommandFailure) -> InertialRecording {
   let recording: InertialRecording
   do {
-    recording = try RecordingLoader.standard.load(path: path)
+    recording = try RecordingLoader.standard(corruption: skipDamaged ? .skip : .fail).load(
+      path: path)
   } catch {
     throw failure(error)
   }
@@ -28,6 +30,11 @@ func loadRecording(_ path: String) throws(CommandFailure) -> InertialRecording {
 func failure(_ error: RecordingError) -> CommandFailure {
   CommandFailure(error.kind == .unreadable ? .noInput : .dataError, error.description)
 }
+
+/// The `--skip-damaged` flag of the commands that read recordings.
+let skipDamagedFlag = OptionSpec.flag(
+  "skip-damaged",
+  help: "read past damage in the middle of a .plumbraw (the records in it are lost; a gap)")
 
 /// Writes text to a file (whole, replacing it), `EX_CANTCREAT` (73) on failure.
 func writeText(_ text: String, to path: String) throws(CommandFailure) {
