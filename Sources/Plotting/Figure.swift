@@ -66,17 +66,33 @@ let halo = "stroke=\"#ffffff\" stroke-width=\"3\" stroke-opacity=\"0.85\" paint-
 /// A pixel coordinate, two decimals.
 func px(_ value: Double) -> String { NumberText.fixed(value, 2) }
 
-/// Text made safe for SVG character data and attribute values.
-public func escapeXML(_ text: String) -> String {
+/// Text made safe for XML (SVG, JUnit) character data and attribute values: the five markup
+/// characters as entities, and characters XML 1.0 does not allow (controls other than tab,
+/// newline and return; U+FFFE, U+FFFF) as U+FFFD, so any label or message keeps the document
+/// well-formed. `encodingWhitespace`: tab, newline and return as character references, which
+/// an attribute value needs to keep them (a parser turns them into spaces otherwise).
+public func escapeXML(_ text: String, encodingWhitespace: Bool = false) -> String {
   var out = ""
-  for character in text {
-    switch character {
+  out.reserveCapacity(text.utf8.count)
+  for scalar in text.unicodeScalars {
+    switch scalar {
     case "&": out += "&amp;"
     case "<": out += "&lt;"
     case ">": out += "&gt;"
     case "\"": out += "&quot;"
     case "'": out += "&apos;"
-    default: out.append(character)
+    case "\t", "\n", "\r":
+      if encodingWhitespace {
+        out += "&#\(scalar.value);"
+      } else {
+        out.unicodeScalars.append(scalar)
+      }
+    default:
+      if scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF {
+        out += "\u{FFFD}"
+      } else {
+        out.unicodeScalars.append(scalar)
+      }
     }
   }
   return out

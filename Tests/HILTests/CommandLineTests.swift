@@ -95,6 +95,8 @@ import Testing
       ("--report", file + "/report"), ("--report", file),
       ("--frames", directory + "/missing/frames.bin"),
       ("--frames", directory),
+      ("--junit", directory + "/missing/hil.xml"),
+      ("--junit", directory),
     ] {
       let started = Date()
       let run = try runPlumbHIL(["run", "handheld", "--seconds", "14400", option, path])

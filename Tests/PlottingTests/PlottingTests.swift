@@ -118,3 +118,19 @@ extension StringProtocol {
     String(self).split(separator: separator, omittingEmptySubsequences: false)
   }
 }
+
+/// Labels come from files and messages: any text must keep the SVG (and the JUnit report, which
+/// shares the escaping) well-formed XML.
+@Suite struct EscapeXMLTests {
+  @Test func controlCharactersCannotBreakTheDocument() {
+    // XML 1.0 allows no control character but tab, newline and return, not even as a
+    // reference: a BEL or an ESC in a label made a document no parser reads.
+    #expect(escapeXML("a\u{7}b\u{1B}[0m\u{0}") == "a\u{FFFD}b\u{FFFD}[0m\u{FFFD}")
+    #expect(escapeXML("\u{FFFE}\u{FFFF}") == "\u{FFFD}\u{FFFD}")
+    #expect(escapeXML(#"<a href="x">&'"#) == "&lt;a href=&quot;x&quot;&gt;&amp;&apos;")
+    #expect(escapeXML("é ≤ 2 °C") == "é ≤ 2 °C")
+    // Line breaks: kept in character data; as references in attribute values.
+    #expect(escapeXML("one\r\ntwo\tthree") == "one\r\ntwo\tthree")
+    #expect(escapeXML("one\r\ntwo\tthree", encodingWhitespace: true) == "one&#13;&#10;two&#9;three")
+  }
+}

@@ -30,12 +30,17 @@ let runSpec = CommandSpec(
     Ctrl-C (SIGINT) or SIGTERM ends the run at the next loop step: the summary line (ending
     " interrupted") and the report ("interrupted": true) cover the run up to there.
 
+    --junit FILE.xml writes the run for a CI test reporter: one test case for the
+    reconciliation (no silent loss) and one per --limit, passed or failed with the figure; an
+    error case when the firmware did not start or the run was interrupted; the settings and
+    figures as properties. No times or host names: the same run writes the same bytes.
+
     Exit status: 0 done; 1 the chip produced samples that neither reached the host nor were
     counted (silent_losses > 0), or a --limit was exceeded (each limit's verdict is printed on
     standard error, e.g. "limit incl_rms_deg ≤ 2: 0.412 — pass"); 64 usage error; 65 (66) the
-    calibration file is invalid (cannot be read); 70 the firmware did not start; 73 the report
-    or the frames file cannot be written (checked before the run); 130 (143) interrupted by
-    SIGINT (SIGTERM).
+    calibration file is invalid (cannot be read); 70 the firmware did not start; 73 the report,
+    the frames or the JUnit file cannot be written (checked before the run); 130 (143)
+    interrupted by SIGINT (SIGTERM).
     """,
   options: [
     .option("faults", value: "PLAN", help: "a fault plan (plumb-hil faults)", default: "none"),
@@ -67,6 +72,9 @@ let runSpec = CommandSpec(
       "monitor-link", value: "PATH",
       help: "with --realtime: pass the received bytes on, as they arrive, to a pseudo-terminal "
         + "linked at PATH for plumb-monitor PATH (its directory must exist)"),
+    .option(
+      "junit", value: "FILE.xml",
+      help: "also write a JUnit XML report for CI (each check and --limit a test case)"),
     .option(
       "limit", value: "NAME=MAX",
       help: "fail the run (exit 1) when a figure exceeds MAX; repeatable. NAME: "
@@ -139,7 +147,8 @@ func runCommand(_ arguments: ParsedArguments) throws {
     format: TelemetryFormat(rawValue: formatName)!, realtime: arguments.flag("realtime"))
   options.monitorLinkPath = arguments.value("monitor-link")
   options.faultStartSeconds = try arguments.double("fault-start", in: 0...(30 * 86_400)) ?? 5
-  switch try arguments.choice("unit", from: ["typical", "noisy", "ideal"]) ?? "typical" {
+  let unitName = try arguments.choice("unit", from: ["typical", "noisy", "ideal"]) ?? "typical"
+  switch unitName {
   case "noisy": options.unit = .noisy(seed: options.seed)
   case "ideal": options.unit = .ideal
   default: break
@@ -163,13 +172,24 @@ func runCommand(_ arguments: ParsedArguments) throws {
     }
   }
   let framesPath = arguments.value("frames")
+  let junitPath = arguments.value("junit")
   options.keepBytes = framesPath != nil
   // The outputs are checked now, not found unwritable after the run.
   do {
     if let report = arguments.value("report") { try prepareReportDirectory(report) }
     if let framesPath { try checkWritableFile(framesPath) }
+    if let junitPath { try checkWritableFile(junitPath) }
   } catch {
     throw CommandFailure(.cannotCreate, error.description)
+  }
+  /// Writes the JUnit report, if asked for.
+  func writeJUnit(_ report: HILJUnitReport) throws(CommandFailure) {
+    guard let junitPath else { return }
+    do {
+      try writeBytes(Array(report.xml.utf8), to: junitPath)
+    } catch {
+      throw CommandFailure(.cannotCreate, error.description)
+    }
   }
   // Ctrl-C (or SIGTERM) ends the run at the next loop step; the summary and the report still
   // come, marked as interrupted.
@@ -180,7 +200,12 @@ func runCommand(_ arguments: ParsedArguments) throws {
     result = try runHIL(options)
   } catch {
     switch error {
-    case .startFailed: throw CommandFailure(.software, error.description)
+    case .startFailed:
+      try writeJUnit(
+        HILJUnitReport(
+          failedToStart: error.description, scenario: options.scenario, faults: options.faults,
+          unit: unitName, seed: options.seed, seconds: options.seconds))
+      throw CommandFailure(.software, error.description)
     case .pseudoTerminal: throw CommandFailure(.unavailable, error.description)
     default: throw CommandFailure(.usage, error.description)
     }
@@ -200,6 +225,8 @@ func runCommand(_ arguments: ParsedArguments) throws {
       throw CommandFailure(.cannotCreate, error.description)
     }
   }
+  try writeJUnit(
+    HILJUnitReport(result: result, unit: unitName, seconds: options.seconds, limits: limits))
   print(result.summaryLine)
   let verdicts = limits.map { $0.verdict(on: result) }
   for verdict in verdicts { printError("plumb-hil: \(verdict.line)") }
