@@ -29,6 +29,8 @@ public struct RunOptions: Sendable {
   public var skipDamaged: Bool = false
   /// Record the raw samples (and the bus transcript) here: a `.plumbraw` file.
   public var recordPath: String?
+  /// Replace an existing file at `recordPath` (`--overwrite`); otherwise creating it fails.
+  public var overwriteRecording: Bool = false
   /// Called for every sample the loop consumes.
   public var onSample: (@Sendable (ConsumedSample) -> Void)?
   /// Called now and then with the fraction done (0…1) when a duration is set: a progress bar.
@@ -196,7 +198,9 @@ func runSimulated(
     var loop = try makeLoop(
       bus: PlumbRawBusTap(board.bus, clock: clock, recorder: recorder), line: board.line,
       port: port, clock: clock, settings: settings, options: options)
-    try beginRecording(&loop, recorder: recorder, path: path, setup: setup, settings: settings)
+    try beginRecording(
+      &loop, recorder: recorder, path: path, setup: setup, settings: settings,
+      overwrite: options.overwriteRecording)
     return try drive(
       &loop, setup: setup, options: options, stalls: plan.hostStalls, pacing: pacing,
       recorder: recorder)
@@ -243,7 +247,8 @@ func runLinux(_ setup: PlumbSetup, options: RunOptions) throws(RunError) -> RunS
       bus: PlumbRawBusTap(bus, clock: clock, recorder: recorder), line: line, port: port,
       clock: clock, settings: setup.settings, options: options)
     try beginRecording(
-      &loop, recorder: recorder, path: path, setup: setup, settings: setup.settings)
+      &loop, recorder: recorder, path: path, setup: setup, settings: setup.settings,
+      overwrite: options.overwriteRecording)
     return try drive(
       &loop, setup: setup, options: options, stalls: [], pacing: nil, recorder: recorder)
   }

@@ -116,10 +116,10 @@ struct RecordedSettings {
 
 /// Starts recording a loop whose driver's bus is a `PlumbRawBusTap` on `recorder`: writes the
 /// header (after start-up, so it carries the identity and self-test) and hands the loop the
-/// recorder.
+/// recorder. An existing file at `path` is replaced only when `overwrite` says so.
 func beginRecording<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: MonotonicClock>(
   _ loop: inout FirmwareLoop<Bus, Line, Port, Clock>, recorder: PlumbRawRecorder, path: String,
-  setup: PlumbSetup, settings: FirmwareSettings
+  setup: PlumbSetup, settings: FirmwareSettings, overwrite: Bool
 ) throws(RunError) {
   guard let report = loop.startupReport else { return }
   let m = setup.board.mounting
@@ -137,7 +137,7 @@ func beginRecording<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: M
       writingTo: path, header: header,
       sync: PlumbRawSyncPolicy(
         interval: .sampleTime(nanoseconds: 1_000_000_000), method: .startWriteback),
-      overwrite: true)
+      overwrite: overwrite)
   } catch {
     throw .recording(error.description)
   }

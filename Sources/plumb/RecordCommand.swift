@@ -21,6 +21,7 @@ let recordSpec = CommandSpec(
     .option("output", value: "REC", help: "the recording to write (.plumbraw)", required: true),
     .option("serial", value: "PATH", help: "frames here instead of the board's device"),
     .flag("fast", help: "simulated board only: as fast as possible, not in real time"),
+    .flag("overwrite", help: "replace REC if it exists (refused otherwise: it may be hours' work)"),
   ],
   examples: [
     "plumb record --board /etc/plumb/board.json --seconds 7200 --output still-2h.plumbraw",
@@ -41,15 +42,17 @@ func recordCommand(_ arguments: ParsedArguments) throws {
   try arguments.refuseOutput("output", overwriting: inputs)
   try arguments.refuseOutput(
     "serial", overwriting: inputs + [CommandInput(output, "the --output recording")])
+  try checkRecordingOutput(output, option: "--output", overwrite: arguments.flag("overwrite"))
   installStopHandlers()
   let bar: ProgressBar? = isTerminal(2) ? ProgressBar(label: "recording \(output)") : nil
   var progress: (@Sendable (Double) -> Void)?
   if let bar { progress = { fraction in bar.show(fraction) } }
   let serial =
     arguments.value("serial") ?? (setup.board.serial.device == "stdout" ? "/dev/null" : nil)
-  let options = RunOptions(
+  var options = RunOptions(
     serialPath: serial, durationSeconds: seconds, fast: arguments.flag("fast"),
     recordPath: output, progress: progress, log: { printError($0) })
+  options.overwriteRecording = arguments.flag("overwrite")
   do {
     let summary = try runPlumb(setup, options: options)
     bar?.finish()
@@ -66,6 +69,44 @@ func recordCommand(_ arguments: ParsedArguments) throws {
   } catch {
     bar?.finish()
     throw CommandFailure(exitCode(for: error), error.description)
+  }
+}
+
+/// Checks a recording's path before the board starts (`EX_CANTCREAT`, 73, naming it): a file
+/// there is replaced only with `--overwrite` (a bench capture may be hours' work, and running a
+/// command again from the shell's history must not destroy it); a folder, or a folder that is
+/// not there, is said now rather than after the start-up. The writer creates the file with
+/// O_EXCL all the same, so a file that appears meanwhile is not replaced either.
+func checkRecordingOutput(_ path: String, option: String, overwrite: Bool) throws(CommandFailure) {
+  var status = stat()
+  if lstat(path, &status) == 0 {
+    if (status.st_mode & S_IFMT) == S_IFDIR {
+      throw CommandFailure(
+        .cannotCreate,
+        "\(option) \(path) is a folder: give a file name in it, e.g. \(path)/still.plumbraw")
+    }
+    guard overwrite else {
+      throw CommandFailure(
+        .cannotCreate,
+        "\(option) \(path) exists: a recording is not replaced by accident (a bench capture may "
+          + "be hours' work); give --overwrite to replace it, or choose another name")
+    }
+    return
+  }
+  let slash = path.lastIndex(of: "/")
+  let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+  var folderStatus = stat()
+  guard stat(folder, &folderStatus) == 0, (folderStatus.st_mode & S_IFMT) == S_IFDIR else {
+    throw CommandFailure(
+      .cannotCreate,
+      "\(option) \(path): the folder \(folder) does not exist; create it (mkdir -p \(folder)) or "
+        + "choose another path")
+  }
+  guard access(folder, W_OK) == 0 else {
+    throw CommandFailure(
+      .cannotCreate,
+      "\(option) \(path): cannot create files in \(folder): \(String(cString: strerror(errno))); "
+        + "choose a folder you can write to")
   }
 }
 

@@ -29,6 +29,8 @@ let runSpec = CommandSpec(
       help:
         "replay a .plumbraw recording (plumb record, --record) through the driver and loop "
         + "instead of a board (as fast as possible)"),
+    .flag(
+      "overwrite", help: "with --record: replace REC if it exists (refused otherwise)"),
     .flag("realtime", help: "with --replay: at the recording's own pace, not as fast as possible"),
     .flag(
       "skip-damaged",
@@ -95,10 +97,16 @@ func runCommand(_ arguments: ParsedArguments) throws {
     "serial",
     overwriting: inputs
       + (arguments.value("record").map { [CommandInput($0, "the --record file")] } ?? []))
+  if let record = arguments.value("record") {
+    try checkRecordingOutput(record, option: "--record", overwrite: arguments.flag("overwrite"))
+  } else if arguments.flag("overwrite") {
+    throw UsageError("--overwrite replaces an existing --record file; there is none", spec: runSpec)
+  }
   installStopHandlers()
-  let options = RunOptions(
+  var options = RunOptions(
     serialPath: arguments.value("serial"), durationSeconds: duration,
     fast: arguments.flag("fast"), recordPath: arguments.value("record"), log: { printError($0) })
+  options.overwriteRecording = arguments.flag("overwrite")
   do {
     let summary = try runPlumb(setup, options: options)
     printError(summary.description)

@@ -165,6 +165,45 @@ import Testing
     #expect(fileExists(output))
   }
 
+  /// A bench recording can take hours: running the same command again (shell history) used to
+  /// replace it silently. An existing recording is refused, before the board starts, naming
+  /// `--overwrite`; a folder that does not exist is named before the board starts too.
+  @Test func anExistingRecordingIsNotReplacedByAccident() throws {
+    let directory = try temporaryDirectory()
+    let recording = try simulatedRecording(in: directory)
+    for arguments in [
+      [
+        "record", "--board", "Boards/simulated.json", "--fast", "--seconds", "1", "--output",
+        recording, "--serial", "/dev/null",
+      ],
+      [
+        "run", "--board", "Boards/simulated.json", "--fast", "--duration", "3", "--record",
+        recording, "--serial", "/dev/null",
+      ],
+    ] {
+      let original = try Data(contentsOf: URL(fileURLWithPath: recording))
+      let refused = try runPlumb(arguments)
+      #expect(refused.status == 73, "\(arguments): \(refused.standardError)")
+      #expect(
+        refused.standardError.contains(recording) && refused.standardError.contains("--overwrite"),
+        "\(refused.standardError)")
+      // Refused before the board started: no self-test ran.
+      #expect(!refused.standardError.contains("self-test"), "\(refused.standardError)")
+      #expect(try Data(contentsOf: URL(fileURLWithPath: recording)) == original)
+      let replaced = try runPlumb(arguments + ["--overwrite"])
+      #expect(replaced.status == 0, "\(arguments): \(replaced.standardError)")
+      #expect(try Data(contentsOf: URL(fileURLWithPath: recording)) != original)
+    }
+    let missing = directory.appendingPathComponent("no-such-folder/r.plumbraw").path
+    let noFolder = try runPlumb([
+      "record", "--board", "Boards/simulated.json", "--fast", "--seconds", "1", "--output",
+      missing, "--serial", "/dev/null",
+    ])
+    #expect(noFolder.status == 73, "\(noFolder.standardError)")
+    #expect(noFolder.standardError.contains(missing), "\(noFolder.standardError)")
+    #expect(!noFolder.standardError.contains("self-test"), "\(noFolder.standardError)")
+  }
+
   @Test func sigtermFinishesTheFrameFlushesAndExitsZero() throws {
     let directory = try temporaryDirectory()
     let output = directory.appendingPathComponent("frames.txt").path

@@ -201,7 +201,9 @@ import Testing
       bus: PlumbRawBusTap(board.bus, clock: board.clock, recorder: recorder), line: board.line,
       port: port, clock: board.clock, settings: settings)
     try loop.start()
-    try beginRecording(&loop, recorder: recorder, path: recording, setup: setup, settings: settings)
+    try beginRecording(
+      &loop, recorder: recorder, path: recording, setup: setup, settings: settings,
+      overwrite: false)
     var live: [UInt8] = []
     let commands = [(300, "tare\n"), (700, "rate 25\n"), (1200, "status\n"), (1500, "rate 100\n")]
     var next = 0
