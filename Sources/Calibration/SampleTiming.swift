@@ -97,6 +97,9 @@ public struct SampleTiming: Sendable, Hashable {
   public static let gapFactor = 1.5
   /// An interval below this many median intervals is an extra sample (a duplicated edge).
   public static let extraFactor = 0.5
+  /// More samples missing in the gaps than this many times those present refuses the
+  /// recording: it is mostly holes.
+  public static let maximumMissingRatio = 9
 
   /// Measures the timing of `recording`: its period, its gaps and the runs between them.
   /// Throws for fewer than three samples and for an extra sample.
@@ -145,6 +148,16 @@ public struct SampleTiming: Sendable, Hashable {
       return max(1, Int((interval / period).rounded()) - 1)
     }
     timing.missingSamples = timing.gapMissing.reduce(0, +)
+    // Mostly holes: a clock set mid-recording or files joined, not lost samples; bridging it
+    // would also cost memory in proportion (the Allan deviation's grid).
+    if timing.missingSamples > maximumMissingRatio * t.count {
+      let longest = timing.gapMissing.indices.max { timing.gapMissing[$0] < timing.gapMissing[$1] }!
+      let after = runs[longest + 1].lowerBound
+      throw RecordingError(
+        .notUniform, path: recording.source, location: recording.location(ofSample: after),
+        "a gap of \(formatSeconds(t[after] - t[after - 1])) after t_s \(t[after - 1]): the gaps miss \(timing.missingSamples) samples, more than \(maximumMissingRatio) times the \(t.count) the recording holds. That is not samples lost on the way (a clock set while recording, or recordings joined): split the recording at the gap"
+      )
+    }
     if runs.count > 1 { timing.firstGapLocation = recording.location(ofSample: runs[1].lowerBound) }
     return timing
   }

@@ -126,6 +126,21 @@ import Testing
     #expect(whole.windows(of: 300) == [0..<300, 300..<600, 600..<900])
   }
 
+  /// A time far ahead (a clock set mid-recording, two files joined) is a gap too, but bridging
+  /// a year of holes would take gigabytes: a recording that is mostly missing is refused,
+  /// naming the longest gap.
+  @Test func aRecordingThatIsMostlyGapsIsRefusedNamingTheLongestGap() {
+    var times = (0..<1000).map { Double($0) * 0.01 }
+    for i in 700..<1000 { times[i] += 3.0e7 }  // a year later
+    #expect {
+      _ = try SampleTiming.measure(uniformRecording(times))
+    } throws: { error in
+      guard let e = error as? RecordingError else { return false }
+      return e.kind == .notUniform && e.location == "line 702"
+        && e.message.contains("gap of 3") && e.message.contains("split")
+    }
+  }
+
   @Test func extraSamplesAreRejectedWithTheirLine() {
     var extra = (0..<100).map { Double($0) * 0.01 }
     extra.insert(0.502, at: 51)
