@@ -121,7 +121,9 @@ public struct FrameMonitor: Sendable {
           sampleTimeNanoseconds: frame.sampleTimeNanoseconds, attitude: frame.attitude,
           angles: NEDEulerAngles(plumbAttitude: frame.attitude), flags: frame.flags,
           temperatureCelsius: frame.temperatureCelsius, missedSamples: frame.missedSamples,
-          latencyMicroseconds: frame.latencyMicroseconds, calibrationID: frame.calibrationID),
+          latencyMicroseconds: frame.latencyMicroseconds, calibrationID: frame.calibrationID,
+          gyroBiasRadiansPerSecond: frame.gyroBiasRadiansPerSecond,
+          linearAccelerationMetersPerSecondSquared: frame.linearAccelerationMetersPerSecondSquared),
         body)
     case .text(let line):
       record(

@@ -23,13 +23,21 @@ public struct MonitorFrame: Hashable, Sendable {
   public var latencyMicroseconds: UInt32?
   /// The calibration file's id (binary only; 0 = none).
   public var calibrationID: UInt32?
+  /// The gyro-bias estimate, body frame, rad/s (binary only).
+  public var gyroBiasRadiansPerSecond: Vector3?
+  /// The linear acceleration, gravity removed, reference frame, m/s² (binary only).
+  public var linearAccelerationMetersPerSecondSquared: Vector3?
 
   public init(
     format: TelemetryFormat, sequence: UInt32, sampleTimeNanoseconds: Int64,
     attitude: Quaternion, angles: NEDEulerAngles, flags: TelemetryFlags? = nil,
     temperatureCelsius: Double? = nil, missedSamples: UInt32? = nil,
-    latencyMicroseconds: UInt32? = nil, calibrationID: UInt32? = nil
+    latencyMicroseconds: UInt32? = nil, calibrationID: UInt32? = nil,
+    gyroBiasRadiansPerSecond: Vector3? = nil,
+    linearAccelerationMetersPerSecondSquared: Vector3? = nil
   ) {
+    self.gyroBiasRadiansPerSecond = gyroBiasRadiansPerSecond
+    self.linearAccelerationMetersPerSecondSquared = linearAccelerationMetersPerSecondSquared
     self.format = format
     self.sequence = sequence
     self.sampleTimeNanoseconds = sampleTimeNanoseconds

@@ -275,6 +275,17 @@ public struct MonitorPrinter: Sendable {
       if let value = frame.calibrationID {
         members.append(("calibrationId", .string(hex32(value))))
       }
+      if let v = frame.gyroBiasRadiansPerSecond {
+        members.append(
+          ("gyroBiasRadiansPerSecond", .array([number(v.x), number(v.y), number(v.z)])))
+      }
+      if let v = frame.linearAccelerationMetersPerSecondSquared {
+        members.append(
+          (
+            "linearAccelerationMetersPerSecondSquared",
+            .array([number(v.x), number(v.y), number(v.z)])
+          ))
+      }
       return .object(members)
     case .reply(let reply):
       return .object([

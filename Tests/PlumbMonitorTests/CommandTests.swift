@@ -113,6 +113,16 @@ import Testing
       return
     }
     #expect(abs(roll - 0.004 * 180 / .pi) < 1e-4)
+    // What binary frames carry besides the attitude reaches a script too: the gyro-bias
+    // estimate (body) and the linear acceleration (reference frame).
+    func vector(_ value: JSONValue?) -> [Double]? {
+      guard case .array(let items)? = value else { return nil }
+      return items.compactMap { if case .number(let x, _) = $0 { x } else { nil } }
+    }
+    let bias = try #require(vector(frame["gyroBiasRadiansPerSecond"]), "\(frame)")
+    #expect(bias.count == 3 && abs(bias[0] - 0.001) < 1e-9 && bias[1] == 0 && bias[2] == 0)
+    let linear = try #require(vector(frame["linearAccelerationMetersPerSecondSquared"]))
+    #expect(linear == [0, 0, 0])
     let stats = documents[4]
     #expect(stats["final"] == .bool(true))
     #expect(stats["telemetryFrames"] == .integer(3))

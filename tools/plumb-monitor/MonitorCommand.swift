@@ -24,6 +24,11 @@ let monitorSpec = CommandSpec(
     latency min/mean/p99/max (from each frame's own edge-to-write field), and the frame rate
     measured from the frames' sample times.
 
+    --json frames carry every field their format has (FORMATS.md): sequence, sample time,
+    roll/pitch/yaw and the attitude quaternion; flags, temperature, missed samples and latency
+    (binary, text); calibration id, gyro-bias estimate (body, rad/s) and linear acceleration
+    (reference frame, m/s²) (binary).
+
     The run ends at the end of a file, after --count frames or --duration seconds, on Ctrl-C
     (SIGINT) or SIGTERM, or, with --send and neither of those, once the replies are in.
 
