@@ -184,7 +184,7 @@ public struct AllanAnalysis: Sendable {
   public static func analyze(
     _ recording: InertialRecording, timing: SampleTiming, axes: [InertialAxis]
   ) -> AllanAnalysis {
-    let sizes = AllanDeviation.clusterSizes(
+    var sizes = AllanDeviation.clusterSizes(
       sampleCount: recording.count, samplePeriodSeconds: timing.samplePeriodSeconds)
     var curves: [InertialAxis: AllanCurve] = [:]
     var readOffs: [InertialAxis: NoiseReadOffs] = [:]
@@ -194,6 +194,9 @@ public struct AllanAnalysis: Sendable {
         clusterSizes: sizes, gaps: timing.gaps)
       curves[axis] = curve
       readOffs[axis] = NoiseReadOffs(curve: curve)
+      // With gaps, a cluster size may have no term that counts: it is left out of the curve,
+      // and of the grid (which terms count depends on the gaps only, the same on every axis).
+      sizes = curve.clusterSizes
     }
     return AllanAnalysis(timing: timing, clusterSizes: sizes, curves: curves, readOffs: readOffs)
   }

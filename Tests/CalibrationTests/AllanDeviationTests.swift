@@ -224,6 +224,31 @@ import Testing
     #expect(curve.termCounts == [1002 - 10 - 10, 1002 - 20, 1002 - 200])
   }
 
+  /// With long gaps the longest clusters have no term that counts: the analysis's τ grid is
+  /// the one its curves have (the report indexed every curve by the grid, and trapped).
+  @Test func theGridIsTheCurvesWhenLongClustersHaveNoTerm() throws {
+    var random = SeededGenerator(seed: 6)
+    var times: [Double] = []
+    var index = 0
+    while times.count < 3000 {
+      for _ in 0..<200 {
+        times.append(Double(index) * 0.01)
+        index += 1
+      }
+      index += 100  // a 1 s hole every 2 s
+    }
+    let values = times.map { _ in 0.01 * random.gaussian() }
+    let recording = InertialRecording(
+      source: "holes.csv", timeSeconds: times,
+      channels: [[Double]](repeating: values, count: 6), temperatureCelsius: nil)
+    let analysis = try AllanAnalysis.analyze(recording)
+    for curve in analysis.curves.values {
+      #expect(curve.clusterSizes == analysis.clusterSizes)
+      #expect(curve.deviation.count == analysis.tauSeconds.count)
+    }
+    #expect(analysis.clusterSizes.last! < 300)  // 10 % of 3000, but no such cluster is whole
+  }
+
   /// What a user relies on: a still unit's noise figures from a recording with holes are those
   /// of the same recording whole.
   @Test func noiseFiguresSurviveMissedSamples() throws {
