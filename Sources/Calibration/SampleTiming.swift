@@ -155,7 +155,7 @@ public struct SampleTiming: Sendable, Hashable {
       let after = runs[longest + 1].lowerBound
       throw RecordingError(
         .notUniform, path: recording.source, location: recording.location(ofSample: after),
-        "a gap of \(formatSeconds(t[after] - t[after - 1])) after t_s \(t[after - 1]): the gaps miss \(timing.missingSamples) samples, more than \(maximumMissingRatio) times the \(t.count) the recording holds. That is not samples lost on the way (a clock set while recording, or recordings joined): split the recording at the gap"
+        "the recording is mostly holes: its \(timing.gapCount) gap\(timing.gapCount == 1 ? "" : "s") miss \(timing.missingSamples) samples, more than \(maximumMissingRatio) times the \(t.count) it holds; the longest is a gap of \(formatSeconds(t[after] - t[after - 1])) after t_s \(t[after - 1]). If the times jumped (a clock set while recording, recordings joined), split the recording at that gap; if samples were lost throughout, find why (plumb run's summary counts them: the wiring, the bus speed, a stalled host) and record again"
       )
     }
     if runs.count > 1 { timing.firstGapLocation = recording.location(ofSample: runs[1].lowerBound) }

@@ -137,7 +137,8 @@ import Testing
     } throws: { error in
       guard let e = error as? RecordingError else { return false }
       return e.kind == .notUniform && e.location == "line 702"
-        && e.message.contains("gap of 3") && e.message.contains("split")
+        && e.message.contains("mostly holes") && e.message.contains("gap of 3")
+        && e.message.contains("split")
     }
   }
 
