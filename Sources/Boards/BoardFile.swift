@@ -286,6 +286,7 @@ public enum BoardFile {
 /// An errno from reading a file.
 public struct FileReadError: Error, Hashable, Sendable {
   public var code: Int32
+  public init(code: Int32) { self.code = code }
 }
 
 /// Reads a whole file with POSIX calls (no Foundation on the firmware side).

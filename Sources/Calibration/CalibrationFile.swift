@@ -470,7 +470,8 @@ public struct CalibrationFile: Sendable, Hashable {
   {
     let bytes: [UInt8]
     do {
-      bytes = try readFile(path)
+      // A calibration file is a few kilobytes; 16 MiB is no calibration file.
+      bytes = try readFile(path, limit: 16 << 20)
     } catch {
       throw .unreadable(path: path, errno: error.code)
     }

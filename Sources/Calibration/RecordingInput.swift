@@ -114,6 +114,8 @@ func fileErrorMessage(_ code: Int32) -> String {
   case ENOENT: "no such file"
   case EACCES: "permission denied"
   case EISDIR: "is a folder, not a file"
+  case ENODEV: "is a device, not a file"
+  case EFBIG: "is larger than any file of its kind (it cannot be what was meant)"
   default: String(cString: strerror(code))
   }
 }
@@ -123,14 +125,24 @@ struct FileError: Error {
   var code: Int32
 }
 
-/// Reads a whole file with POSIX calls.
-func readFile(_ path: String) throws(FileError) -> [UInt8] {
-  let fd = open(path, O_RDONLY | O_CLOEXEC)
+/// Reads a whole file with POSIX calls: a regular file, or a pipe to its end. A device
+/// (`/dev/zero` would be read until memory ran out) fails with `ENODEV`, a folder with `EISDIR`,
+/// more than `limit` bytes with `EFBIG`. Opened without blocking, so a named pipe that nothing
+/// writes to reads as empty instead of hanging.
+func readFile(_ path: String, limit: Int = Int.max) throws(FileError) -> [UInt8] {
+  let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
   guard fd >= 0 else { throw FileError(code: errno) }
   defer { close(fd) }
+  let flags = fcntl(fd, F_GETFL)
+  if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
   var status = stat()
   guard fstat(fd, &status) == 0 else { throw FileError(code: errno) }
-  if (status.st_mode & S_IFMT) == S_IFDIR { throw FileError(code: EISDIR) }
+  switch status.st_mode & S_IFMT {
+  case S_IFDIR: throw FileError(code: EISDIR)
+  case S_IFCHR, S_IFBLK, S_IFSOCK: throw FileError(code: ENODEV)
+  default: break
+  }
+  if Int(status.st_size) > limit { throw FileError(code: EFBIG) }
   // Read straight into an array of the file's size (one allocation, no copies); a file that
   // grows while being read is read to its end in further chunks.
   var result = [UInt8](repeating: 0, count: max(0, Int(status.st_size)))
@@ -144,6 +156,7 @@ func readFile(_ path: String) throws(FileError) -> [UInt8] {
     }
     if n == 0 { break }
     filled += n
+    if filled > limit { throw FileError(code: EFBIG) }
   }
   result.removeLast(result.count - filled)
   return result

@@ -64,13 +64,21 @@ enum POSIXFile {
     _ = Glibc.close(fd)
   }
 
-  /// Reads a whole regular file.
+  /// Reads a whole file: a regular file, or a pipe to its end. A device (`/dev/zero` would be
+  /// read until memory ran out) is refused with `ENODEV`, a folder with `EISDIR`. Opened without
+  /// blocking, so a named pipe that nothing writes to reads as empty instead of hanging.
   static func readAll(_ path: String) throws(Failure) -> [UInt8] {
-    let fd = try open(path, O_RDONLY)
+    let fd = try open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY)
     defer { _ = Glibc.close(fd) }
+    let flags = fcntl(fd, F_GETFL)
+    if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
     var status = stat()
     guard fstat(fd, &status) == 0 else { throw .current }
-    if (status.st_mode & S_IFMT) == S_IFDIR { throw Failure(errno: Errno(rawValue: EISDIR)) }
+    switch status.st_mode & S_IFMT {
+    case S_IFDIR: throw Failure(errno: Errno(rawValue: EISDIR))
+    case S_IFCHR, S_IFBLK, S_IFSOCK: throw Failure(errno: Errno(rawValue: ENODEV))
+    default: break
+    }
     var result = [UInt8](repeating: 0, count: max(0, Int(status.st_size)))
     var filled = 0
     while true {
@@ -98,6 +106,7 @@ enum POSIXFile {
     case EACCES: "permission denied"
     case EEXIST: "the file already exists"
     case EISDIR: "is a folder, not a file"
+    case ENODEV: "is a device, not a file (a recording is a file: plumb record writes one)"
     case ENOSPC: "no space left on the device"
     case EROFS: "the file system is read-only"
     default: String(cString: strerror(errno.rawValue))

@@ -89,7 +89,11 @@ struct ReplayCommand {
         text = try readTextFile(inputPath)
       } catch {
         throw CommandFailure(
-          .noInput, "cannot read \(inputPath): \(String(cString: strerror(error.code)))")
+          .noInput,
+          "cannot read \(inputPath): "
+            + (error.code == ENODEV
+              ? "it is a device, not a file: give a recording file (.csv or .plumbraw)"
+              : String(cString: strerror(error.code))))
       }
     }
     var settings = AttitudeEstimator.Settings.default

@@ -280,4 +280,47 @@ struct DamagedReplayTests {
     let report = String(decoding: allan.standardOutput, as: UTF8.self)
     #expect(report.contains("1 gap in the samples"), "\(report)")
   }
+
+  /// A recording, a CSV or a calibration file given as a device that never ends (`/dev/zero`,
+  /// through a link named like a recording) was read until memory ran out and the command
+  /// crashed; a named pipe that nothing writes to hung it. Now a device is refused naming it,
+  /// and such a pipe reads as empty — each in a moment, with a message naming the path.
+  @Test func endlessDevicesAndSilentPipesAreRefusedNotReadForEver() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    var paths: [String] = []
+    for name in ["zero.plumbraw", "zero.csv", "zero.json"] {
+      let link = directory.appendingPathComponent(name).path
+      try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/dev/zero")
+      paths.append(link)
+    }
+    let fifo = directory.appendingPathComponent("silent.plumbraw").path
+    #expect(mkfifo(fifo, 0o600) == 0)
+    let plumbCal = builtExecutable("plumb-cal")
+    let out = directory.appendingPathComponent("out.csv").path
+    let commands: [(String, [String], String)] = [
+      (plumbExecutable, ["export", paths[0], "--csv", "--output", out], paths[0]),
+      (plumbExecutable, ["replay", "--input", paths[1], "--output", out], paths[1]),
+      (plumbExecutable, ["replay", "--input", paths[0], "--output", out], paths[0]),
+      (plumbExecutable, ["run", "--replay", paths[0], "--serial", "/dev/null"], paths[0]),
+      (plumbCal, ["allan", paths[0]], paths[0]),
+      (plumbCal, ["gyro", paths[1]], paths[1]),
+      (plumbCal, ["check", paths[2]], paths[2]),
+      (plumbExecutable, ["export", fifo, "--csv", "--output", out], fifo),
+      (plumbCal, ["allan", fifo], fifo),
+    ]
+    for (executable, arguments, path) in commands {
+      let started = Date()
+      let result = try runPlumb(arguments, executable: executable) { process in
+        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(20)) {
+          if process.isRunning { process.terminate() }
+        }
+      }
+      #expect(Date().timeIntervalSince(started) < 10, "\(arguments): took too long")
+      #expect(
+        result.status == 65 || result.status == 66, "\(arguments): \(result.standardError)")
+      #expect(result.standardError.contains(path), "\(arguments): \(result.standardError)")
+      #expect(!result.standardError.contains("Fatal error"), "\(result.standardError)")
+    }
+  }
 }
