@@ -234,6 +234,12 @@ public enum BoardFile {
   /// sensor axes to body axes) or `{"rollPitchYawDegrees": [r, p, y]}` (body = Rz(y)·Ry(p)·Rx(r)·sensor).
   static func mountingRotation(_ reader: JSONReader) throws(JSONContentError) -> Matrix3 {
     try reader.rejectUnknownKeys(["sensorToBody", "rollPitchYawDegrees"])
+    // Both: one of them would be ignored without a word (a copied board keeps its matrix).
+    guard !reader.hasAnyKey(["sensorToBody"]) || !reader.hasAnyKey(["rollPitchYawDegrees"]) else {
+      throw reader.error(
+        "give either \"sensorToBody\" or \"rollPitchYawDegrees\", not both: they are two ways to write the one rotation; delete the one you did not mean"
+      )
+    }
     if let matrixReader = try reader.optional("sensorToBody") {
       let rows = try matrixReader.array()
       guard rows.count == 3 else {

@@ -104,6 +104,13 @@ let repositoryRoot: String = {
       #""baud": 921600"#, #""baud": 1e300"#, "key \"serial.baud\"",
       "1e+300 is not a supported baud rate: use one of 9600,"
     ),
+    // Found by the board bring-up audit: a copy of a shipped board (mounted by its identity
+    // matrix) given angles as well kept the matrix and ignored the angles without a word.
+    (
+      #""rollPitchYawDegrees": [0, 0, 90]"#,
+      #""sensorToBody": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], "rollPitchYawDegrees": [0, 0, 90]"#,
+      "key \"mounting\"", "not both"
+    ),
   ])
   func contentErrorsNameTheKeyAndTheFix(
     original: String, replacement: String, key: String, fix: String
