@@ -30,6 +30,9 @@ public enum BoardFileError: Error, Hashable, Sendable, CustomStringConvertible {
       case ENOENT: reason = "no such file (the board files that come with Plumb are in Boards/)"
       case EACCES: reason = "permission denied"
       case EISDIR: reason = "is a folder, not a board file"
+      case EFBIG:
+        reason =
+          "larger than 1 MiB, which no board file is (they are a few hundred bytes): give the board file (the shipped ones are in Boards/)"
       default: reason = String(cString: strerror(code))
       }
       return "board file \(path): \(reason)"
@@ -52,11 +55,15 @@ public enum BoardFile {
     "mavlink", "calibration", "simulation",
   ]
 
+  /// The longest board file read, bytes: a board file is a few hundred bytes, and a path to a
+  /// device that never ends (`/dev/zero`) must not be read until memory runs out.
+  public static let maximumBytes = 1 << 20
+
   /// Reads and validates the board file at `path`.
   public static func load(path: String) throws(BoardFileError) -> BoardDefinition {
     let bytes: [UInt8]
     do {
-      bytes = try readWholeFile(path)
+      bytes = try readWholeFile(path, limit: maximumBytes)
     } catch {
       throw .unreadable(path: path, errno: error.code)
     }
@@ -295,10 +302,17 @@ public struct FileReadError: Error, Hashable, Sendable {
 }
 
 /// Reads a whole file with POSIX calls (no Foundation on the firmware side).
-public func readWholeFile(_ path: String) throws(FileReadError) -> [UInt8] {
-  let fd = open(path, O_RDONLY | O_CLOEXEC)
+///
+/// A file longer than `limit` bytes fails with `EFBIG` once `limit` bytes are read, so a path
+/// to an endless device (`/dev/zero`) ends instead of filling memory. The file is opened without
+/// blocking (a named pipe that nothing writes to would otherwise hang `open` for ever) and then
+/// read blocking: a pipe with a writer is read to its end, one without reads as empty.
+public func readWholeFile(_ path: String, limit: Int = Int.max) throws(FileReadError) -> [UInt8] {
+  let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
   guard fd >= 0 else { throw FileReadError(code: errno) }
   defer { close(fd) }
+  let flags = fcntl(fd, F_GETFL)
+  if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
   var result: [UInt8] = []
   var chunk = [UInt8](repeating: 0, count: 65536)
   while true {
@@ -308,6 +322,7 @@ public func readWholeFile(_ path: String) throws(FileReadError) -> [UInt8] {
       throw FileReadError(code: errno)
     }
     if n == 0 { break }
+    guard n <= limit - result.count else { throw FileReadError(code: EFBIG) }
     result.append(contentsOf: chunk[0..<n])
   }
   return result

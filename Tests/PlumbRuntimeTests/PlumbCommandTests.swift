@@ -201,6 +201,32 @@ import Testing
     #expect(noBus.standardError.contains("raspi-config"))
   }
 
+  /// Found by the board bring-up audit: a board file that never ends (`/dev/zero`) was read
+  /// until memory ran out and `plumb` crashed; a named pipe that nothing writes to hung it for
+  /// ever. Both are refused at once, naming the file. (The run is bounded in memory and time,
+  /// so that the old behaviour fails here rather than taking the machine or the suite down.)
+  @Test func aBoardFileThatNeverEndsOrNeverComesIsRefusedNamingIt() throws {
+    let directory = try temporaryDirectory()
+    let fifo = directory.appendingPathComponent("board.json").path
+    #expect(mkfifo(fifo, 0o600) == 0)
+    for (path, says) in [("/dev/zero", "larger than 1 MiB"), (fifo, "the file is empty")] {
+      let result = try runPlumb(
+        ["-c", #"ulimit -v 1000000; exec "$0" check-board "$1""#, plumbExecutable, path],
+        executable: "/bin/sh"
+      ) { process in
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        // SIGKILL: `plumb` unblocks SIGTERM only once it runs.
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+      }
+      #expect(result.status == 78, "\(path): \(result.standardError)")
+      #expect(
+        result.standardError.contains("plumb check-board: board file \(path): "),
+        "\(result.standardError)")
+      #expect(result.standardError.contains(says), "\(result.standardError)")
+    }
+  }
+
   /// A recording that cannot be read is EX_NOINPUT (66), named, wherever a recording is taken.
   @Test func anUnreadableRecordingExits66NamingTheFile() throws {
     let directory = try temporaryDirectory()
