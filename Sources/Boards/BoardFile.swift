@@ -151,6 +151,13 @@ public enum BoardFile {
       try reader.rejectUnknownKeys(["sampleRateHz", "dlpfHz", "gyroRangeDps", "accelRangeG"])
       if let r = try reader.optional("sampleRateHz") {
         sensor.sampleRateHz = try r.double(in: 4...8000, unit: "Hz")
+        // The frames go out every Nth sample, a whole number of them per second.
+        guard sensor.sampleRateHz == sensor.sampleRateHz.rounded() else {
+          let rates = (1...256).filter { 1000 % $0 == 0 }.map { String(1000 / $0) }
+          throw r.error(
+            "\(formatJSONNumber(sensor.sampleRateHz)) Hz is not a whole number of hertz: Plumb sends every Nth sample, a whole number of frames per second, so it samples at a whole rate: 1000 Hz ÷ N (\(rates.joined(separator: ", "))), or 8000 Hz ÷ N with dlpfHz 260"
+          )
+        }
       }
       if let r = try reader.optional("dlpfHz") {
         sensor.dlpfBandwidthHz = try r.integer(oneOf: [260, 184, 94, 44, 21, 10, 5]) {
@@ -177,7 +184,13 @@ public enum BoardFile {
           rawValue: try r.choice(TelemetryFormat.allCases.map(\.rawValue)))!
       }
       if let r = try reader.optional("rateHz") {
-        output.rateHz = try r.double(in: 0.1...1000, unit: "Hz")
+        let asked = try r.double(unit: "Hz")
+        guard asked == asked.rounded() else {
+          throw r.error(
+            "\(formatJSONNumber(asked)) Hz is not a whole number of frames per second: give 1 … 1000 Hz, dividing the sensor's sample rate (every Nth sample is sent)"
+          )
+        }
+        output.rateHz = try r.double(in: 1...1000, unit: "Hz")
         let ratio = sensor.sampleRateHz / output.rateHz
         guard abs(ratio - ratio.rounded()) < 1e-9, ratio >= 1 else {
           throw r.error(
