@@ -30,6 +30,9 @@ public enum BoardFileError: Error, Hashable, Sendable, CustomStringConvertible {
       case ENOENT: reason = "no such file (the board files that come with Plumb are in Boards/)"
       case EACCES: reason = "permission denied"
       case EISDIR: reason = "is a folder, not a board file"
+      case EFBIG:
+        reason =
+          "larger than 1 MiB, which no board file is (they are a few hundred bytes): give the board file (the shipped ones are in Boards/)"
       default: reason = String(cString: strerror(code))
       }
       return "board file \(path): \(reason)"
@@ -52,11 +55,15 @@ public enum BoardFile {
     "mavlink", "calibration", "simulation",
   ]
 
+  /// The longest board file read, bytes: a board file is a few hundred bytes, and a path to a
+  /// device that never ends (`/dev/zero`) must not be read until memory runs out.
+  public static let maximumBytes = 1 << 20
+
   /// Reads and validates the board file at `path`.
   public static func load(path: String) throws(BoardFileError) -> BoardDefinition {
     let bytes: [UInt8]
     do {
-      bytes = try readWholeFile(path)
+      bytes = try readWholeFile(path, limit: maximumBytes)
     } catch {
       throw .unreadable(path: path, errno: error.code)
     }
@@ -144,6 +151,13 @@ public enum BoardFile {
       try reader.rejectUnknownKeys(["sampleRateHz", "dlpfHz", "gyroRangeDps", "accelRangeG"])
       if let r = try reader.optional("sampleRateHz") {
         sensor.sampleRateHz = try r.double(in: 4...8000, unit: "Hz")
+        // The frames go out every Nth sample, a whole number of them per second.
+        guard sensor.sampleRateHz == sensor.sampleRateHz.rounded() else {
+          let rates = (1...256).filter { 1000 % $0 == 0 }.map { String(1000 / $0) }
+          throw r.error(
+            "\(formatJSONNumber(sensor.sampleRateHz)) Hz is not a whole number of hertz: Plumb sends every Nth sample, a whole number of frames per second, so it samples at a whole rate: 1000 Hz ÷ N (\(rates.joined(separator: ", "))), or 8000 Hz ÷ N with dlpfHz 260"
+          )
+        }
       }
       if let r = try reader.optional("dlpfHz") {
         sensor.dlpfBandwidthHz = try r.integer(oneOf: [260, 184, 94, 44, 21, 10, 5]) {
@@ -170,7 +184,13 @@ public enum BoardFile {
           rawValue: try r.choice(TelemetryFormat.allCases.map(\.rawValue)))!
       }
       if let r = try reader.optional("rateHz") {
-        output.rateHz = try r.double(in: 0.1...1000, unit: "Hz")
+        let asked = try r.double(unit: "Hz")
+        guard asked == asked.rounded() else {
+          throw r.error(
+            "\(formatJSONNumber(asked)) Hz is not a whole number of frames per second: give 1 … 1000 Hz, dividing the sensor's sample rate (every Nth sample is sent)"
+          )
+        }
+        output.rateHz = try r.double(in: 1...1000, unit: "Hz")
         let ratio = sensor.sampleRateHz / output.rateHz
         guard abs(ratio - ratio.rounded()) < 1e-9, ratio >= 1 else {
           throw r.error(
@@ -234,6 +254,12 @@ public enum BoardFile {
   /// sensor axes to body axes) or `{"rollPitchYawDegrees": [r, p, y]}` (body = Rz(y)·Ry(p)·Rx(r)·sensor).
   static func mountingRotation(_ reader: JSONReader) throws(JSONContentError) -> Matrix3 {
     try reader.rejectUnknownKeys(["sensorToBody", "rollPitchYawDegrees"])
+    // Both: one of them would be ignored without a word (a copied board keeps its matrix).
+    guard !reader.hasAnyKey(["sensorToBody"]) || !reader.hasAnyKey(["rollPitchYawDegrees"]) else {
+      throw reader.error(
+        "give either \"sensorToBody\" or \"rollPitchYawDegrees\", not both: they are two ways to write the one rotation; delete the one you did not mean"
+      )
+    }
     if let matrixReader = try reader.optional("sensorToBody") {
       let rows = try matrixReader.array()
       guard rows.count == 3 else {
@@ -290,10 +316,17 @@ public struct FileReadError: Error, Hashable, Sendable {
 }
 
 /// Reads a whole file with POSIX calls (no Foundation on the firmware side).
-public func readWholeFile(_ path: String) throws(FileReadError) -> [UInt8] {
-  let fd = open(path, O_RDONLY | O_CLOEXEC)
+///
+/// A file longer than `limit` bytes fails with `EFBIG` once `limit` bytes are read, so a path
+/// to an endless device (`/dev/zero`) ends instead of filling memory. The file is opened without
+/// blocking (a named pipe that nothing writes to would otherwise hang `open` for ever) and then
+/// read blocking: a pipe with a writer is read to its end, one without reads as empty.
+public func readWholeFile(_ path: String, limit: Int = Int.max) throws(FileReadError) -> [UInt8] {
+  let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
   guard fd >= 0 else { throw FileReadError(code: errno) }
   defer { close(fd) }
+  let flags = fcntl(fd, F_GETFL)
+  if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
   var result: [UInt8] = []
   var chunk = [UInt8](repeating: 0, count: 65536)
   while true {
@@ -303,6 +336,7 @@ public func readWholeFile(_ path: String) throws(FileReadError) -> [UInt8] {
       throw FileReadError(code: errno)
     }
     if n == 0 { break }
+    guard n <= limit - result.count else { throw FileReadError(code: EFBIG) }
     result.append(contentsOf: chunk[0..<n])
   }
   return result

@@ -122,6 +122,15 @@ struct JSONParser {
     }
   }
 
+  /// The byte at `index`, in hex, in an error: a control byte or one that is not UTF-8.
+  func unexpectedByte() -> JSONSyntaxError {
+    let digits = Array("0123456789ABCDEF")
+    let byte = bytes[index]
+    return fail(
+      "unexpected byte 0x\(digits[Int(byte >> 4)])\(digits[Int(byte & 0x0F)]); expected a value (is this a JSON text file?)"
+    )
+  }
+
   mutating func parseScalar() throws(JSONSyntaxError) -> JSONValue {
     switch bytes[index] {
     case UInt8(ascii: "\""): return .string(try parseString())
@@ -136,9 +145,16 @@ struct JSONParser {
       return .null
     case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
     case UInt8(ascii: "'"): throw fail("strings use double quotes in JSON, not single quotes")
+    case 0x21...0x7E, 0x80...:
+      // A non-ASCII byte starts a UTF-8 character: name that character, not the byte's Latin-1
+      // letter; a byte that starts none is not text.
+      let character = String(decoding: bytes[index..<min(index + 4, bytes.count)], as: UTF8.self)
+        .first
+      guard let character, character != "\u{FFFD}" else { throw unexpectedByte() }
+      throw fail("unexpected character '\(character)'; expected a value")
     default:
-      throw fail(
-        "unexpected character '\(Character(Unicode.Scalar(bytes[index])))'; expected a value")
+      // A control byte: printed as it is, it would be invisible.
+      throw unexpectedByte()
     }
   }
 

@@ -71,6 +71,7 @@ public struct PlumbSetup: Sendable {
     do {
       _ = try sensor.validated()
     } catch {
+      let error = wholeRateAdvice(error)
       // The chip's field names, as the board file spells them.
       let key = error.field == "lowPassFilter" ? "sensor.dlpfHz" : "sensor.sampleRateHz"
       var message = error.description
@@ -93,7 +94,7 @@ public struct PlumbSetup: Sendable {
     }
     switch LinkBudget.check(
       format: settings.format, outputRateHz: settings.outputRateHz,
-      baudRate: board.serial.device == "stdout" ? 921_600 : settings.baudRate,
+      baudRate: settings.baudRate,
       sampleRateHz: Int(board.sensor.sampleRateHz.rounded()))
     {
     case .success: break
@@ -101,7 +102,45 @@ public struct PlumbSetup: Sendable {
       throw .settings(key: "output", refusal.description)
     }
     if let problem = settings.estimator.problem { throw .settings(key: "", problem) }
+    // What the loop checks when it starts: check-board must not pass a board the run refuses.
+    if let problem = settings.problem { throw .settings(key: "", problem) }
     return settings
+  }
+
+  /// `error` with its advice narrowed to the sample rates Plumb runs: whole numbers of hertz
+  /// (the frames go out every Nth sample, a whole number of them per second), and filters that
+  /// can keep the rate asked for.
+  static func wholeRateAdvice(_ error: MPU6050ConfigurationError) -> MPU6050ConfigurationError {
+    switch error {
+    case .sampleRateNotAchievable(let requested, let output, _):
+      let rates = wholeSampleRates(gyroOutputRateHertz: output)
+      let nearby =
+        rates.filter { $0.hertz < requested }.suffix(2)
+        + rates.filter { $0.hertz > requested }
+        .prefix(2)
+      return .sampleRateNotAchievable(
+        requestedHertz: requested, gyroOutputRateHertz: output, nearby: Array(nearby))
+    case .bandwidthAliases(let filter, let rate, let folded, _, _):
+      let narrower = DigitalLowPassFilter.allCases.filter {
+        let divisor = $0.gyroOutputRateHertz / rate
+        return $0.bandwidthHertz < rate / 2 && divisor == divisor.rounded() && divisor <= 256
+      }
+      let faster = wholeSampleRates(gyroOutputRateHertz: filter.gyroOutputRateHertz).first {
+        $0.hertz / 2 > filter.bandwidthHertz
+      }
+      return .bandwidthAliases(
+        lowPassFilter: filter, sampleRateHertz: rate, foldedFrequencyHertz: folded,
+        narrowerFilters: narrower, fasterRate: faster)
+    default:
+      return error
+    }
+  }
+
+  /// The whole-hertz rates SMPLRT_DIV 0…255 make from `gyroOutputRateHertz`, slowest first.
+  static func wholeSampleRates(gyroOutputRateHertz: Double) -> [AchievableSampleRate] {
+    (0...255).reversed()
+      .map { AchievableSampleRate(divider: UInt8($0), outputRateHertz: gyroOutputRateHertz) }
+      .filter { $0.hertz == $0.hertz.rounded() }
   }
 }
 

@@ -64,7 +64,7 @@ import Testing
     case "sensor.dlpfHz": 5...260
     case "sensor.gyroRangeDps": 250...2000
     case "sensor.accelRangeG": 2...16
-    case "output.rateHz": 0.1...1000
+    case "output.rateHz": 1...1000
     case "mavlink.systemId", "mavlink.componentId": 1...255
     case "simulation.seed": 0...2_147_483_647
     case "simulation.oscillatorErrorPercent": -10...10

@@ -104,6 +104,26 @@ let repositoryRoot: String = {
       #""baud": 921600"#, #""baud": 1e300"#, "key \"serial.baud\"",
       "1e+300 is not a supported baud rate: use one of 9600,"
     ),
+    // Found by the board bring-up audit: a copy of a shipped board (mounted by its identity
+    // matrix) given angles as well kept the matrix and ignored the angles without a word.
+    (
+      #""rollPitchYawDegrees": [0, 0, 90]"#,
+      #""sensorToBody": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], "rollPitchYawDegrees": [0, 0, 90]"#,
+      "key \"mounting\"", "not both"
+    ),
+    // Found by the board bring-up audit: the firmware sends whole numbers of frames per second,
+    // so 0.5 Hz was sent at 1 Hz (and 0.1 Hz refused as "output rate 0 Hz") after check-board
+    // had said OK.
+    (
+      #""calibration": "cal/unit1.json""#, #""output": {"format": "text", "rateHz": 0.5}"#,
+      "key \"output.rateHz\"", "0.5 Hz is not a whole number of frames per second"
+    ),
+    // ...and a sample rate that is not a whole number of hertz leaves no output rate at all: it
+    // passed check-board and every run refused it.
+    (
+      #""calibration": "cal/unit1.json""#, #""sensor": {"sampleRateHz": 166.66666666666666}"#,
+      "key \"sensor.sampleRateHz\"", "166.66666666666666 Hz is not a whole number of hertz"
+    ),
   ])
   func contentErrorsNameTheKeyAndTheFix(
     original: String, replacement: String, key: String, fix: String

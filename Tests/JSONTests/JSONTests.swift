@@ -37,12 +37,27 @@ import Testing
     ("{\"a\": 012}", "leading zeros"),
     ("{\n\"a\" 1}", "line 2, column 5: expected ':'"),
     ("[1e999]", "out of range"),
+    // Found by the board bring-up audit: a binary file (an ELF executable) was reported as
+    // "unexpected character ''" with the raw control byte, and a non-ASCII character as the
+    // Latin-1 letter of its first byte ('Ã' for 'é').
+    ("\u{7F}ELF", "line 1, column 1: unexpected byte 0x7F; expected a value (is this a JSON"),
+    ("{\"a\": é}", "unexpected character 'é'; expected a value"),
   ])
   func syntaxErrorsSayWhereAndWhat(text: String, expected: String) {
     #expect {
       _ = try JSONDocument(parsing: text)
     } throws: { error in
       "\(error)".contains(expected)
+    }
+  }
+
+  /// Found by the board bring-up audit: a byte that starts no UTF-8 character was shown as its
+  /// Latin-1 letter.
+  @Test func aByteThatIsNotUTF8IsShownInHex() {
+    #expect {
+      _ = try JSONDocument(parsing: [0x7B, 0x22, 0x61, 0x22, 0x3A, 0xFF, 0x7D])
+    } throws: { error in
+      "\(error)".contains("line 1, column 6: unexpected byte 0xFF; expected a value")
     }
   }
 

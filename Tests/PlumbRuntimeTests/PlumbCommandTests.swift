@@ -60,6 +60,51 @@ import Testing
     #expect(check.standardError.contains("board file \(path): \(says)"), "\(check.standardError)")
   }
 
+  /// Found by the board bring-up audit: the advice named rates Plumb cannot run (333.333 Hz,
+  /// 533.333 Hz: every rate it runs is a whole number of hertz, for a whole number of frames per
+  /// second), and no narrower filter for 100 Hz with the 260 Hz one (100 Hz is made from 1 kHz).
+  @Test(arguments: [
+    (
+      #""sampleRateHz": 100"#, #""sampleRateHz": 300"#,
+      "rates near it that the chip can produce: 200 Hz (SMPLRT_DIV 4), 250 Hz (SMPLRT_DIV 3), 500 Hz (SMPLRT_DIV 1)"
+    ),
+    // (533.333 Hz before; and no narrower filter, as 100 Hz is made from 1 kHz, not 8.)
+    (
+      #""dlpfHz": 44"#, #""dlpfHz": 260"#,
+      "Fix: choose a filter below 50 Hz (DLPF_CFG 3 (44 Hz accel / 42 Hz gyro), "
+    ),
+    (
+      #""dlpfHz": 44"#, #""dlpfHz": 260"#,
+      "DLPF_CFG 6 (5 Hz accel / 5 Hz gyro)), or raise the sample rate to 800 Hz (SMPLRT_DIV 9) or more"
+    ),
+  ])
+  func theAdviceNamesOnlyRatesPlumbRuns(original: String, replacement: String, says: String)
+    throws
+  {
+    let path = try board(original, with: replacement)
+    let check = try runPlumb(["check-board", path])
+    #expect(check.status == 78)
+    #expect(check.standardError.contains(says), "\(check.standardError)")
+    #expect(!check.standardError.contains(".333 Hz"), "\(check.standardError)")
+  }
+
+  /// Found by the board bring-up audit: with frames to `stdout`, check-board checked the link
+  /// at 921600 baud and said OK, and every run then refused the board at its own 115200 baud.
+  @Test func checkBoardRefusesWhatTheRunWouldRefuse() throws {
+    let directory = try temporaryDirectory()
+    var text = try String(
+      contentsOfFile: "\(repositoryRoot)/Boards/simulated.json", encoding: .utf8)
+    text = text.replacingOccurrences(of: #""sampleRateHz": 100"#, with: #""sampleRateHz": 200"#)
+    text = text.replacingOccurrences(of: #""rateHz": 100"#, with: #""rateHz": 200"#)
+    let path = directory.appendingPathComponent("board.json").path
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    let check = try runPlumb(["check-board", path])
+    let run = try runPlumb(["run", "--board", path, "--fast", "--duration", "1"])
+    #expect(run.status == 78, "\(run.standardError)")
+    #expect(check.status == run.status, "\(check.standardError)")
+    #expect(check.standardError.contains("key \"output\": text lines"), "\(check.standardError)")
+  }
+
   @Test func aFormatTheLinkCannotCarryIsRefusedWithTheNumbers() throws {
     let path = try board(#""baud": 115200"#, with: #""baud": 9600"#)
     #expect {
@@ -238,6 +283,32 @@ import Testing
     #expect(noBus.status == 69)
     #expect(noBus.standardError.contains("/dev/i2c-1"))
     #expect(noBus.standardError.contains("raspi-config"))
+  }
+
+  /// Found by the board bring-up audit: a board file that never ends (`/dev/zero`) was read
+  /// until memory ran out and `plumb` crashed; a named pipe that nothing writes to hung it for
+  /// ever. Both are refused at once, naming the file. (The run is bounded in memory and time,
+  /// so that the old behaviour fails here rather than taking the machine or the suite down.)
+  @Test func aBoardFileThatNeverEndsOrNeverComesIsRefusedNamingIt() throws {
+    let directory = try temporaryDirectory()
+    let fifo = directory.appendingPathComponent("board.json").path
+    #expect(mkfifo(fifo, 0o600) == 0)
+    for (path, says) in [("/dev/zero", "larger than 1 MiB"), (fifo, "the file is empty")] {
+      let result = try runPlumb(
+        ["-c", #"ulimit -v 1000000; exec "$0" check-board "$1""#, plumbExecutable, path],
+        executable: "/bin/sh"
+      ) { process in
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        // SIGKILL: `plumb` unblocks SIGTERM only once it runs.
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+      }
+      #expect(result.status == 78, "\(path): \(result.standardError)")
+      #expect(
+        result.standardError.contains("plumb check-board: board file \(path): "),
+        "\(result.standardError)")
+      #expect(result.standardError.contains(says), "\(result.standardError)")
+    }
   }
 
   /// A recording that cannot be read is EX_NOINPUT (66), named, wherever a recording is taken.
