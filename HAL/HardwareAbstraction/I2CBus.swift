@@ -203,7 +203,12 @@ public struct I2CError: Error, Hashable, Sendable, CustomStringConvertible {
       "a kernel driver has claimed this address (for an MPU-6050 usually `inv-mpu6050`): unbind it or remove its device-tree overlay"
     case .invalidArgument: "a transfer parameter was out of range (this is a bug in the caller)"
     case .shortTransfer: "the adapter moved fewer bytes than requested"
-    case .other: "an unexpected error from the I2C adapter"
+    case .other:
+      // ENOTTY: the node refused i2c-dev's ioctls; EISDIR (21): a folder.
+      operation == .open && (errno == .notATerminal || errno?.rawValue == 21)
+        ? "this is not an I2C adapter's device node (the kernel refused what i2c-dev does): "
+          + "name one in the board file's i2c.bus, /dev/i2c-N (`ls /dev/i2c-*` lists them)"
+        : "an unexpected error from the I2C adapter"
     }
   }
 

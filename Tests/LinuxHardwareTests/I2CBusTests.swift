@@ -88,6 +88,16 @@ import Testing
     } throws: { error in
       guard let error = error as? I2CError else { return false }
       return error.operation == .open && error.errno == .notATerminal && error.bus == "/dev/null"
+        // What to do: the board file's i2c.bus must name an adapter's node (it said "an
+        // unexpected error from the I2C adapter").
+        && error.description.contains("not an I2C adapter")
+        && error.description.contains("ls /dev/i2c-*")
+    }
+    #expect {
+      try LinuxI2CBus(path: "/tmp")
+    } throws: { error in
+      guard let error = error as? I2CError else { return false }
+      return error.operation == .open && error.description.contains("not an I2C adapter")
     }
   }
 
