@@ -102,6 +102,29 @@ public struct HILJUnitReport: Sendable {
       properties: properties, checks: checks, output: result.summaryLine + "\n")
   }
 
+  /// The report of a soak (`plumb-hil soak --junit`): each of its checks. The memory figures
+  /// differ from one run to the next (the process's resident set), so unlike a run's report a
+  /// soak's is not the same bytes every time.
+  public init(soak verdict: SoakVerdict, hours: Double) {
+    let result = verdict.result
+    let a = result.accuracy
+    var properties: [(name: String, value: String)] = [
+      ("scenario", result.scenario), ("faults", result.faults), ("seed", String(result.seed)),
+      ("hours", HILJUnitReport.number(hours)), ("seconds", fixed(result.seconds, 3)),
+      ("frames", String(result.telemetryFrames)),
+      ("missed", String(result.accounting.countedMissed)),
+      ("silent_losses", String(result.accounting.silentLosses)),
+      ("incl_rms_deg", fixed(a.inclinationRMSDegrees, 3)),
+    ]
+    if let growth = verdict.residentGrowthKilobytes {
+      properties.append(("resident_growth_kib", String(growth)))
+    }
+    self.init(
+      suiteName: "plumb-hil soak --hours \(HILJUnitReport.number(hours)) --seed \(result.seed)",
+      classname: "plumb-hil.soak.seed-\(result.seed)", properties: properties,
+      checks: verdict.checks, output: result.summaryLine + "\n")
+  }
+
   /// The report of a run that did not get going (the firmware did not start): one case in
   /// error with `message`.
   public init(
@@ -136,9 +159,7 @@ public struct HILJUnitReport: Sendable {
     "plumb-hil.\(scenario).\(faults).\(unit).seed-\(seed)"
   }
 
-  static func number(_ value: Double) -> String {
-    value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : fixed(value, 6)
-  }
+  static func number(_ value: Double) -> String { NumberText.compact(value, 9) }
 
   /// The document.
   public var xml: String {

@@ -95,52 +95,68 @@ public enum Soak {
 
 /// Whether a soak passed, and the lines that say what it did.
 public struct SoakVerdict: Sendable {
-  public var failures: [String] = []
+  /// Every check, in order, passed or failed with why (`plumb-hil soak --junit` writes each as
+  /// a test case).
+  public var checks: [HILCheck] = []
   public let result: HILResult
   public let memory: [MemorySample]
   /// The resident set's growth after the first simulated hour (the first reading of a shorter
   /// soak), KiB.
   public var residentGrowthKilobytes: Int?
 
+  /// Why the checks that failed did, in order.
+  public var failures: [String] {
+    checks.compactMap { if case .failed(let why) = $0.outcome { why } else { nil } }
+  }
   public var passed: Bool { failures.isEmpty }
 
   public init(result: HILResult, memory: [MemorySample], requestedSeconds: Double) {
     self.result = result
     self.memory = memory
     let a = result.accounting
-    if result.seconds < requestedSeconds - 1 {
-      failures.append("the run stopped at \(fixed(result.seconds, 1)) s of \(requestedSeconds)")
+    func check(_ name: String, _ failure: String?) {
+      checks.append(HILCheck(name: name, outcome: failure.map { .failed($0) } ?? .passed))
     }
-    if let last = result.lastFrameSeconds, last < result.seconds - 60 {
-      failures.append("no frame reached the host after \(fixed(last, 1)) s")
-    }
-    if result.lastFrameSeconds == nil { failures.append("no frame reached the host") }
-    if a.silentLosses > 0 { failures.append("\(a.silentLosses) samples lost silently") }
-    if !a.isBalanced { failures.append("the reconciliation does not balance") }
-    if !result.injected.edges.isReconciled {
-      failures.append("the data-ready line's edges do not reconcile")
-    }
+    check(
+      "the run reached its length",
+      result.seconds < requestedSeconds - 1
+        ? "the run stopped at \(fixed(result.seconds, 1)) s of \(requestedSeconds)" : nil)
+    let last = result.lastFrameSeconds
+    check(
+      "frames reached the host to the end",
+      last == nil
+        ? "no frame reached the host"
+        : last! < result.seconds - 60 ? "no frame reached the host after \(fixed(last!, 1)) s" : nil
+    )
+    check(
+      "no sample lost silently",
+      a.silentLosses > 0 ? "\(a.silentLosses) samples lost silently" : nil)
+    check(
+      "every sample reconciled", a.isBalanced ? nil : "the reconciliation does not balance")
+    check(
+      "every data-ready edge reconciled",
+      result.injected.edges.isReconciled ? nil : "the data-ready line's edges do not reconcile")
     // Pulling the cable can cut the frame the UART is sending: the host gets its head, and the
     // decoder rejects it (a CRC error or a malformed frame). At most one per unplug; any other
     // damage is a fault.
     let damaged = result.link.crcErrors + result.link.malformed
-    if damaged > result.status.serialDisconnects {
-      failures.append(
-        "\(damaged) frames arrived damaged, more than the \(result.status.serialDisconnects) "
-          + "serial unplugs can cut")
-    }
+    check(
+      "no frame damaged but by a serial unplug",
+      damaged > result.status.serialDisconnects
+        ? "\(damaged) frames arrived damaged, more than the \(result.status.serialDisconnects) "
+          + "serial unplugs can cut" : nil)
     let baseline =
       memory.first { $0.seconds >= 3600 - 61 } ?? (requestedSeconds < 3600 ? memory.first : nil)
     if let baseline {
       let later = memory.filter { $0.seconds > baseline.seconds }
       let peak = later.map(\.usage.residentKilobytes).max() ?? baseline.usage.residentKilobytes
       residentGrowthKilobytes = peak - baseline.usage.residentKilobytes
-      if peak - baseline.usage.residentKilobytes > Soak.memoryGrowthBoundKilobytes {
-        failures.append(
-          "VmRSS grew by \(peak - baseline.usage.residentKilobytes) KiB after "
+      check(
+        "resident memory grew by at most \(Soak.memoryGrowthBoundKilobytes) KiB",
+        peak - baseline.usage.residentKilobytes > Soak.memoryGrowthBoundKilobytes
+          ? "VmRSS grew by \(peak - baseline.usage.residentKilobytes) KiB after "
             + "\(fixed(baseline.seconds / 3600, 2)) h (bound \(Soak.memoryGrowthBoundKilobytes) KiB)"
-        )
-      }
+          : nil)
     }
   }
 

@@ -102,6 +102,28 @@ final class XMLElements: NSObject, XMLParserDelegate {
     #expect(error["message"]?.contains("busy") == true, "\(error)")
   }
 
+  /// `plumb-hil soak --junit`: each of the soak's checks is a test case.
+  @Test func eachCheckOfASoakIsATestCase() throws {
+    let directory = try temporaryDirectory()
+    let path = directory + "/soak.xml"
+    let run = try runPlumbHIL(["soak", "--hours", "0.02", "--seed", "3", "--junit", path])
+    #expect(run.status == 0, "\(run.standardError)")
+    let data = try #require(FileManager.default.contents(atPath: path))
+    let xml = try #require(XMLElements.parse(data))
+    let suite = try #require(xml.all("testsuite").first)
+    #expect(suite["name"] == "plumb-hil soak --hours 0.02 --seed 3")
+    #expect(suite["failures"] == "0" && suite["errors"] == "0")
+    let names = xml.all("testcase").map { $0["name"] ?? "" }
+    #expect(names.count >= 6, "\(names)")
+    #expect(names.contains("no sample lost silently"))
+    #expect(names.contains("every sample reconciled"))
+    #expect(xml.all("testcase").allSatisfy { $0["classname"] == "plumb-hil.soak.seed-3" })
+    let properties = Dictionary(
+      xml.all("property").map { ($0["name"] ?? "", $0["value"] ?? "") },
+      uniquingKeysWith: { a, _ in a })
+    #expect(properties["faults"] == "soak" && properties["silent_losses"] == "0")
+  }
+
   /// Text from anywhere — a calibration label, a message — is escaped: the file stays XML.
   @Test func textIsEscaped() throws {
     let xml = HILJUnitReport(

@@ -113,6 +113,8 @@ let soakSpec = CommandSpec(
     .option("hours", value: "H", help: "simulated hours", default: "24"),
     .option("seed", value: "S", help: "seeds everything", default: "1"),
     .option("report", value: "DIR", help: "write the report there"),
+    .option(
+      "junit", value: "FILE.xml", help: "also write a JUnit XML report for CI (one case per check)"),
   ],
   examples: ["plumb-hil soak", "plumb-hil soak --hours 1 --report /tmp/soak"])
 
@@ -258,12 +260,12 @@ func soakCommand(_ arguments: ParsedArguments) throws {
   let hours = try arguments.double("hours", in: 0.01...(30 * 24)) ?? 24
   let seed = UInt64(try arguments.integer("seed", in: 0...Int.max) ?? 1)
   let options = Soak.options(seconds: hours * 3600, seed: seed)
-  if let report = arguments.value("report") {
-    do {
-      try prepareReportDirectory(report)
-    } catch {
-      throw CommandFailure(.cannotCreate, error.description)
-    }
+  let junitPath = arguments.value("junit")
+  do {
+    if let report = arguments.value("report") { try prepareReportDirectory(report) }
+    if let junitPath { try checkWritableFile(junitPath) }
+  } catch {
+    throw CommandFailure(.cannotCreate, error.description)
   }
   var memory: [MemorySample] = []
   let started = wallSeconds()
@@ -291,6 +293,13 @@ func soakCommand(_ arguments: ParsedArguments) throws {
     }
   }
   let verdict = SoakVerdict(result: result, memory: memory, requestedSeconds: hours * 3600)
+  if let junitPath {
+    do {
+      try writeBytes(Array(HILJUnitReport(soak: verdict, hours: hours).xml.utf8), to: junitPath)
+    } catch {
+      throw CommandFailure(.cannotCreate, error.description)
+    }
+  }
   for line in verdict.lines(wallSeconds: elapsed) { print(line) }
   print(result.summaryLine)
   if !verdict.passed {
