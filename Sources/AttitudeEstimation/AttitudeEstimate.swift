@@ -20,7 +20,8 @@ public struct EstimateFlags: OptionSet, Hashable, Sendable {
   public static let clippedInput = EstimateFlags(rawValue: 1 << 5)
   /// The timestamp did not increase: the sample was rejected and not integrated.
   public static let timestampRejected = EstimateFlags(rawValue: 1 << 6)
-  /// The sample held a NaN or infinity: it was rejected and not integrated.
+  /// The sample held a NaN or an infinity, or a rate and force no sensor gives
+  /// (`AttitudeEstimator.maximumInput`): it was rejected and not integrated.
   public static let invalidInput = EstimateFlags(rawValue: 1 << 7)
   /// Just this sample: a rest began and the attitude was re-anchored (tilt from the rest's mean
   /// acceleration, heading restored to where the rest began, bias from the rest's mean rate).
