@@ -612,7 +612,7 @@ public struct FirmwareLoop<
     case .rate(let hertz):
       outputRateHz = hertz
       outputDivider = UInt64(max(1, sampleRateHz / hertz))
-      encoder = TelemetryEncoder(format: format, outputRateHz: hertz, mavlink: settings.mavlink)
+      encoder = encoder.atOutputRate(hertz)
       var text = FixedText("rate ")
       text.append(decimal: hertz)
       text.append(" Hz")

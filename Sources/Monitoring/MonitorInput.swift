@@ -86,8 +86,12 @@ public final class MonitorInput {
     case mode_t(S_IFREG), mode_t(S_IFIFO):
       let kind: Kind =
         information.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG) ? .regularFile : .pipe
+      // A FIFO opens without waiting for its writer (`mkfifo f; plumb-monitor f &` comes
+      // first): a blocking open(2) would wait where SIGINT and SIGTERM cannot end the run. The
+      // session waits instead: poll reports nothing until a writer has come and gone.
+      let flags = kind == .pipe ? O_RDONLY | O_CLOEXEC | O_NONBLOCK : O_RDONLY | O_CLOEXEC
       do throws(SystemCallError) {
-        let file = try FileDescriptor.open(path, flags: O_RDONLY | O_CLOEXEC)
+        let file = try FileDescriptor.open(path, flags: flags)
         return MonitorInput(descriptor: file, name: path, kind: kind)
       } catch {
         switch error.errno {

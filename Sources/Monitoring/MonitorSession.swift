@@ -346,7 +346,11 @@ private struct Session {
             expectedHz: expected, tolerance: options.rateTolerance, measuredHz: measured))
       }
     }
-    if ending == .noReply, !failures.contains(.noReply(commands: options.commands)) {
+    // Commands sent and never answered, whatever ended the run (the reply timeout, SIGINT or
+    // SIGTERM, --count, --duration): nothing says the board obeyed them.
+    if !options.commands.isEmpty, replies.isEmpty,
+      !failures.contains(.noReply(commands: options.commands))
+    {
       failures.append(.noReply(commands: options.commands))
     }
     return MonitorResult(

@@ -324,6 +324,13 @@ struct MAVLinkFramer {
     awaitedCount = 0
   }
 
+  /// Follows the next packet's source and sequence afresh (a sender that switched to MAVLink
+  /// starts a new packet sequence).
+  mutating func forgetSequence() {
+    source = nil
+    sequence.last = nil
+  }
+
   mutating func restart() {
     book = FramerBook()
     count = 0

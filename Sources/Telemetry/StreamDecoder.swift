@@ -7,9 +7,13 @@
 /// 128 and 280 bytes); decoding allocates nothing per byte.
 ///
 /// **Automatic detection** (`format: nil`): until the first valid frame all three framers read
-/// every byte; the first to produce a valid frame wins, and from then on only it reads. If the
-/// winner then sees `redetectAfterBytes` bytes without a valid frame (the sender changed
-/// format), detection starts again. The statistics of a detection stretch are the winner's.
+/// every byte; the first to produce a valid frame wins, and from then on it alone is counted.
+/// The two others keep reading in the background, from the end of the winner's latest frame,
+/// so a sender that changes format (host command `format X`) is followed at its first message
+/// in the new format: the `OK format X` reply, which already travels in it, is delivered, and
+/// no frame is lost or counted as damage. If no framer finds a valid frame in
+/// `redetectAfterBytes` bytes, detection starts again. The statistics of a detection stretch
+/// are the winner's.
 public struct StreamDecoder: Sendable {
   /// In automatic mode, bytes without a valid frame after which the format is detected again
   /// (about 7 of the largest MAVLink frames, 89 ms at 115200 baud).
@@ -28,6 +32,8 @@ public struct StreamDecoder: Sendable {
   private var bytesReceived: UInt64 = 0
   private var bytesSinceFrame = 0
   private var bytesAtStretchStart: UInt64 = 0
+  /// The winner's counts at the end of its latest frame (automatic detection).
+  private var winnerAtLastFrame = LinkStatistics()
 
   /// A decoder for `format`, or one that detects the format when `format` is `nil`.
   public init(format: TelemetryFormat? = nil) {
@@ -84,8 +90,85 @@ public struct StreamDecoder: Sendable {
       }
     }
     guard requestedFormat == nil else { return }
-    bytesSinceFrame = found ? 0 : bytesSinceFrame + 1
+    if found {
+      // The background framers start again right after the winner's frame, so what they
+      // count is exactly the bytes the winner has not accounted for in a frame.
+      winnerAtLastFrame = book(format).statistics
+      restartBackground(except: format)
+      bytesSinceFrame = 0
+      return
+    }
+    if try followSwitch(from: format, byte, body) { return }
+    bytesSinceFrame += 1
     if bytesSinceFrame >= Self.redetectAfterBytes { startDetection() }
+  }
+
+  /// Feeds `byte` to the two framers of the other formats; when one of them completes a valid
+  /// message, the sender has changed format: the winner's stretch ends at its latest frame
+  /// (what it made of the bytes since is dropped: they belong to the new format) and the new
+  /// format's framer, whose counts cover exactly those bytes, takes over.
+  private mutating func followSwitch(
+    from current: TelemetryFormat, _ byte: UInt8, _ body: (DecodedMessage) throws -> Void
+  ) rethrows -> Bool {
+    var winner: TelemetryFormat?
+    if current != .binary {
+      binary.push(byte)
+      if binary.hasMessage { winner = .binary }
+    }
+    if current != .text, winner == nil {
+      text.push(byte)
+      if text.hasMessage { winner = .text }
+    }
+    if current != .mavlink, winner == nil {
+      mavlink.push(byte)
+      if mavlink.mayHaveMessage, let message = mavlink.poll() {
+        switchFormat(from: current, to: .mavlink)
+        try body(message)
+        while mavlink.mayHaveMessage, let more = mavlink.poll() { try body(more) }
+        return true
+      }
+    }
+    guard let winner else { return false }
+    switchFormat(from: current, to: winner)
+    switch winner {
+    case .binary: if let message = binary.poll() { try body(message) }
+    case .text: if let message = text.poll() { try body(message) }
+    case .mavlink: break
+    }
+    return true
+  }
+
+  private mutating func switchFormat(from old: TelemetryFormat, to new: TelemetryFormat) {
+    committed = committed.adding(winnerAtLastFrame)
+    switch old {
+    case .binary: binary.restart()
+    case .text: text.restart()
+    case .mavlink: mavlink.restart()
+    }
+    lock(new)
+  }
+
+  /// Restarts the framers of the other formats, with the sequence their first frame after a
+  /// switch must follow: binary and text number frames with the same counter, so each carries
+  /// on from the winner's; a sender that switches to MAVLink starts a new packet sequence.
+  private mutating func restartBackground(except winner: TelemetryFormat) {
+    switch winner {
+    case .binary:
+      text.restart()
+      text.sequence.last = binary.sequence.last
+      mavlink.restart()
+      mavlink.forgetSequence()
+    case .text:
+      binary.restart()
+      binary.sequence.last = text.sequence.last
+      mavlink.restart()
+      mavlink.forgetSequence()
+    case .mavlink:
+      binary.restart()
+      binary.sequence.last = nil
+      text.restart()
+      text.sequence.last = nil
+    }
   }
 
   /// Ends the stream: a partial frame still buffered is counted as skipped, so that
@@ -123,14 +206,13 @@ public struct StreamDecoder: Sendable {
   private mutating func lock(_ winner: TelemetryFormat) {
     format = winner
     bytesSinceFrame = 0
-    if winner != .binary { binary.restart() }
-    if winner != .text { text.restart() }
-    if winner != .mavlink { mavlink.restart() }
+    restartBackground(except: winner)
     switch winner {
     case .binary: binary.book.statistics.formatDetections += 1
     case .text: text.book.statistics.formatDetections += 1
     case .mavlink: mavlink.book.statistics.formatDetections += 1
     }
+    winnerAtLastFrame = book(winner).statistics
   }
 
   /// Closes the current stretch (its partial frame counts as skipped) and detects again.

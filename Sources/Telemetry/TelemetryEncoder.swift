@@ -64,6 +64,15 @@ public struct TelemetryEncoder: Sendable {
     self.heartbeatDivider = MAVLinkSchedule.heartbeatDivider(outputRateHz: self.outputRateHz)
   }
 
+  /// The same stream at another output rate (host command `rate HZ`): MAVLink's heartbeat and
+  /// IMU schedule follow the new rate, and its packet sequence carries on, because it numbers
+  /// the link's packets: started again, every reader would count the jump as packets lost.
+  public func atOutputRate(_ hertz: Int) -> TelemetryEncoder {
+    var encoder = TelemetryEncoder(format: format, outputRateHz: hertz, mavlink: mavlinkIdentity)
+    encoder.packetSequence = packetSequence
+    return encoder
+  }
+
   /// Writes everything `frame` produces; returns the byte count. (Inlined, like
   /// `BinaryFormat.encode`: passing a frame otherwise costs a copy of it.)
   @inline(__always)

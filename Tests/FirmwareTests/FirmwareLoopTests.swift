@@ -152,6 +152,32 @@ import Testing
     #expect(rig.loop.status.commands == 4 && rig.loop.status.commandErrors == 1)
   }
 
+  /// MAVLink's packet sequence is the link's: a rate change must not start it again, or every
+  /// reader (plumb-monitor, pymavlink, a ground station) counts packets lost that were not.
+  @Test func aRateChangeKeepsTheMAVLinkPacketSequence() throws {
+    let rig = try Rig(settings: FirmwareSettings(selfTest: false, format: .mavlink))
+    try rig.loop.start()
+    let clock = rig.clock
+    // Sent when the packet sequence is past half its range, and again below it.
+    var lines = [(150, "rate 50\n"), (300, "rate 100\n"), (420, "rate 25\n")]
+    var received: [UInt8] = []
+    let end = clock.now() + .seconds(6)
+    while clock.now() < end {
+      if let (at, line) = lines.first, rig.loop.status.samples >= at {
+        rig.port.inject(Array(line.utf8))
+        lines.removeFirst()
+      }
+      rig.loop.step()
+      received += rig.port.takeWritten()
+    }
+    rig.received = received
+    let (_, replies, statistics) = rig.decode(format: .mavlink)
+    #expect(replies.map(\.description) == ["OK rate 50 Hz", "OK rate 100 Hz", "OK rate 25 Hz"])
+    #expect(statistics.crcErrors == 0 && statistics.malformed == 0)
+    #expect(statistics.framesLost == 0 && statistics.outOfOrder == 0)
+    #expect(statistics.duplicates == 0 && statistics.sequenceGaps == 0)
+  }
+
   @Test func aFloodOfGarbageNeverStallsTheLoop() throws {
     let rig = try Rig()
     try rig.loop.start()

@@ -84,6 +84,17 @@ import Testing
     #expect(defaults.baudRate == nil)
   }
 
+  /// The board ignores a blank line (FORMATS.md §7) and never answers it: sent, it would end
+  /// in "no reply … is the board running `plumb run`?", blaming the board for the command line.
+  @Test func aBlankCommandIsAUsageError() {
+    for blank in [" ", "\t", "  \t  "] {
+      #expect(throws: UsageError.self, "\(Array(blank.utf8))") {
+        try parse(["/dev/ttyUSB0", "--send", blank])
+      }
+    }
+    #expect((try? parse(["/dev/ttyUSB0", "--send", " status "])) != nil)
+  }
+
   /// `--json` writes one parseable object per line: frames, the final statistics, the result.
   @Test func jsonLinesAreJSON() throws {
     let command = try parse([recording(), "--json", "--count", "3"])

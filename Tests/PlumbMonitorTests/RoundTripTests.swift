@@ -169,6 +169,38 @@ func expectCounts(
   }
 }
 
+/// `mkfifo f; plumb-monitor f &` then `plumb run … --serial f` (README): the monitor is started
+/// before any writer. Opening must not wait for one inside `open(2)`, where SIGINT and SIGTERM
+/// cannot end the run; the session waits instead, and stops when asked.
+@Suite struct FIFOWithoutWriterTests {
+  @Test func aFIFOWithoutAWriterOpensAtOnceAndTheWaitCanBeStopped() throws {
+    let directory = TemporaryDirectory()
+    let path = directory.path + "/frames.fifo"
+    #expect(mkfifo(path, 0o600) == 0)
+    // A writer that comes after 2 s and leaves at once: what releases an `open` that waits
+    // (opened read-write, which never waits itself, whether or not a reader is still there).
+    var child: pid_t = 0
+    let arguments = ["/bin/sh", "-c", "sleep 2; exec 3<> '\(path)'"]
+    var argv = arguments.map { strdup($0) } + [nil]
+    defer { for argument in argv { free(argument) } }
+    #expect(posix_spawn(&child, "/bin/sh", nil, nil, &argv, environ) == 0)
+    defer { _ = waitpid(child, nil, 0) }
+    let clock = LinuxMonotonicClock()
+    let start = clock.now()
+    let input = try openInput(path)
+    #expect(clock.now().nanoseconds(since: start) < 1_000_000_000, "open waited for a writer")
+    #expect(input.kind == .pipe)
+    let pauses = PausingClock()
+    var sessionClock = pauses
+    let result = MonitorSession.run(
+      input, options: MonitorOptions(), clock: &sessionClock,
+      shouldStop: { pauses.pauses >= 5 }, events: { _ in })
+    input.close()
+    #expect(result.ending == .interrupted)
+    #expect(result.statistics.link.bytesReceived == 0)
+  }
+}
+
 /// The same corrupted stream through a real pseudo-terminal: the simulated board writes into
 /// the controller side, the monitor reads the terminal side through `TermiosSerialPort`, as it
 /// would a UART.

@@ -157,6 +157,26 @@ import Testing
       log.notices.contains(.noReply(commands: ["tare"], waitedNanoseconds: 2_000_000_000)))
   }
 
+  /// A run that ends (SIGINT/SIGTERM, --count, --duration) before any reply to the commands it
+  /// sent has not seen them obeyed: the command is unanswered, and the run fails (exit 1).
+  @Test func aRunEndedBeforeTheReplyFailsTheCommand() {
+    for ending in [MonitorEnding.interrupted, .durationElapsed, .frameLimitReached] {
+      let board = SimulatedBoard(frames: 10_000)
+      var clock = BoardClock(board: board)
+      var options = MonitorOptions()
+      options.commands = ["tare"]
+      if ending == .durationElapsed { options.durationNanoseconds = 500_000_000 }
+      if ending == .frameLimitReached { options.frameLimit = 20 }
+      let result = MonitorSession.run(
+        MonitorInput(serialPort: board.port, name: "sim"), options: options, clock: &clock,
+        shouldStop: { ending == .interrupted && board.next >= 30 }, events: { _ in })
+      #expect(board.port.takeWritten() == Array("tare\n".utf8))
+      #expect(result.ending == ending)
+      #expect(result.failures == [.noReply(commands: ["tare"])], "\(ending)")
+      #expect(result.passed == false, "\(ending)")
+    }
+  }
+
   @Test func aRefusedCommandFailsTheRun() {
     let board = SimulatedBoard(frames: 10_000)
     var encoder = TelemetryEncoder(format: .binary)

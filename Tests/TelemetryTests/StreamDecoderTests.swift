@@ -251,6 +251,39 @@ private func damage(
     #expect(decoder.statistics.formatDetections == 2)
   }
 
+  /// What the firmware sends when the host asks for another format: frames in the old format,
+  /// the `OK format …` reply already in the new one, then frames in the new one (the sequence
+  /// carries on; a new MAVLink encoder starts its packet sequence again).
+  @Test(arguments: TelemetryFormat.allCases)
+  func aFormatSwitchLosesNoFrameAndMissesNoReply(from old: TelemetryFormat) {
+    for new in TelemetryFormat.allCases where new != old {
+      var before = TelemetryEncoder(format: old)
+      var after = TelemetryEncoder(format: new)
+      var stream: [UInt8] = []
+      for k in 0..<30 { stream += before.encode(TelemetryFrame(sequence: UInt32(k))) }
+      stream += after.encode(HostReply.ok(FixedText("format \(new.rawValue)")))
+      for k in 30..<60 { stream += after.encode(TelemetryFrame(sequence: UInt32(k))) }
+      // And back again, so a format is met a second time.
+      for k in 60..<90 { stream += before.encode(TelemetryFrame(sequence: UInt32(k))) }
+      var decoder = StreamDecoder()
+      var replies: [String] = []
+      var telemetry = 0
+      decoder.decode(stream) { message in
+        if let reply = message.hostReply { replies.append(reply.description) }
+        if message.attitudeSample != nil { telemetry += 1 }
+      }
+      decoder.finish()
+      let s = decoder.statistics
+      let name = "\(old) → \(new)"
+      #expect(replies == ["OK format \(new.rawValue)"], "\(name)")
+      #expect(telemetry == 90 && s.telemetryFrames == 90, "\(name)")
+      #expect(s.bytesSkipped == 0 && s.bytesAccepted == UInt64(stream.count), "\(name)")
+      #expect(s.resyncs == 0 && s.crcErrors == 0 && s.malformed == 0, "\(name)")
+      #expect(s.framesLost == 0 && s.outOfOrder == 0 && s.duplicates == 0, "\(name)")
+      #expect(s.formatDetections == 3, "\(name)")
+    }
+  }
+
   @Test func repliesInterleavedWithFramesAreDeliveredAndNotCountedAsLoss() {
     for format in TelemetryFormat.allCases {
       var encoder = TelemetryEncoder(format: format)

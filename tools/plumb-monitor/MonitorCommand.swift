@@ -129,6 +129,12 @@ func parseMonitorCommandLine(_ arguments: ParsedArguments) throws(UsageError)
       throw UsageError(
         "'--send \(line)': commands are printable ASCII on one line", spec: spec)
     }
+    // The board ignores a blank line and would never answer it.
+    guard bytes.contains(where: { $0 != 0x20 && $0 != 0x09 }) else {
+      throw UsageError(
+        "'--send' needs a command, not only spaces: status, tare, version, format F or rate HZ",
+        spec: spec)
+    }
   }
   options.commands = arguments.values("send")
   options.reopen = arguments.flag("reopen")
