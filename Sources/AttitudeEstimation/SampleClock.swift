@@ -42,14 +42,18 @@ public struct SampleClock: Hashable, Sendable {
     /// After this many consecutive out-of-window intervals that agree with each other, the
     /// period is re-acquired from them (a rate change, or a wrong nominal period). Default 16.
     public var reacquisitionSamples: Int
-    /// The longest interval integrated, seconds. Longer gaps (a stalled bus, a suspended host)
-    /// are flagged and integrated over this much only. Default 1 s.
+    /// The longest interval integrated, seconds. Longer gaps (a suspended host, a bus that stays
+    /// stuck) are flagged and integrated over this much only: the rate after them is no guide to
+    /// minutes before. Default 3 s, so that a driver's recovery of a few seconds is integrated
+    /// whole (1 s until 2026-12-04: a 1.5 s bus lock-up while turning steadily lost the rate ×
+    /// 0.5 s of heading for good; `plumb-hil run rest-turn --unit noisy --faults bus-lockup`
+    /// 15.5° heading RMS, now 0.3°).
     public var maximumIntegrationIntervalSeconds: Double
 
     public init(
       nominalPeriodSeconds: Double? = 0.01, jitterTolerance: Double = 0.25,
       gapFactor: Double = 1.5, averagingSamples: Int = 64, reacquisitionSamples: Int = 16,
-      maximumIntegrationIntervalSeconds: Double = 1
+      maximumIntegrationIntervalSeconds: Double = 3
     ) {
       self.nominalPeriodSeconds = nominalPeriodSeconds
       self.jitterTolerance = jitterTolerance
