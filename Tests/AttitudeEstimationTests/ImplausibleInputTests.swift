@@ -43,35 +43,24 @@ import Testing
     }
   }
 
-  /// A 0.8 s gap (a bus lock-up, a gap in a CSV) while the body turns at 3 rad/s about the
-  /// vertical: 2.4 rad in one step. The third-order series gave a heading off by 1.3° and a
-  /// quaternion of norm 0.98 until the block's end; the step is now exact. (Gaps longer than
-  /// `SampleClock.Settings.maximumIntegrationIntervalSeconds`, 3 s, are integrated over 3 s.)
-  @Test func aLongStepWhileTurningIsIntegratedExactly() {
+  /// A gap while the body turns steadily about the vertical, as a bus lock-up leaves
+  /// (`plumb-hil`'s `bus-lockup` plan is 1.5 s), and the heading after it:
+  /// - 0.8 s at 3 rad/s, 2.4 rad in one step: the third-order series gave a heading 1.3° off
+  ///   and a quaternion of norm 0.98 until the block's end; the step is now exact.
+  /// - 1.5 s at 0.5 rad/s: only the first second used to be integrated, so the heading lost
+  ///   the rate × 0.5 s for good (`plumb-hil run rest-turn --unit noisy --faults bus-lockup`:
+  ///   15.5° heading RMS; 0.3° now). Gaps up to
+  ///   `SampleClock.Settings.maximumIntegrationIntervalSeconds` (3 s) are integrated whole.
+  @Test(arguments: [(3.0, 300..<380, 0.81), (0.5, 300..<450, 1.51)])
+  func aGapWhileTurningKeepsTheHeading(rate: Double, gap: Range<Int>, interval: Double) {
     var estimator = AttitudeEstimator()
-    let rate = 3.0
     var last: AttitudeEstimate?
-    for k in 0..<1000 where !(300..<380).contains(k) {
+    for k in 0..<1000 where !gap.contains(k) {
       last = estimator.update(sample(k, gyro: Vector3(0, 0, rate)))
       #expect(abs(last!.attitude.norm - 1) < 1e-9, "k \(k): |q| = \(last!.attitude.norm)")
-      if k == 380 { #expect(abs(last!.integrationIntervalSeconds - 0.81) < 1e-9) }
-    }
-    let truth = Quaternion(axis: .unitZ, angle: rate * 9.99)
-    let error = degrees(last!.attitude.angle(to: truth))
-    #expect(error < 0.01, "heading off by \(error)° after the gap")
-  }
-
-  /// A 1.5 s bus lock-up (`plumb-hil`'s `bus-lockup` plan) while the body turns steadily about
-  /// the vertical: only the first second of the gap used to be integrated, so the heading lost
-  /// the rate × 0.5 s for good (`plumb-hil run rest-turn --unit noisy --faults bus-lockup`:
-  /// 15.5° heading RMS; 0.3° now). Recoveries of a few seconds are integrated whole.
-  @Test func aBusLockUpWhileTurningKeepsTheHeading() {
-    var estimator = AttitudeEstimator()
-    let rate = 0.5
-    var last: AttitudeEstimate?
-    for k in 0..<1000 where !(300..<450).contains(k) {
-      last = estimator.update(sample(k, gyro: Vector3(0, 0, rate)))
-      if k == 450 { #expect(abs(last!.integrationIntervalSeconds - 1.51) < 1e-9) }
+      if k == gap.upperBound {
+        #expect(abs(last!.integrationIntervalSeconds - interval) < 1e-9)
+      }
     }
     let truth = Quaternion(axis: .unitZ, angle: rate * 9.99)
     let error = degrees(last!.attitude.angle(to: truth))
