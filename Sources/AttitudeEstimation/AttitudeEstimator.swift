@@ -330,7 +330,8 @@ public struct AttitudeEstimator: Sendable {
       && gapMayHaveTilted(
         sample, gapSeconds: Double(step.missedSamples + 1) * clock.periodSeconds)
     {
-      return reacquire(sample, missedSamples: step.missedSamples, gap: true)
+      return reacquire(
+        sample, missedSamples: step.missedSamples, gap: true, carrying: step.intervalSeconds)
     }
     if suspectSeconds > 0 {
       let seconds = suspectSeconds
@@ -442,7 +443,8 @@ public struct AttitudeEstimator: Sendable {
   }
 
   /// A step too long for the series (`seriesStepLimitSquared`): a gap while turning, a slow
-  /// sample clock with a fast rotation. `q ← q ⊗ exp(r)` exactly, without trigonometry: the
+  /// sample clock with a fast rotation (any step, in fact). `q ← q ⊗ exp(r)` exactly, without
+  /// trigonometry: the
   /// series for r/2ⁿ (below 0.05 rad, relative error 3 × 10⁻⁹), normalised, squared n times,
   /// normalised. The correction's rate turns against the step exactly too (the per-sample
   /// `k + k × r` holds only for a small r). Off the per-sample path.
@@ -943,9 +945,9 @@ public struct AttitudeEstimator: Sendable {
   /// gyro), keeping the heading and the bias; the acceleration rejection starts afresh. The
   /// gap itself is not integrated: the rate after it says nothing about what happened in it.
   @inline(never)
-  mutating func reacquire(_ sample: InertialSample, missedSamples: Int, gap: Bool)
-    -> AttitudeEstimate
-  {
+  mutating func reacquire(
+    _ sample: InertialSample, missedSamples: Int, gap: Bool, carrying interval: Double = 0
+  ) -> AttitudeEstimate {
     let a = sample.specificForceMetersPerSecondSquared
     let period = clock.periodSeconds
     if !(period >= coefficientPeriodLow && period <= coefficientPeriodHigh) {
@@ -953,6 +955,18 @@ public struct AttitudeEstimator: Sendable {
     }
     applyRestMeasurements()
     gapReacquisitions &+= 1
+    let bias = self.bias(atCelsius: sample.temperatureCelsius)
+    if interval > 0 {
+      // Carry the attitude over the gap with the rate after it (its length as integrated,
+      // `SampleClock`'s cap included) before the heading is taken from it: the turn made
+      // meanwhile is the best guess there is, where keeping the heading from before the gap
+      // dropped it (`plumb-hil run handheld --unit noisy --faults bus-lockup`, seed 2: 41°
+      // heading RMS, now 9.3°).
+      let w = sample.angularRateRadiansPerSecond - bias
+      let r = Vector3(w.x * interval, w.y * interval, w.z * interval)
+      largeStep(
+        r, squaredAngle: r.x * r.x + r.y * r.y + r.z * r.z, correctionRate: bodyCorrectionRate)
+    }
     if a.squaredLength > 0 {
       // Keep the twist about the vertical (the heading), take the tilt from this reading.
       let n = (q.w * q.w + q.z * q.z).squareRoot()
@@ -975,7 +989,6 @@ public struct AttitudeEstimator: Sendable {
     recentCorrectionY = 0
     refreshBlockFlags()
     if initialLimit <= 1 { finishInitialisation(at: initialSum) }
-    let bias = self.bias(atCelsius: sample.temperatureCelsius)
     var flags = EstimateFlags(rawValue: blockFlags)
     if gap { flags.insert(.gap) }
     if sample.isClipped { flags.insert(.clippedInput) }
