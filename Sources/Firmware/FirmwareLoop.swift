@@ -143,7 +143,13 @@ public struct FirmwareLoop<
     self.port = port
     self.clock = clock
     self.settings = settings
-    estimator = AttitudeEstimator(settings: settings.estimator)
+    // The estimator's clock starts from the rate the chip is configured for, whatever the
+    // estimator settings say (their default is 100 Hz): at 25 Hz it used to take every 40 ms
+    // interval for a gap of three missed samples until it re-acquired the period, and count
+    // them as missed in the status, the frames and a recording.
+    var estimatorSettings = settings.estimator
+    estimatorSettings.sampleClock.nominalPeriodSeconds = 1 / driver.configuration.sampleRateHertz
+    estimator = AttitudeEstimator(settings: estimatorSettings)
     estimate = AttitudeEstimate(
       timestampNanoseconds: 0, attitude: .identity, gravityInBody: Vector3(0, 0, -1),
       linearAccelerationMetersPerSecondSquared: .zero, angularRateRadiansPerSecond: .zero,
