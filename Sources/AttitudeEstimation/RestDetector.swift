@@ -224,6 +224,12 @@ public struct RestDetector: Hashable, Sendable {
   /// The quiet-sample counts at one and two thirds of the dwell.
   private var firstThirdSamples: Int = 0
   private var twoThirdsSamples: Int = 0
+  /// The quiet samples in the stretch's first third and first two thirds as its snapshots took
+  /// them (0: not yet taken in this stretch). Normally `firstThirdSamples` and
+  /// `twoThirdsSamples`; a period change in the stretch can move those below the count before
+  /// the snapshot was due, and `setSamplePeriod` then takes it late, at the count it finds.
+  private var firstThirdCount: Int = 0
+  private var twoThirdsCount: Int = 0
 
   public init(settings: Settings = .default, samplePeriodSeconds: Double = 0.01) {
     self.settings = settings
@@ -248,6 +254,21 @@ public struct RestDetector: Hashable, Sendable {
     windowLimit = max(1, Int((settings.meanTimeConstantSeconds / seconds).rounded()))
     firstThirdSamples = dwellSamples / 3
     twoThirdsSamples = 2 * dwellSamples / 3
+    // A quiet stretch under way keeps what it has: a snapshot whose point the new counts moved
+    // below the stretch's count before it fell due is taken now (it would never be taken, and
+    // the thirds test would compare a stale sum). Called before the sample's `step`.
+    if quietSamples > 0 && !isAtRest {
+      if firstThirdCount == 0 && quietSamples >= firstThirdSamples {
+        firstThirdGyroSum = stretchGyroSum
+        firstThirdAccelerationSum = stretchAccelerationSum
+        firstThirdCount = quietSamples
+      }
+      if twoThirdsCount == 0 && quietSamples >= twoThirdsSamples {
+        twoThirdsGyroSum = stretchGyroSum
+        twoThirdsAccelerationSum = stretchAccelerationSum
+        twoThirdsCount = quietSamples
+      }
+    }
   }
 
   /// Takes one sample.
@@ -341,6 +362,8 @@ public struct RestDetector: Hashable, Sendable {
       stretchGyroSum = gyro
       stretchAccelerationSum = acceleration
       deviationSquares = Vector3(0, 0, 0)
+      firstThirdCount = 0
+      twoThirdsCount = 0
     } else {
       stretchGyroSum = Vector3(
         stretchGyroSum.x + gyro.x, stretchGyroSum.y + gyro.y, stretchGyroSum.z + gyro.z)
@@ -354,10 +377,12 @@ public struct RestDetector: Hashable, Sendable {
     if quietSamples == firstThirdSamples {
       firstThirdGyroSum = stretchGyroSum
       firstThirdAccelerationSum = stretchAccelerationSum
+      firstThirdCount = quietSamples
     }
     if quietSamples == twoThirdsSamples {
       twoThirdsGyroSum = stretchGyroSum
       twoThirdsAccelerationSum = stretchAccelerationSum
+      twoThirdsCount = quietSamples
     }
     return quietSamples >= dwellSamples ? .dwellCompleted : .none
   }
@@ -434,12 +459,22 @@ public struct RestDetector: Hashable, Sendable {
     return (consistent, vertical, horizontal)
   }
 
+  /// The samples in the quiet stretch's three thirds, as its snapshots divided it: the dwell's
+  /// thirds (`dwellSamples / 3`, `2 · dwellSamples / 3`), unless a period change moved them.
+  private var thirds: (Double, Double, Double) {
+    (
+      Double(firstThirdCount), Double(twoThirdsCount - firstThirdCount),
+      Double(quietSamples - twoThirdsCount)
+    )
+  }
+
   /// The three thirds of the quiet stretch have the same mean rate, within the noise.
   private func isStationary() -> Bool {
-    let n1 = Double(dwellSamples / 3)
-    let n2 = Double(2 * dwellSamples / 3) - n1
-    let n3 = Double(quietSamples) - n1 - n2
-    guard n1 >= 2, n2 >= 2, n3 >= 2 else { return true }
+    let (n1, n2, n3) = thirds
+    // Too short a dwell to split (under six samples) is taken as it is; a longer one that a
+    // period change left without a third of two samples is not a rest untested: its stretch
+    // starts again.
+    guard n1 >= 2, n2 >= 2, n3 >= 2 else { return dwellSamples < 6 }
     let m1 = firstThirdGyroSum / n1
     let m2 = (twoThirdsGyroSum - firstThirdGyroSum) / n2
     let m3 = (stretchGyroSum - twoThirdsGyroSum) / n3
@@ -467,9 +502,7 @@ public struct RestDetector: Hashable, Sendable {
   /// turns gravity by all of it. (At the MPU-6050's noise the thirds' directions are known to
   /// 0.03°, so a difference of 0.1 °/s over the default 1 s is already 3σ.)
   private func horizontalRotationIsBias(horizontalSquared: Double) -> Bool {
-    let n1 = Double(dwellSamples / 3)
-    let n2 = Double(2 * dwellSamples / 3) - n1
-    let n3 = Double(quietSamples) - n1 - n2
+    let (n1, n2, n3) = thirds
     guard n1 >= 2, n3 >= 2 else { return false }
     let start = firstThirdAccelerationSum / n1
     let end = (stretchAccelerationSum - twoThirdsAccelerationSum) / n3
