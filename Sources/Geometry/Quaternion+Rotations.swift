@@ -158,3 +158,29 @@ extension Quaternion {
     return bearing < 0 ? bearing + 2 * .pi : bearing
   }
 }
+
+extension Quaternion {
+  /// The unit quaternion of a proper rotation matrix (`Matrix3(q)` maps back to it, up to sign),
+  /// by Shepperd's method: from the largest of the four diagonal combinations, so no division
+  /// by a small number. `w ≥ 0`.
+  public init(rotationMatrix m: Matrix3) {
+    let (a, b, c) = (m.row0, m.row1, m.row2)
+    let trace = a.x + b.y + c.z
+    var q: Quaternion
+    if trace >= a.x && trace >= b.y && trace >= c.z {
+      let s = 2 * (1 + trace).squareRoot()
+      q = Quaternion(w: s / 4, x: (c.y - b.z) / s, y: (a.z - c.x) / s, z: (b.x - a.y) / s)
+    } else if a.x >= b.y && a.x >= c.z {
+      let s = 2 * (1 + a.x - b.y - c.z).squareRoot()
+      q = Quaternion(w: (c.y - b.z) / s, x: s / 4, y: (a.y + b.x) / s, z: (a.z + c.x) / s)
+    } else if b.y >= c.z {
+      let s = 2 * (1 + b.y - a.x - c.z).squareRoot()
+      q = Quaternion(w: (a.z - c.x) / s, x: (a.y + b.x) / s, y: s / 4, z: (b.z + c.y) / s)
+    } else {
+      let s = 2 * (1 + c.z - a.x - b.y).squareRoot()
+      q = Quaternion(w: (b.x - a.y) / s, x: (a.z + c.x) / s, y: (b.z + c.y) / s, z: s / 4)
+    }
+    if q.w < 0 { q = Quaternion(w: -q.w, x: -q.x, y: -q.y, z: -q.z) }
+    self = q.normalized
+  }
+}
