@@ -312,7 +312,10 @@ targets += [
     ],
     swiftSettings: swift6),
   .executableTarget(
-    name: "plumb-hil", dependencies: ["HIL", "CommandLineSupport", "PlumbRuntime", "Calibration"],
+    name: "plumb-hil",
+    dependencies: [
+      "HIL", "CommandLineSupport", "PlumbRuntime", "Calibration", "Boards", "Firmware",
+    ],
     path: "tools/plumb-hil",
     exclude: ["README.md"], swiftSettings: swift6),
   .testTarget(

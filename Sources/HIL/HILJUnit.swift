@@ -85,6 +85,8 @@ public struct HILJUnitReport: Sendable {
     properties += [
       ("seconds", fixed(result.seconds, 3)), ("format", result.format.rawValue),
       ("calibration", result.calibrationID ?? "none"),
+      ("board", result.boardPath ?? "none"),
+      ("sample_rate_hz", fixed(result.sampleRateHz, 3)),
       ("frames", String(result.telemetryFrames)),
       ("missed", String(result.accounting.countedMissed)),
       ("silent_losses", String(result.accounting.silentLosses)),

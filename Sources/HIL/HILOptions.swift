@@ -1,4 +1,5 @@
 import Calibration
+import Geometry
 import MPU6050
 import MPU6050Simulation
 import MotionScenarios
@@ -36,6 +37,15 @@ public struct HILOptions: Sendable {
   public var sensor: MPU6050Configuration?
   /// Frames per second; `nil` for one frame per sample.
   public var outputRateHz: Int?
+  /// The serial line's baud rate; `nil` for 115200.
+  public var baudRate: Int?
+  /// Sensor axes → body axes (`body = mounting · sensor`), as a board file's `mounting` gives
+  /// it: the simulated chip sits on the moving body so, and the firmware is told. Identity by
+  /// default (the chip's axes are the body's).
+  public var mounting: Matrix3
+  /// The board file the sensor, output and mounting came from (`plumb-hil run --board`), for
+  /// the report.
+  public var boardPath: String?
   /// Run the self-test at start-up, as a board does (0.6 s; the scenario must rest then).
   public var selfTest: Bool
   /// The simulated unit; `nil` for `SimulatedMPU6050Unit.typical(seed:)`.
@@ -73,6 +83,9 @@ public struct HILOptions: Sendable {
     hostCommands = []
     sensor = nil
     outputRateHz = nil
+    baudRate = nil
+    mounting = .identity
+    boardPath = nil
     selfTest = true
     unit = nil
     calibration = nil

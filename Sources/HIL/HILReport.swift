@@ -68,11 +68,13 @@ extension HILResult {
       ("faults", .string(faults)),
       ("seed", integer(seed)),
       ("calibration", calibrationID.map { .string($0) } ?? .null),
+      ("board", boardPath.map { .string($0) } ?? .null),
       ("format", .string(format.rawValue)),
       ("realtime", .bool(realtime)),
       ("interrupted", .bool(interrupted)),
       ("simulated_seconds", number(seconds)),
       ("fault_start_seconds", number(faultStartSeconds)),
+      ("sample_rate_hz", number(sampleRateHz)),
       ("frame_rate_hz", number(frameRateHz)),
       ("samples_per_frame", integer(divider)),
     ]

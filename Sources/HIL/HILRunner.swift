@@ -99,6 +99,10 @@ public struct HILResult: Sendable {
   public var interrupted = false
   /// The calibration file's id (`0x…`) when the firmware ran with one (`HILOptions.calibration`).
   public var calibrationID: String? = nil
+  /// The board file the settings came from (`HILOptions.boardPath`).
+  public var boardPath: String? = nil
+  /// The chip's configured sample rate, Hz.
+  public var sampleRateHz: Double = 100
 
   /// The longest fault episode, seconds (0 without one): the recovery time.
   public var longestEpisodeSeconds: Double {
@@ -162,9 +166,14 @@ public func runHIL(_ options: HILOptions, progress: ((Double) -> Void)? = nil) t
     unit.gyroOffsetRandomWalk = BiasRandomWalk(
       randomWalk: entry.sensor.gyroBiasRandomWalk, seed: options.seed)
   }
+  // The body's motion (the truth the frames are judged against); the chip on it moves as its
+  // mounting makes it.
   let motion = entry.make(options.seed, seconds)
+  let chipMotion: any MotionSource =
+    options.mounting == .identity
+    ? motion : MountedMotion(body: motion, sensorToBody: options.mounting)
   let board = SimulatedMPU6050Board(
-    motion: motion, unit: unit, faultPlan: plan, clock: clock,
+    motion: chipMotion, unit: unit, faultPlan: plan, clock: clock,
     wireTiming: .clockRate(hertz: 400_000))
 
   var settings = FirmwareSettings(selfTest: options.selfTest, format: options.format)
@@ -173,8 +182,10 @@ public func runHIL(_ options: HILOptions, progress: ((Double) -> Void)? = nil) t
     settings.estimator.sampleClock.nominalPeriodSeconds = 1 / sensor.sampleRateHertz
   }
   settings.outputRateHz = options.outputRateHz ?? Int(settings.sensor.sampleRateHertz.rounded())
+  if let baudRate = options.baudRate { settings.baudRate = baudRate }
+  settings.correction = SampleCorrection(mounting: options.mounting, calibration: nil)
   if let calibration = options.calibration {
-    settings.apply(calibration: calibration, mounting: .identity)
+    settings.apply(calibration: calibration, mounting: options.mounting)
   }
   settings.interruptWired = plan.interruptWired
   if let problem = settings.problem { throw .invalid(problem) }
@@ -191,7 +202,8 @@ public func runHIL(_ options: HILOptions, progress: ((Double) -> Void)? = nil) t
     samplePeriodNanoseconds: period, divider: divider, warmUpSamples: settings.warmUpSamples)
   board.chip.onSampleProduced = { ledger.produced(at: $0) }
   let analyser = HostAnalyser(
-    motion: motion, motionStart: motionStart, unit: board.chip.unit, format: options.format,
+    motion: motion, motionStart: motionStart, unit: board.chip.unit,
+    sensorToBody: options.mounting, format: options.format,
     ledger: ledger, framePeriodNanoseconds: period * Int64(divider), seconds: seconds,
     plotPoints: options.plotPoints, keepFrames: options.keepFrames,
     interruptWired: settings.interruptWired)
@@ -251,6 +263,8 @@ public func runHIL(_ options: HILOptions, progress: ((Double) -> Void)? = nil) t
     chipStretchCount: outcome.chipWatch.count + (outcome.chipWatch.unfinished == nil ? 0 : 1))
   result.interrupted = outcome.interrupted
   result.calibrationID = options.calibration?.calibrationIdText
+  result.boardPath = options.boardPath
+  result.sampleRateHz = validated.sampleRateHertz
   return result
 }
 

@@ -123,6 +123,9 @@ final class HostAnalyser {
   let motion: any MotionSource
   let motionStart: Timestamp
   let unit: SimulatedMPU6050Unit
+  /// The chip's mounting (sensor → body): the unit's true bias, in its own axes, is compared
+  /// with the frames' body-axis estimate through it.
+  let sensorToBody: Matrix3
   let format: TelemetryFormat
   let ledger: SampleLedger
   /// Frames before this are the estimator's initialisation (MAVLink has no flag for it).
@@ -158,12 +161,14 @@ final class HostAnalyser {
 
   init(
     motion: any MotionSource, motionStart: Timestamp, unit: SimulatedMPU6050Unit,
-    format: TelemetryFormat, ledger: SampleLedger, framePeriodNanoseconds: Int64,
+    sensorToBody: Matrix3 = .identity, format: TelemetryFormat, ledger: SampleLedger,
+    framePeriodNanoseconds: Int64,
     seconds: Double, plotPoints: Int, keepFrames: Bool, interruptWired: Bool
   ) {
     self.motion = motion
     self.motionStart = motionStart
     self.unit = unit
+    self.sensorToBody = sensorToBody
     self.format = format
     self.ledger = ledger
     self.keepFrames = keepFrames
@@ -290,7 +295,8 @@ final class HostAnalyser {
     let truth = motion.truth(atSeconds: seconds)
     let resting = isTrulyResting(motion, atSeconds: seconds)
     let biasTruth =
-      unit.gyroZeroRateOutput(
+      sensorToBody
+      * unit.gyroZeroRateOutput(
         atMotionSeconds: seconds, motionTemperatureCelsius: truth.temperatureCelsius)
       * degreesPerRadian
     let initialising = frame.flags?.contains(.initialising) ?? true

@@ -1,5 +1,7 @@
+import Boards
 import Calibration
 import CommandLineSupport
+import Firmware
 import HIL
 import MPU6050Simulation
 import MotionScenarios
@@ -30,6 +32,14 @@ let runSpec = CommandSpec(
     Ctrl-C (SIGINT) or SIGTERM ends the run at the next loop step: the summary line (ending
     " interrupted") and the report ("interrupted": true) cover the run up to there.
 
+    --board FILE plays the scenario against a board file's configuration — the sample rate,
+    filter and ranges, the output format, rate and baud rate, and the mounting (the simulated
+    chip sits on the body as the file says, and the firmware is told) — instead of the
+    firmware's defaults (100 Hz, DLPF 44 Hz, binary at 115200 baud, chip axes = body axes).
+    The board's hardware (bus, data-ready line, serial device) is simulated, and its
+    calibration file belongs to its real unit: it is not applied (give the simulated unit's own
+    with --calibration). --format chooses the encoding over the board's.
+
     --junit FILE.xml writes the run for a CI test reporter: one test case for the
     reconciliation (no silent loss) and one per --limit, passed or failed with the figure; an
     error case when the firmware did not start or the run was interrupted; the settings and
@@ -39,8 +49,8 @@ let runSpec = CommandSpec(
     counted (silent_losses > 0), or a --limit was exceeded (each limit's verdict is printed on
     standard error, e.g. "limit incl_rms_deg ≤ 2: 0.412 — pass"); 64 usage error; 65 (66) the
     calibration file is invalid (cannot be read); 70 the firmware did not start; 73 the report,
-    the frames or the JUnit file cannot be written (checked before the run); 130 (143)
-    interrupted by SIGINT (SIGTERM).
+    the frames or the JUnit file cannot be written (checked before the run); 78 the board file
+    is missing or wrong (the message names the key); 130 (143) interrupted by SIGINT (SIGTERM).
     """,
   options: [
     .option("faults", value: "PLAN", help: "a fault plan (plumb-hil faults)", default: "none"),
@@ -50,7 +60,13 @@ let runSpec = CommandSpec(
     .option(
       "report", value: "DIR",
       help: "write report.json and the plots (attitude error, rest, gyro bias, latency) there"),
-    .option("format", value: "FORMAT", help: "binary, text or mavlink", default: "binary"),
+    .option(
+      "format", value: "FORMAT",
+      help: "binary, text or mavlink (default: the board file's, or binary)"),
+    .option(
+      "board", value: "FILE",
+      help: "a board file: its sensor settings, output and mounting are played (the hardware is "
+        + "simulated; its calibration is not applied)"),
     .option(
       "fault-start", value: "SECONDS", help: "when the fault plan's faults begin", default: "5"),
     .option("frames", value: "FILE", help: "also write the bytes the host received to FILE"),
@@ -86,6 +102,7 @@ let runSpec = CommandSpec(
     "plumb-hil run tilt",
     "plumb-hil run handheld --seconds 60 --faults bus-lockup --report /tmp/hil",
     "plumb-hil run push --format mavlink",
+    "plumb-hil run handheld --seconds 60 --board Boards/raspberry-pi-4.json --limit incl_rms_deg=2",
     "plumb-hil run rest-turn --seconds 5 --realtime --report /tmp/hil-rt",
     "plumb-hil run handheld --seconds 30 --realtime --monitor-link /tmp/plumb-hil-tty "
       + "(and plumb-monitor /tmp/plumb-hil-tty --reopen)",
@@ -140,13 +157,17 @@ func runCommand(_ arguments: ParsedArguments) throws {
   guard SimulatedMPU6050FaultPlan.names.contains(faults) else {
     throw UsageError(HILError.unknownFaultPlan(faults).description, spec: spec)
   }
-  let formatName =
-    try arguments.choice("format", from: TelemetryFormat.allCases.map(\.rawValue)) ?? "binary"
+  let formatName = try arguments.choice(
+    "format", from: TelemetryFormat.allCases.map(\.rawValue))
+  let format = formatName.map { TelemetryFormat(rawValue: $0)! }
   var options = HILOptions(
     scenario: scenario, faults: faults,
     seconds: try arguments.double("seconds", in: 0.5...(30 * 86_400)),
     seed: UInt64(try arguments.integer("seed", in: 0...Int.max) ?? 1),
-    format: TelemetryFormat(rawValue: formatName)!, realtime: arguments.flag("realtime"))
+    format: format ?? .binary, realtime: arguments.flag("realtime"))
+  if let boardPath = arguments.value("board") {
+    try applyBoard(boardPath, format: format, to: &options)
+  }
   options.monitorLinkPath = arguments.value("monitor-link")
   options.faultStartSeconds = try arguments.double("fault-start", in: 0...(30 * 86_400)) ?? 5
   let unitName = try arguments.choice("unit", from: ["typical", "noisy", "ideal"]) ?? "typical"
@@ -253,6 +274,40 @@ func runCommand(_ arguments: ParsedArguments) throws {
       .failure,
       "\(failed.count) of \(verdicts.count) limits failed: "
         + failed.map(\.line).joined(separator: "; "))
+  }
+}
+
+/// `--board FILE`: the board file's sensor settings, output and mounting, as `plumb run` would
+/// build them (the same checks, the same messages); its calibration file is its real unit's and
+/// is neither read nor applied.
+func applyBoard(_ path: String, format: TelemetryFormat?, to options: inout HILOptions) throws {
+  let board: BoardDefinition
+  let settings: FirmwareSettings
+  do throws(SetupError) {
+    do {
+      board = try BoardFile.load(path: path)
+    } catch {
+      throw .board(error)
+    }
+    do {
+      settings = try PlumbSetup.firmwareSettings(board: board, calibration: nil, format: format)
+    } catch {
+      guard case .settings(let key, let message, nil) = error else { throw error }
+      throw .settings(key: key, message, boardPath: path)
+    }
+  } catch {
+    throw CommandFailure(.configuration, error.description)
+  }
+  options.sensor = settings.sensor
+  options.outputRateHz = settings.outputRateHz
+  options.baudRate = settings.baudRate
+  options.format = settings.format
+  options.mounting = board.mounting
+  options.boardPath = path
+  if let calibration = board.calibrationPath {
+    printError(
+      "plumb-hil: the board's calibration file (\(calibration)) belongs to its real unit and is "
+        + "not applied to the simulated one; give the simulated unit's own with --calibration")
   }
 }
 
