@@ -35,7 +35,10 @@ struct ReplayCommand {
       the body; linear acceleration (m/s²); bias-corrected rate (rad/s); gyro bias and its 1σ
       uncertainty (rad/s); rest (1/0); the estimator's flags (bits: 0 initialising, 1 at rest,
       2 acceleration rejected, 3 recovering, 4 gap, 5 clipped input, 8 rest started, 9 bias
-      limited); samples missed before this one.
+      limited); samples missed before this one. The attitude is the estimator's own: each
+      rate is integrated over the interval before its sample, as that interval's mean, so it
+      holds half a period after t_s, less (for chip data) the low-pass filter's delay; `plumb
+      run` frames carry it to their sample time (FORMATS.md, Time).
 
       The output is written beside OUT.csv and renamed into place only when every line
       succeeded: a malformed line (named, with the problem) leaves no partial file.
