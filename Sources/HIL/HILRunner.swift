@@ -169,9 +169,7 @@ public func runHIL(_ options: HILOptions, progress: ((Double) -> Void)? = nil) t
   // The body's motion (the truth the frames are judged against); the chip on it moves as its
   // mounting makes it.
   let motion = entry.make(options.seed, seconds)
-  let chipMotion: any MotionSource =
-    options.mounting == .identity
-    ? motion : MountedMotion(body: motion, sensorToBody: options.mounting)
+  let chipMotion = MountedMotion.mount(motion, sensorToBody: options.mounting)
   let board = SimulatedMPU6050Board(
     motion: chipMotion, unit: unit, faultPlan: plan, clock: clock,
     wireTiming: .clockRate(hertz: 400_000))

@@ -20,6 +20,11 @@ public struct MountedMotion: MotionSource {
 
   public var durationSeconds: Double? { body.durationSeconds }
 
+  /// What a chip mounted so on `body` reads: `body` itself for the identity mounting.
+  public static func mount(_ body: any MotionSource, sensorToBody: Matrix3) -> any MotionSource {
+    sensorToBody == .identity ? body : MountedMotion(body: body, sensorToBody: sensorToBody)
+  }
+
   public func truth(atSeconds seconds: Double) -> MotionTruth {
     let t = body.truth(atSeconds: seconds)
     return MotionTruth(

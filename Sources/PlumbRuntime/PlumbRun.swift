@@ -178,8 +178,11 @@ func runSimulated(
   }
   var unit = SimulatedMPU6050Unit.typical(seed: simulation.seed)
   unit.oscillatorError = simulation.oscillatorErrorPercent / 100
+  // The scenario moves the body; the breakout sits on it as the board file's mounting says.
   let board = SimulatedMPU6050Board(
-    motion: scenario.make(simulation.seed, seconds), unit: unit, faultPlan: plan, clock: clock)
+    motion: MountedMotion.mount(
+      scenario.make(simulation.seed, seconds), sensorToBody: setup.board.mounting),
+    unit: unit, faultPlan: plan, clock: clock)
   var settings = setup.settings
   settings.interruptWired = settings.interruptWired && plan.interruptWired
   if options.serialPath == nil, setup.board.serial.device == "stdout", isTerminal(1),

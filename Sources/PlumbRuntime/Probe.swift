@@ -43,9 +43,9 @@ public func probeBoard(_ setup: PlumbSetup, samples count: Int, selfTest: Bool) 
   let board = setup.board
   if let simulation = board.simulation {
     let clock = ManualClock()
-    let motion =
+    let motion = MountedMotion.mount(
       ScenarioCatalog.entry(named: simulation.scenario)?.make(simulation.seed, 60)
-      ?? RestScenario()
+        ?? RestScenario(), sensorToBody: board.mounting)
     let plan =
       SimulatedMPU6050FaultPlan.named(
         simulation.faults ?? "none", start: clock.now() + .seconds(5), seed: simulation.seed)
