@@ -1,0 +1,75 @@
+import HardwareAbstraction
+import Recording
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// What the writer does when the file it writes stops being the recording the user asked for:
+/// deleted, or moved and replaced, while records are appended to it.
+@Suite("The writer notices a recording deleted or replaced under it")
+struct DurabilityTests {
+  func sample(_ index: Int) -> PlumbRawRecord {
+    .sample(
+      PlumbRawSample(
+        timestamp: Timestamp(nanoseconds: Int64(index) * 10_000_000),
+        bytes: PlumbRawBurstBytes()))
+  }
+
+  /// A writer at a fresh path that syncs every second of sample time, with `count` samples.
+  func writer(_ name: String, count: Int) throws -> PlumbRawWriter {
+    let writer = try PlumbRawWriter(
+      creating: temporaryPath(name), header: plainHeader(),
+      sync: .dataSync(every: .sampleTime(nanoseconds: 1_000_000_000)))
+    for index in 0..<count { try writer.append(sample(index)) }
+    return writer
+  }
+
+  /// Linux keeps writing to a deleted file until it is closed, then frees it: without a check
+  /// the writer reported success for a recording that no longer existed anywhere.
+  @Test("a file deleted while recording fails at the next sync, naming it")
+  func deletedAtSync() throws {
+    let writer = try writer("deleted.plumbraw", count: 50)
+    let path = writer.path
+    #expect(unlink(path) == 0)
+    expectError(.writeFailed, [path, "was deleted while recording", "lost"]) {
+      for index in 50..<250 { try writer.append(sample(index)) }
+    }
+    #expect(writer.failure?.kind == .writeFailed)
+    #expect(writer.recordsWritten < 250)
+  }
+
+  @Test("a file deleted while recording fails the close, naming it")
+  func deletedAtClose() throws {
+    let path = temporaryPath("deleted-close.plumbraw")
+    let writer = try PlumbRawWriter(creating: path, header: plainHeader())
+    for index in 0..<10 { try writer.append(sample(index)) }
+    #expect(unlink(path) == 0)
+    expectError(.writeFailed, [path, "was deleted while recording"]) { try writer.close() }
+  }
+
+  @Test("a file moved away and replaced while recording fails the close, naming both")
+  func replacedAtClose() throws {
+    let path = temporaryPath("replaced.plumbraw")
+    let writer = try PlumbRawWriter(creating: path, header: plainHeader())
+    for index in 0..<10 { try writer.append(sample(index)) }
+    let moved = path + ".moved"
+    #expect(rename(path, moved) == 0)
+    writeBytes(Array("not a recording\n".utf8), to: path)
+    expectError(.writeFailed, [path, "moved or replaced while recording"]) {
+      try writer.close()
+    }
+    // What was written is in the moved file, whole.
+    #expect(try PlumbRawReader(contentsOf: moved).sampleCount == 10)
+    #expect(readBytes(path) == Array("not a recording\n".utf8))
+  }
+
+  @Test("a recording left in place closes without complaint")
+  func leftInPlace() throws {
+    let writer = try writer("kept.plumbraw", count: 250)
+    try writer.close()
+    #expect(writer.syncs == 2)
+    #expect(try PlumbRawReader(contentsOf: writer.path).sampleCount == 250)
+  }
+}
