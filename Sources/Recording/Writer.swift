@@ -205,14 +205,7 @@ public final class PlumbRawWriter {
     } catch {
       throw fail(error.errno, "appending record \(recordsWritten) failed")
     }
-    guard written == length else {
-      // Part of the record reached the file: cut it back to the last whole record.
-      let cut = Glibc.ftruncate(fd, off_t(bytesWritten)) == 0
-      throw fail(
-        Errno(rawValue: ENOSPC),
-        "the kernel took \(written) of the record's \(length) bytes (the device is full?)"
-          + (cut ? "; the partial record was removed" : "; the file ends with a torn record"))
-    }
+    if written != length { try completeOrCut(written: written, of: length) }
     bytesWritten += Int64(length)
     recordsWritten += 1
     recordsSinceSync += 1
@@ -231,6 +224,32 @@ public final class PlumbRawWriter {
         try syncNow()
       }
     }
+  }
+
+  /// After a `write` that took only `written` of the record's `length` bytes: asks for the
+  /// rest, which either completes the record (a write cut short by a signal) or fails with the
+  /// reason (`ENOSPC` a full device, `EFBIG` a file-size limit); then the partial record is cut
+  /// off, so the file ends with its last whole record.
+  private func completeOrCut(written: Int, of length: Int) throws(PlumbRawError) {
+    var total = written
+    var reason = Errno(rawValue: ENOSPC)
+    while total < length {
+      do {
+        let n = try POSIXFile.writeOnce(
+          fd, UnsafeRawBufferPointer(rebasing: buffer[total..<length]))
+        if n == 0 { break }
+        total += n
+      } catch {
+        reason = error.errno
+        break
+      }
+    }
+    if total == length { return }
+    let cut = Glibc.ftruncate(fd, off_t(bytesWritten)) == 0
+    throw fail(
+      reason,
+      "the kernel took \(total) of record \(recordsWritten)'s \(length) bytes"
+        + (cut ? " (the partial record was removed)" : " (the file ends with a torn record)"))
   }
 
   /// Syncs now with the policy's method (`fdatasync` when the policy never syncs).
@@ -312,7 +331,7 @@ public final class PlumbRawWriter {
   /// Stops the writer for a reason that is not a failed system call.
   private func stop(_ message: String) -> PlumbRawError {
     let error = PlumbRawError(
-      .writeFailed, path: path, offset: Int(bytesWritten), recordIndex: Int(recordsWritten),
+      .fileGone, path: path, offset: Int(bytesWritten), recordIndex: Int(recordsWritten),
       message)
     failure = error
     return error

@@ -14,6 +14,11 @@ let recordSpec = CommandSpec(
     transcript, in the documented, append-safe .plumbraw format (Sources/Recording/PLUMBRAW.md):
     a file cut by a power loss reads up to its last whole record. Frames still go to the board's
     serial device (or --serial). A progress bar with the time left is shown on a terminal.
+    SIGINT/SIGTERM end the recording early, whole, and say so (exit 0). If the recording cannot
+    go on (a full disk, a file-size limit, the file deleted or moved), the run stops at once and
+    says what the file keeps: its samples up to the failure, readable (exit 74). An output that
+    cannot be created (a device, a pipe, a folder, no such folder) is refused before the board
+    starts (exit 73).
     """,
   options: [
     .option("board", value: "FILE", help: "the board file", required: true),
@@ -53,6 +58,7 @@ func recordCommand(_ arguments: ParsedArguments) throws {
     serialPath: serial, durationSeconds: seconds, fast: arguments.flag("fast"),
     recordPath: output, progress: progress, log: { printError($0) })
   options.overwriteRecording = arguments.flag("overwrite")
+  options.stopWhenRecordingStops = true
   do {
     let summary = try runPlumb(setup, options: options)
     bar?.finish()
@@ -68,6 +74,14 @@ func recordCommand(_ arguments: ParsedArguments) throws {
     }
   } catch {
     bar?.finish()
+    if case .recordingStopped(let failure, let summary) = error {
+      printError(summary.description)
+      throw CommandFailure(
+        exitCode(for: error),
+        summary.recordingStoppedMessage(failure) + "; the recording stopped after "
+          + "\(NumberText.fixed(summary.sampleSeconds, 3)) s of the \(NumberText.compact(seconds)) s asked"
+      )
+    }
     throw CommandFailure(exitCode(for: error), error.description)
   }
 }
@@ -80,6 +94,15 @@ func recordCommand(_ arguments: ParsedArguments) throws {
 func checkRecordingOutput(_ path: String, option: String, overwrite: Bool) throws(CommandFailure) {
   var status = stat()
   if lstat(path, &status) == 0 {
+    // What a symbolic link leads to is what would be written.
+    var target = stat()
+    if (status.st_mode & S_IFMT) == S_IFLNK, stat(path, &target) == 0 { status = target }
+    if let kind = notAFile(status.st_mode) {
+      throw CommandFailure(
+        .cannotCreate,
+        "\(option) \(path) is \(kind), not a file: a recording is a regular file it can be read "
+          + "back from; give a file name, e.g. still.plumbraw")
+    }
     if (status.st_mode & S_IFMT) == S_IFDIR {
       throw CommandFailure(
         .cannotCreate,
@@ -107,6 +130,18 @@ func checkRecordingOutput(_ path: String, option: String, overwrite: Bool) throw
       .cannotCreate,
       "\(option) \(path): cannot create files in \(folder): \(String(cString: strerror(errno))); "
         + "choose a folder you can write to")
+  }
+}
+
+/// What a file that cannot hold a recording is, for people: a device, a named pipe, a socket
+/// (`nil` for a regular file, a folder or a link).
+func notAFile(_ mode: mode_t) -> String? {
+  switch mode & S_IFMT {
+  case S_IFCHR: "a character device"
+  case S_IFBLK: "a block device"
+  case S_IFIFO: "a named pipe"
+  case S_IFSOCK: "a socket"
+  default: nil
   }
 }
 

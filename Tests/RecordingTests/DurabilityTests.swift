@@ -33,10 +33,10 @@ struct DurabilityTests {
     let writer = try writer("deleted.plumbraw", count: 50)
     let path = writer.path
     #expect(unlink(path) == 0)
-    expectError(.writeFailed, [path, "was deleted while recording", "lost"]) {
+    expectError(.fileGone, [path, "was deleted while recording", "lost"]) {
       for index in 50..<250 { try writer.append(sample(index)) }
     }
-    #expect(writer.failure?.kind == .writeFailed)
+    #expect(writer.failure?.kind == .fileGone)
     #expect(writer.recordsWritten < 250)
   }
 
@@ -46,7 +46,7 @@ struct DurabilityTests {
     let writer = try PlumbRawWriter(creating: path, header: plainHeader())
     for index in 0..<10 { try writer.append(sample(index)) }
     #expect(unlink(path) == 0)
-    expectError(.writeFailed, [path, "was deleted while recording"]) { try writer.close() }
+    expectError(.fileGone, [path, "was deleted while recording"]) { try writer.close() }
   }
 
   @Test("a file moved away and replaced while recording fails the close, naming both")
@@ -57,7 +57,7 @@ struct DurabilityTests {
     let moved = path + ".moved"
     #expect(rename(path, moved) == 0)
     writeBytes(Array("not a recording\n".utf8), to: path)
-    expectError(.writeFailed, [path, "moved or replaced while recording"]) {
+    expectError(.fileGone, [path, "moved or replaced while recording"]) {
       try writer.close()
     }
     // What was written is in the moved file, whole.
