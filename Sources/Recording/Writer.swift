@@ -147,6 +147,16 @@ public final class PlumbRawWriter {
         .writeFailed, path: path,
         "not a regular file: a recording must be a file it can be read back from")
     }
+    // One writer per recording: another run given the same file (with overwrite) would truncate
+    // it and interleave its records with these. The lock goes with the descriptor.
+    // A file system without locks (ENOLCK, EOPNOTSUPP) records unlocked.
+    if flock(fd, LOCK_EX | LOCK_NB) != 0 && Glibc.errno == EWOULDBLOCK {
+      _ = Glibc.close(fd)
+      throw PlumbRawError(
+        .writeFailed, path: path, errno: Errno(rawValue: EWOULDBLOCK),
+        "the file is being recorded by another process (plumb record or plumb run --record); "
+          + "wait for it to end, or choose another name")
+    }
     _ = fcntl(fd, F_SETFL, O_APPEND)
     do throws(POSIXFile.Failure) {
       if overwrite && Glibc.ftruncate(fd, 0) != 0 { throw .current }

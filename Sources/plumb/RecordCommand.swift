@@ -17,8 +17,8 @@ let recordSpec = CommandSpec(
     SIGINT/SIGTERM end the recording early, whole, and say so (exit 0). If the recording cannot
     go on (a full disk, a file-size limit, the file deleted or moved), the run stops at once and
     says what the file keeps: its samples up to the failure, readable (exit 74). An output that
-    cannot be created (a device, a pipe, a folder, no such folder) is refused before the board
-    starts (exit 73).
+    cannot be created (a device, a pipe, a folder, no such folder, a recording another run is
+    writing) is refused before the board starts (exit 73).
     """,
   options: [
     .option("board", value: "FILE", help: "the board file", required: true),
@@ -108,6 +108,12 @@ func checkRecordingOutput(_ path: String, option: String, overwrite: Bool) throw
         .cannotCreate,
         "\(option) \(path) is a folder: give a file name in it, e.g. \(path)/still.plumbraw")
     }
+    if isBeingRecorded(path) {
+      throw CommandFailure(
+        .cannotCreate,
+        "\(option) \(path) is being recorded by another process (plumb record or plumb run "
+          + "--record): wait for it to end, or choose another name")
+    }
     guard overwrite else {
       throw CommandFailure(
         .cannotCreate,
@@ -131,6 +137,14 @@ func checkRecordingOutput(_ path: String, option: String, overwrite: Bool) throw
       "\(option) \(path): cannot create files in \(folder): \(String(cString: strerror(errno))); "
         + "choose a folder you can write to")
   }
+}
+
+/// Whether a writer holds the recording at `path` (`PlumbRawWriter` locks it while it writes).
+func isBeingRecorded(_ path: String) -> Bool {
+  let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+  guard fd >= 0 else { return false }
+  defer { close(fd) }
+  return flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK
 }
 
 /// What a file that cannot hold a recording is, for people: a device, a named pipe, a socket

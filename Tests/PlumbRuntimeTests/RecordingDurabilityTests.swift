@@ -66,6 +66,30 @@ import Testing
     #expect(!result.standardError.contains("recorded "), "\(result.standardError)")
   }
 
+  /// A second run given a recording in progress with --overwrite truncated the first run's
+  /// file and interleaved their records: both said they had recorded their samples, and the
+  /// file held a mix that exported 220 samples, 201 of them out of order.
+  @Test func aRecordingInProgressIsNotReplacedByAnotherRun() throws {
+    let directory = try temporaryDirectory()
+    let output = directory.appendingPathComponent("busy.plumbraw").path
+    var second: ProcessResult?
+    let first = try recordUntilInterrupted(to: output) {
+      second = try? runPlumb([
+        "record", "--board", "Boards/simulated.json", "--fast", "--seconds", "1", "--output",
+        output, "--serial", "/dev/null", "--overwrite",
+      ])
+    }
+    #expect(first.status == 0, "\(first.standardError)")
+    guard let second else {
+      Issue.record("the second run did not start")
+      return
+    }
+    expectRefusedBeforeTheBoardStarts(second, naming: output, says: ["being recorded by another"])
+    let said = first.standardError.firstMatch(of: /recorded (\d+) samples/).map { Int($0.1)! }
+    #expect(said != nil, "\(first.standardError)")
+    #expect(try exportedSamples(output, in: directory) == said)
+  }
+
   /// A device or a named pipe as the recording was found only after the board's start-up
   /// (`/dev/full` was first said to exist, "give --overwrite"; with it, refused after the
   /// self-test); a named pipe with no reader hung the run, deaf to SIGTERM.

@@ -65,6 +65,23 @@ struct DurabilityTests {
     #expect(readBytes(path) == Array("not a recording\n".utf8))
   }
 
+  /// Two recordings to one file (the second with `overwrite`) truncated and interleaved it:
+  /// both runs said they had recorded their samples; the file held a mix of the two.
+  @Test("a recording being written is not replaced by another writer")
+  func lockedWhileRecording() throws {
+    let first = try writer("busy.plumbraw", count: 20)
+    expectError(.writeFailed, [first.path, "being recorded by another"]) {
+      _ = try PlumbRawWriter(creating: first.path, header: plainHeader(), overwrite: true)
+    }
+    for index in 20..<40 { try first.append(sample(index)) }
+    try first.close()
+    #expect(try PlumbRawReader(contentsOf: first.path).sampleCount == 40)
+    // Once closed, it can be replaced.
+    let second = try PlumbRawWriter(creating: first.path, header: plainHeader(), overwrite: true)
+    try second.close()
+    #expect(try PlumbRawReader(contentsOf: first.path).sampleCount == 0)
+  }
+
   @Test("a recording left in place closes without complaint")
   func leftInPlace() throws {
     let writer = try writer("kept.plumbraw", count: 250)
