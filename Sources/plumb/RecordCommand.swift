@@ -26,7 +26,9 @@ let recordSpec = CommandSpec(
     .option("output", value: "REC", help: "the recording to write (.plumbraw)", required: true),
     .option("serial", value: "PATH", help: "frames here instead of the board's device"),
     .flag("fast", help: "simulated board only: as fast as possible, not in real time"),
-    .flag("overwrite", help: "replace REC if it exists (refused otherwise: it may be hours' work)"),
+    .flag(
+      "overwrite",
+      help: "replace the recording REC if it exists (refused otherwise: it may be hours' work)"),
   ],
   examples: [
     "plumb record --board /etc/plumb/board.json --seconds 7200 --output still-2h.plumbraw",
@@ -120,6 +122,13 @@ func checkRecordingOutput(_ path: String, option: String, overwrite: Bool) throw
         "\(option) \(path) exists: a recording is not replaced by accident (a bench capture may "
           + "be hours' work); give --overwrite to replace it, or choose another name")
     }
+    guard holdsARecordingOrNothing(path) else {
+      throw CommandFailure(
+        .cannotCreate,
+        "\(option) \(path) is not a .plumbraw recording (it does not start with PLUMBRAW): "
+          + "--overwrite records again over a recording, not over any file; remove it first if "
+          + "it is to go, or choose another name")
+    }
     return
   }
   let slash = path.lastIndex(of: "/")
@@ -145,6 +154,18 @@ func isBeingRecorded(_ path: String) -> Bool {
   guard fd >= 0 else { return false }
   defer { close(fd) }
   return flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK
+}
+
+/// Whether the file at `path` is empty or starts as a `.plumbraw` recording does (the magic, or
+/// the start of it in a file cut that short); true when it cannot be read (the writer says why).
+func holdsARecordingOrNothing(_ path: String) -> Bool {
+  let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+  guard fd >= 0 else { return true }
+  defer { close(fd) }
+  var start = [UInt8](repeating: 0, count: 8)
+  let count = start.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+  guard count > 0 else { return true }
+  return start[0..<count].elementsEqual(Array("PLUMBRAW".utf8)[0..<count])
 }
 
 /// What a file that cannot hold a recording is, for people: a device, a named pipe, a socket

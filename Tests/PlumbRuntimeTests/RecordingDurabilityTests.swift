@@ -90,6 +90,29 @@ import Testing
     #expect(try exportedSamples(output, in: directory) == said)
   }
 
+  /// `--overwrite` is there to record again over a recording; it replaced any file at all (an
+  /// exported CSV, a calibration file a typo named) without a word.
+  @Test func overwriteReplacesOnlyARecording() throws {
+    let directory = try temporaryDirectory()
+    let csv = directory.appendingPathComponent("still.csv").path
+    let text = "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,temp_c\n0.000000000,0,0,0,0,0,9.8,30\n"
+    try text.write(toFile: csv, atomically: true, encoding: .utf8)
+    let refused = try runPlumb([
+      "record", "--board", "Boards/simulated.json", "--fast", "--seconds", "1", "--output", csv,
+      "--serial", "/dev/null", "--overwrite",
+    ])
+    expectRefusedBeforeTheBoardStarts(refused, naming: csv, says: ["not a .plumbraw recording"])
+    #expect(try String(contentsOfFile: csv, encoding: .utf8) == text)
+    // An empty file (a run killed as it created its recording) is replaced.
+    let empty = directory.appendingPathComponent("empty.plumbraw").path
+    #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
+    let replaced = try runPlumb([
+      "record", "--board", "Boards/simulated.json", "--fast", "--seconds", "1", "--output", empty,
+      "--serial", "/dev/null", "--overwrite",
+    ])
+    #expect(replaced.status == 0, "\(replaced.standardError)")
+  }
+
   /// A device or a named pipe as the recording was found only after the board's start-up
   /// (`/dev/full` was first said to exist, "give --overwrite"; with it, refused after the
   /// self-test); a named pipe with no reader hung the run, deaf to SIGTERM.
