@@ -53,6 +53,25 @@ import Testing
     #expect(try exportedSamples(output, in: directory) == said)
   }
 
+  /// Room for the header but not for the start-up's bus transcript left a file of 1001 bytes
+  /// with no sample in it, which replayed as nothing (48 divergences) and had to be removed by
+  /// hand before recording again: like a header that cannot be written, it is not left.
+  @Test func aRecordingThatCannotHoldItsStartUpIsNotLeft() throws {
+    let directory = try temporaryDirectory()
+    let output = directory.appendingPathComponent("tiny.plumbraw").path
+    let result = try runPlumbLimited(
+      blocks: 2,
+      [
+        "record", "--board", "Boards/simulated.json", "--fast", "--seconds", "5", "--output",
+        output, "--serial", "/dev/null",
+      ])
+    #expect(result.status == 73, "\(result.standardError)")
+    #expect(
+      result.standardError.contains(output) && result.standardError.contains("ulimit -f"),
+      "\(result.standardError)")
+    #expect(!FileManager.default.fileExists(atPath: output))
+  }
+
   /// Linux writes on into a deleted file and frees it at the end: the run reported "recorded
   /// N samples to REC" and exited 0 with no file left.
   @Test func aRecordingDeletedWhileRecordingIsSaidLost() throws {
