@@ -14,7 +14,9 @@ let recordSpec = CommandSpec(
     transcript, in the documented, append-safe .plumbraw format (Sources/Recording/PLUMBRAW.md):
     a file cut by a power loss reads up to its last whole record. Frames still go to the board's
     serial device (or --serial). A progress bar with the time left is shown on a terminal.
-    SIGINT/SIGTERM end the recording early, whole, and say so (exit 0). If the recording cannot
+    SIGINT/SIGTERM end the recording early, whole, and say so (exit 0); a hang-up (SIGHUP: the
+    terminal or ssh session closed) or SIGKILL ends it without a word, the file reading up to its
+    last record: run long captures under nohup, tmux or systemd-run. If the recording cannot
     go on (a full disk, a file-size limit, the file deleted or moved), the run stops at once and
     says what the file keeps: its samples up to the failure, readable (exit 74). An output that
     cannot be created (a device, a pipe, a folder, no such folder, a recording another run is
