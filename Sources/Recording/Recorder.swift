@@ -77,7 +77,7 @@ public final class PlumbRawRecorder {
   }
 
   /// Creates the file with `header` and writes what start-up recorded (when that cannot be
-  /// written, the file is removed and the error says so). The header's `recordingBeganAt` and
+  /// written, the file is removed, or left empty when it was replaced, and the error says so). The header's `recordingBeganAt` and
   /// `hasBusTranscript` are set from the recorder.
   public func start(
     writingTo path: String, header: PlumbRawHeader, sync: PlumbRawSyncPolicy = .never,
@@ -103,12 +103,15 @@ public final class PlumbRawRecorder {
         // A file without the driver's start-up does not replay and holds no sample: removed,
         // like one whose header could not be written, so that nothing is left to mistake for a
         // recording (or to be refused as one when recording again).
+        // A file replaced is left empty instead (removing it by name would remove a symbolic
+        // link instead of the file it leads to).
         try? writer.close()
-        _ = unlink(path)
+        _ = overwrite ? truncate(path, 0) : unlink(path)
         let why = error.errno.map { POSIXFile.message($0) } ?? error.message
         let stopped = PlumbRawError(
           .writeFailed, path: path, recordIndex: error.recordIndex, errno: error.errno,
-          "cannot write the driver's start-up after the header: \(why); the file was removed")
+          "cannot write the driver's start-up after the header: \(why); the file was "
+            + (overwrite ? "left empty" : "removed"))
         failure = stopped
         throw stopped
       }

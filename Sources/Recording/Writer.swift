@@ -171,11 +171,15 @@ public final class PlumbRawWriter {
       if let failure { throw failure }
       try POSIXFile.dataSync(fd)
     } catch {
+      // A file created here is removed; one replaced is left empty (removing it by name would
+      // remove a symbolic link instead of the file it leads to).
+      if overwrite { _ = Glibc.ftruncate(fd, 0) }
       _ = Glibc.close(fd)
-      _ = Glibc.unlink(path)
+      if !overwrite { _ = Glibc.unlink(path) }
       throw PlumbRawError(
         .writeFailed, path: path, errno: error.errno,
-        "cannot write the header: \(POSIXFile.message(error.errno))")
+        "cannot write the header: \(POSIXFile.message(error.errno))"
+          + (overwrite ? "; the file was left empty" : ""))
     }
     POSIXFile.syncFolder(of: path)
     self.path = path

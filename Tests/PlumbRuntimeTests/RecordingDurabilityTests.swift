@@ -72,6 +72,27 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: output))
   }
 
+  /// A recording that could not be started was removed by name: given `--overwrite` through a
+  /// symbolic link (`current.plumbraw` → a dated file), that removed the link, not the file.
+  @Test func aFailedOverwriteThroughALinkKeepsTheLink() throws {
+    let directory = try temporaryDirectory()
+    let target = try simulatedRecording(in: directory, name: "2026-12-04.plumbraw")
+    let link = directory.appendingPathComponent("current.plumbraw").path
+    #expect(symlink("2026-12-04.plumbraw", link) == 0)
+    for blocks in [1, 2] {  // the header does not fit; the start-up does not
+      let result = try runPlumbLimited(
+        blocks: blocks,
+        [
+          "record", "--board", "Boards/simulated.json", "--fast", "--seconds", "5", "--output",
+          link, "--serial", "/dev/null", "--overwrite",
+        ])
+      #expect(result.status == 73, "\(result.standardError)")
+      var status = stat()
+      #expect(lstat(link, &status) == 0 && (status.st_mode & S_IFMT) == S_IFLNK, "\(blocks)")
+      #expect(FileManager.default.fileExists(atPath: target))
+    }
+  }
+
   /// Linux writes on into a deleted file and frees it at the end: the run reported "recorded
   /// N samples to REC" and exited 0 with no file left.
   @Test func aRecordingDeletedWhileRecordingIsSaidLost() throws {
