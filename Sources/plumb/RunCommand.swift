@@ -110,6 +110,7 @@ func runCommand(_ arguments: ParsedArguments) throws {
   do {
     let summary = try runPlumb(setup, options: options)
     printError(summary.description)
+    if let record = options.recordPath { printError(summary.recordedLine(path: record)) }
   } catch {
     if case .recordingStopped(_, let summary) = error { printError(summary.description) }
     throw CommandFailure(exitCode(for: error), error.description)

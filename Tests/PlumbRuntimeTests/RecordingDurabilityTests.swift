@@ -93,6 +93,21 @@ import Testing
     }
   }
 
+  /// `plumb run --record` finished its recording (at the end, or on SIGINT/SIGTERM) without a
+  /// word about it: the summary named neither the file nor the samples in it.
+  @Test func aRunSaysWhatItRecorded() throws {
+    let directory = try temporaryDirectory()
+    let output = directory.appendingPathComponent("run.plumbraw").path
+    let result = try runPlumb([
+      "run", "--board", "Boards/simulated.json", "--fast", "--duration", "5", "--record", output,
+      "--serial", "/dev/null",
+    ])
+    #expect(result.status == 0, "\(result.standardError)")
+    let said = result.standardError.firstMatch(of: /recorded (\d+) samples to (.+) \(/)
+    #expect(said?.2 == Substring(output), "\(result.standardError)")
+    #expect(try exportedSamples(output, in: directory) == said.map { Int($0.1)! })
+  }
+
   /// Linux writes on into a deleted file and frees it at the end: the run reported "recorded
   /// N samples to REC" and exited 0 with no file left.
   @Test func aRecordingDeletedWhileRecordingIsSaidLost() throws {
