@@ -31,6 +31,10 @@ public struct RunOptions: Sendable {
   public var recordPath: String?
   /// Replace an existing file at `recordPath` (`--overwrite`); otherwise creating it fails.
   public var overwriteRecording: Bool = false
+  /// End the run as soon as the recording stops (a full disk, the file deleted): `plumb record`,
+  /// whose job is the recording. Otherwise (`plumb run --record`) the frames go on and the
+  /// failure is said at once and again at the end.
+  public var stopWhenRecordingStops: Bool = false
   /// Called for every sample the loop consumes.
   public var onSample: (@Sendable (ConsumedSample) -> Void)?
   /// Called now and then with the fraction done (0…1) when a duration is set: a progress bar.
@@ -62,6 +66,9 @@ public enum RunError: Error, CustomStringConvertible, Sendable {
   case start(FirmwareStartError)
   case simulation(String)
   case recording(String)
+  /// The recording started and then stopped (a full disk, the file deleted or moved): the
+  /// writer's error and the run's summary. The file holds the records up to the failure.
+  case recordingStopped(PlumbRawError, RunSummary)
   /// The recording to replay could not be read (missing, unreadable) or is not a recording.
   case replayInput(PlumbRawError)
   /// The file the frames were to be written to could not be created or opened.
@@ -76,6 +83,7 @@ public enum RunError: Error, CustomStringConvertible, Sendable {
     case .start(let error): error.description
     case .simulation(let message): message
     case .recording(let message): message
+    case .recordingStopped(let error, let summary): summary.recordingStoppedMessage(error)
     case .replayInput(let error): error.description
     case .framesFile(let path, let error):
       "cannot write the frames to \(path)\(error.errno.map { ": \($0)" } ?? ""); "
@@ -309,7 +317,7 @@ func drive<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: MonotonicC
   let end = options.durationSeconds.map { start + .nanoseconds(Int64($0 * 1e9)) }
   var pendingStalls = stalls[...]
   var nextProgress = start
-  var recordingFailure: String?
+  var recordingFailure: PlumbRawError?
   while !stopRequested.load(ordering: .relaxed) {
     let now = loop.clock.now()
     if let end, now >= end { break }
@@ -322,9 +330,10 @@ func drive<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: MonotonicC
     supervision.tick(at: wall.now()) { statusLine(loop.status) }
     pacing?.wait()
     if let recorder, recordingFailure == nil, let failure = recorder.failure {
-      recordingFailure = failure.description
+      recordingFailure = failure
       loop.recorder = nil
-      options.log("plumb: recording stopped: \(failure)")
+      if options.stopWhenRecordingStops { break }
+      options.log("plumb: recording stopped (the frames go on): \(failure)")
     }
     if let end, let progress = options.progress, now >= nextProgress {
       progress(Double(now.nanoseconds(since: start)) / Double(end.nanoseconds(since: start)))
@@ -337,19 +346,20 @@ func drive<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: MonotonicC
     do {
       try recorder.close()
     } catch {
-      if recordingFailure == nil { recordingFailure = error.description }
+      if recordingFailure == nil { recordingFailure = error }
     }
   }
   writeLiveBias(
     setup: setup, estimateBody: loop.lastEstimate?.gyroBiasRadiansPerSecond,
     uncertaintyBody: loop.lastEstimate?.gyroBiasUncertaintyRadiansPerSecond,
     temperatureCelsius: loop.lastFrame.temperatureCelsius, log: options.log)
-  if let recordingFailure { throw .recording(recordingFailure) }
-  return RunSummary(
+  let summary = RunSummary(
     status: loop.status, driver: loop.driver.counters,
     sampleSeconds: Double(loop.clock.now().nanoseconds(since: start)) * 1e-9,
     rests: loop.estimator.restStatistics, tiltRestarts: loop.estimator.gapReacquisitions,
     recordedSamples: recorder?.samplesRecorded)
+  if let recordingFailure { throw .recordingStopped(recordingFailure, summary) }
+  return summary
 }
 
 /// The `STATUS=` line systemd shows in `systemctl status plumb`.
@@ -375,6 +385,22 @@ extension RunSummary {
     "plumb: recorded \(recordedSamples ?? 0) samples to \(path) (\(status.warmUpSamplesDiscarded) "
       + "warm-up samples the loop discarded, as a replay does, then the \(status.samples) it "
       + "estimated from)"
+  }
+
+  /// Why the recording stopped, what its file holds now, and what to do.
+  public func recordingStoppedMessage(_ error: PlumbRawError) -> String {
+    if error.kind == .fileGone { return error.description }
+    var text =
+      "\(error.description); \(error.path) keeps the \(recordedSamples ?? 0) samples recorded "
+      + "before it: a whole recording, only shorter, that plumb export, plumb-cal and plumb run "
+      + "--replay read"
+    switch error.errno?.rawValue {
+    case ENOSPC: text += "; free space on that device, or record to another one"
+    case EFBIG: text += "; raise the limit (ulimit -f), or record to another file system"
+    case EIO: text += "; the device failed (see dmesg): record to another one"
+    default: break
+    }
+    return text
   }
 
   /// The quiet dwells the rest detector refused as slow turns, when there were any: a board

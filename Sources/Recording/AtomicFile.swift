@@ -11,6 +11,11 @@ import HardwareAbstraction
 /// dropped uncommitted. The one implementation behind `plumb export`, `plumb replay` and
 /// calibration files.
 ///
+/// The temporary file has no name until `commit()` (`O_TMPFILE`, linked in through
+/// `/proc/self/fd`), so a process killed while writing (Ctrl-C, SIGKILL, a power loss) leaves
+/// nothing behind; on a file system without unnamed files it is `.NAME.PID.partial`, which
+/// only a clean exit removes.
+///
 /// Only a regular file can be replaced that way. When the path is a symbolic link, the file it
 /// points to is replaced and the link is kept (`current.json` → `unit-3.json` stays a link).
 /// When it names a device, a named pipe or a socket (`/dev/stdout`, a FIFO), there is nothing
@@ -22,11 +27,13 @@ public final class AtomicFile {
   public let destination: String
   /// Whether `path` is a device, a pipe or a socket, written directly rather than replaced.
   public let isStream: Bool
-  /// The file being written: the temporary file beside `destination`, or `destination` itself
-  /// when it is a stream.
+  /// The file being written: the temporary file beside `destination` (the name an unnamed one
+  /// takes for the rename), or `destination` itself when it is a stream.
   public let writingPath: String
   private var descriptor: Int32
   private var committed = false
+  /// Whether `writingPath` names the temporary file (it is not unnamed, or has been linked in).
+  private var hasName: Bool
 
   /// A failed system call: on which file, and its errno.
   public struct Failure: Error, Sendable, CustomStringConvertible {
@@ -54,6 +61,12 @@ public final class AtomicFile {
       writing = "\(folder).\(name).\(getpid()).partial"
     }
     writingPath = writing
+    if !target.isStream, let unnamed = Self.openUnnamed(beside: target.path) {
+      descriptor = unnamed
+      hasName = false
+      return
+    }
+    hasName = !target.isStream
     do {
       descriptor = try POSIXFile.open(
         writing, target.isStream ? O_WRONLY : O_WRONLY | O_CREAT | O_TRUNC)
@@ -64,7 +77,18 @@ public final class AtomicFile {
 
   deinit {
     if descriptor >= 0 { _ = Glibc.close(descriptor) }
-    if !committed && !isStream { _ = Glibc.unlink(writingPath) }
+    if !committed && hasName { _ = Glibc.unlink(writingPath) }
+  }
+
+  /// An unnamed file (`O_TMPFILE`) in the folder of `path`, when the file system has them and
+  /// `/proc` is there to link it in by; `nil` otherwise (the caller uses a named one, which
+  /// also reports a folder that cannot be written to).
+  static func openUnnamed(beside path: String) -> Int32? {
+    guard access("/proc/self/fd", F_OK) == 0 else { return nil }
+    let slash = path.lastIndex(of: "/")
+    let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+    // O_TMPFILE is `__O_TMPFILE | O_DIRECTORY` (a macro Swift does not import).
+    return try? POSIXFile.open(folder, __O_TMPFILE | O_DIRECTORY | O_WRONLY)
   }
 
   /// Writes `bytes` to `path`, whole or not at all: the one-shot form of `init`, `write`,
@@ -106,6 +130,17 @@ public final class AtomicFile {
       } catch {
         throw Failure(path: writingPath, errno: error.errno)
       }
+    }
+    if !isStream && !hasName {
+      // Give the unnamed file its temporary name (linkat cannot replace the destination).
+      _ = Glibc.unlink(writingPath)
+      guard
+        linkat(AT_FDCWD, "/proc/self/fd/\(descriptor)", AT_FDCWD, writingPath, AT_SYMLINK_FOLLOW)
+          == 0
+      else {
+        throw Failure(path: writingPath, errno: Errno(rawValue: Glibc.errno))
+      }
+      hasName = true
     }
     _ = Glibc.close(descriptor)
     descriptor = -1

@@ -27,6 +27,9 @@ public struct PlumbRawError: Error, Hashable, Sendable, CustomStringConvertible 
     case invalidRecord
     /// Creating, writing, syncing or closing the file failed (the errno says why).
     case writeFailed
+    /// The file was deleted, moved or replaced while it was being written: the records are not
+    /// at its path (deleted: lost; moved: under its new name).
+    case fileGone
     /// The writer was closed, or failed earlier and refuses to append after a hole.
     case writerClosed
   }

@@ -108,6 +108,8 @@ enum POSIXFile {
     case EISDIR: "is a folder, not a file"
     case ENODEV: "is a device, not a file (a recording is a file: plumb record writes one)"
     case ENOSPC: "no space left on the device"
+    case EFBIG:
+      "the file has reached the largest size this process may write (ulimit -f) or its file system allows"
     case EROFS: "the file system is read-only"
     default: String(cString: strerror(errno.rawValue))
     }

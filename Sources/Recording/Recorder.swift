@@ -1,6 +1,12 @@
 import HardwareAbstraction
 import MPU6050
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
 /// Records what the loop consumed — and, through a `PlumbRawBusTap`, every register transfer
 /// the driver made — into a `.plumbraw` file, so that a replay can give the driver exactly the
 /// same answers, faults and timing included.
@@ -70,8 +76,9 @@ public final class PlumbRawRecorder {
     pending.reserveCapacity(max(16, startupCapacity))
   }
 
-  /// Creates the file with `header` and writes what start-up recorded. The header's
-  /// `recordingBeganAt` and `hasBusTranscript` are set from the recorder.
+  /// Creates the file with `header` and writes what start-up recorded (when that cannot be
+  /// written, the file is removed, or left empty when it was replaced, and the error says so). The header's `recordingBeganAt` and
+  /// `hasBusTranscript` are set from the recorder.
   public func start(
     writingTo path: String, header: PlumbRawHeader, sync: PlumbRawSyncPolicy = .never,
     overwrite: Bool = false
@@ -93,8 +100,20 @@ public final class PlumbRawRecorder {
       do {
         try writer.append(record)
       } catch {
-        failure = error
-        throw error
+        // A file without the driver's start-up does not replay and holds no sample: removed,
+        // like one whose header could not be written, so that nothing is left to mistake for a
+        // recording (or to be refused as one when recording again).
+        // A file replaced is left empty instead (removing it by name would remove a symbolic
+        // link instead of the file it leads to).
+        try? writer.close()
+        _ = overwrite ? truncate(path, 0) : unlink(path)
+        let why = error.errno.map { POSIXFile.message($0) } ?? error.message
+        let stopped = PlumbRawError(
+          .writeFailed, path: path, recordIndex: error.recordIndex, errno: error.errno,
+          "cannot write the driver's start-up after the header: \(why); the file was "
+            + (overwrite ? "left empty" : "removed"))
+        failure = stopped
+        throw stopped
       }
     }
     pending.removeAll()

@@ -103,6 +103,11 @@ public final class PlumbRawWriter {
   public private(set) var isClosed = false
 
   private var fd: Int32
+  /// The file's identity when it was created, to notice it deleted or replaced under the writer.
+  private let device: UInt64
+  private let inode: UInt64
+  /// `path` as a C string made once: passing the `String` to `stat` would allocate.
+  private let cPath: UnsafeMutablePointer<CChar>
   private let buffer: UnsafeMutableRawBufferPointer
   private var recordsSinceSync = 0
   private var lastSyncSampleTime: Timestamp?
@@ -121,7 +126,9 @@ public final class PlumbRawWriter {
       throw PlumbRawError(.invalidHeader, path: path, "sync every \(n) ns: give at least 1")
     }
     let bytes = try header.encoded(path: path)
-    let flags = O_WRONLY | O_CREAT | O_APPEND | (overwrite ? O_TRUNC : O_EXCL)
+    // Without blocking: opening a named pipe for writing would wait for a reader for ever (and
+    // retry the open through SIGTERM). Truncated only once known to be a regular file.
+    let flags = O_WRONLY | O_CREAT | O_APPEND | O_NONBLOCK | O_NOCTTY | (overwrite ? 0 : O_EXCL)
     let fd: Int32
     do {
       fd = try POSIXFile.open(path, flags)
@@ -140,7 +147,19 @@ public final class PlumbRawWriter {
         .writeFailed, path: path,
         "not a regular file: a recording must be a file it can be read back from")
     }
+    // One writer per recording: another run given the same file (with overwrite) would truncate
+    // it and interleave its records with these. The lock goes with the descriptor.
+    // A file system without locks (ENOLCK, EOPNOTSUPP) records unlocked.
+    if flock(fd, LOCK_EX | LOCK_NB) != 0 && Glibc.errno == EWOULDBLOCK {
+      _ = Glibc.close(fd)
+      throw PlumbRawError(
+        .writeFailed, path: path, errno: Errno(rawValue: EWOULDBLOCK),
+        "the file is being recorded by another process (plumb record or plumb run --record); "
+          + "wait for it to end, or choose another name")
+    }
+    _ = fcntl(fd, F_SETFL, O_APPEND)
     do throws(POSIXFile.Failure) {
+      if overwrite && Glibc.ftruncate(fd, 0) != 0 { throw .current }
       var failure: POSIXFile.Failure?
       bytes.withUnsafeBytes { raw in
         do throws(POSIXFile.Failure) {
@@ -152,17 +171,24 @@ public final class PlumbRawWriter {
       if let failure { throw failure }
       try POSIXFile.dataSync(fd)
     } catch {
+      // A file created here is removed; one replaced is left empty (removing it by name would
+      // remove a symbolic link instead of the file it leads to).
+      if overwrite { _ = Glibc.ftruncate(fd, 0) }
       _ = Glibc.close(fd)
-      _ = Glibc.unlink(path)
+      if !overwrite { _ = Glibc.unlink(path) }
       throw PlumbRawError(
         .writeFailed, path: path, errno: error.errno,
-        "cannot write the header: \(POSIXFile.message(error.errno))")
+        "cannot write the header: \(POSIXFile.message(error.errno))"
+          + (overwrite ? "; the file was left empty" : ""))
     }
     POSIXFile.syncFolder(of: path)
     self.path = path
     self.header = header
     self.sync = sync
     self.fd = fd
+    cPath = strdup(path)
+    device = UInt64(status.st_dev)
+    inode = UInt64(status.st_ino)
     bytesWritten = Int64(bytes.count)
     syncedUpTo = bytesWritten
     buffer = .allocate(byteCount: PlumbRawFormat.maximumRecordLength + 3, alignment: 8)
@@ -172,6 +198,7 @@ public final class PlumbRawWriter {
   deinit {
     if fd >= 0 { _ = Glibc.close(fd) }
     buffer.deallocate()
+    free(cPath)
   }
 
   /// Appends one record with one `write(2)`; syncs when the policy says. Allocation-free.
@@ -192,14 +219,7 @@ public final class PlumbRawWriter {
     } catch {
       throw fail(error.errno, "appending record \(recordsWritten) failed")
     }
-    guard written == length else {
-      // Part of the record reached the file: cut it back to the last whole record.
-      let cut = Glibc.ftruncate(fd, off_t(bytesWritten)) == 0
-      throw fail(
-        Errno(rawValue: ENOSPC),
-        "the kernel took \(written) of the record's \(length) bytes (the device is full?)"
-          + (cut ? "; the partial record was removed" : "; the file ends with a torn record"))
-    }
+    if written != length { try completeOrCut(written: written, of: length) }
     bytesWritten += Int64(length)
     recordsWritten += 1
     recordsSinceSync += 1
@@ -220,6 +240,32 @@ public final class PlumbRawWriter {
     }
   }
 
+  /// After a `write` that took only `written` of the record's `length` bytes: asks for the
+  /// rest, which either completes the record (a write cut short by a signal) or fails with the
+  /// reason (`ENOSPC` a full device, `EFBIG` a file-size limit); then the partial record is cut
+  /// off, so the file ends with its last whole record.
+  private func completeOrCut(written: Int, of length: Int) throws(PlumbRawError) {
+    var total = written
+    var reason = Errno(rawValue: ENOSPC)
+    while total < length {
+      do {
+        let n = try POSIXFile.writeOnce(
+          fd, UnsafeRawBufferPointer(rebasing: buffer[total..<length]))
+        if n == 0 { break }
+        total += n
+      } catch {
+        reason = error.errno
+        break
+      }
+    }
+    if total == length { return }
+    let cut = Glibc.ftruncate(fd, off_t(bytesWritten)) == 0
+    throw fail(
+      reason,
+      "the kernel took \(total) of record \(recordsWritten)'s \(length) bytes"
+        + (cut ? " (the partial record was removed)" : " (the file ends with a torn record)"))
+  }
+
   /// Syncs now with the policy's method (`fdatasync` when the policy never syncs).
   public func syncNow() throws(PlumbRawError) {
     if let failure { throw refusal(after: failure) }
@@ -232,6 +278,7 @@ public final class PlumbRawWriter {
         writebackRefusals += 1
       }
       syncedUpTo = bytesWritten
+      try checkStillAtPath()
       return
     }
     do {
@@ -242,6 +289,7 @@ public final class PlumbRawWriter {
       throw fail(error.errno, "fdatasync failed")
     }
     syncedUpTo = bytesWritten
+    try checkStillAtPath()
   }
 
   /// Syncs (`fdatasync`) and closes. Idempotent.
@@ -258,6 +306,30 @@ public final class PlumbRawWriter {
     } catch {
       throw fail(error.errno, "the final fdatasync failed")
     }
+    try checkStillAtPath()
+  }
+
+  /// Fails when the file written is no longer the one at `path`. Linux goes on writing to a
+  /// file deleted while it is open, and frees it when it is closed; a file moved away takes the
+  /// records with it. Either way the recording is not where it was asked to be: saying it is
+  /// would report hours of samples as kept that are gone. Checked at every sync (`fstat` and
+  /// `stat`, no allocation) and at `close()`.
+  private func checkStillAtPath() throws(PlumbRawError) {
+    var status = stat()
+    if fstat(fd, &status) == 0 && status.st_nlink == 0 {
+      throw stop(
+        "the file was deleted while recording: the \(recordsWritten) records written are lost "
+          + "with it (freed when the recording closes); leave a recording where it is until it "
+          + "ends, and record again")
+    }
+    var there = stat()
+    let present = stat(cPath, &there) == 0
+    if !present || UInt64(there.st_dev) != device || UInt64(there.st_ino) != inode {
+      throw stop(
+        "the file was moved or replaced while recording (\(present ? "another file is there now" : "nothing is there now")): "
+          + "the \(recordsWritten) records written went with the file that was moved, under its "
+          + "new name; no more records are appended")
+    }
   }
 
   private func fail(_ errno: Errno, _ what: String) -> PlumbRawError {
@@ -266,6 +338,15 @@ public final class PlumbRawWriter {
       errno: errno,
       "\(what): \(POSIXFile.message(errno)); the recording is whole up to here and no more "
         + "records are appended")
+    failure = error
+    return error
+  }
+
+  /// Stops the writer for a reason that is not a failed system call.
+  private func stop(_ message: String) -> PlumbRawError {
+    let error = PlumbRawError(
+      .fileGone, path: path, offset: Int(bytesWritten), recordIndex: Int(recordsWritten),
+      message)
     failure = error
     return error
   }

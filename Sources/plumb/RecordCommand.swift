@@ -14,6 +14,13 @@ let recordSpec = CommandSpec(
     transcript, in the documented, append-safe .plumbraw format (Sources/Recording/PLUMBRAW.md):
     a file cut by a power loss reads up to its last whole record. Frames still go to the board's
     serial device (or --serial). A progress bar with the time left is shown on a terminal.
+    SIGINT/SIGTERM end the recording early, whole, and say so (exit 0); a hang-up (SIGHUP: the
+    terminal or ssh session closed) or SIGKILL ends it without a word, the file reading up to its
+    last record: run long captures under nohup, tmux or systemd-run. If the recording cannot
+    go on (a full disk, a file-size limit, the file deleted or moved), the run stops at once and
+    says what the file keeps: its samples up to the failure, readable (exit 74). An output that
+    cannot be created (a device, a pipe, a folder, no such folder, a recording another run is
+    writing) is refused before the board starts (exit 73).
     """,
   options: [
     .option("board", value: "FILE", help: "the board file", required: true),
@@ -21,7 +28,9 @@ let recordSpec = CommandSpec(
     .option("output", value: "REC", help: "the recording to write (.plumbraw)", required: true),
     .option("serial", value: "PATH", help: "frames here instead of the board's device"),
     .flag("fast", help: "simulated board only: as fast as possible, not in real time"),
-    .flag("overwrite", help: "replace REC if it exists (refused otherwise: it may be hours' work)"),
+    .flag(
+      "overwrite",
+      help: "replace the recording REC if it exists (refused otherwise: it may be hours' work)"),
   ],
   examples: [
     "plumb record --board /etc/plumb/board.json --seconds 7200 --output still-2h.plumbraw",
@@ -53,6 +62,7 @@ func recordCommand(_ arguments: ParsedArguments) throws {
     serialPath: serial, durationSeconds: seconds, fast: arguments.flag("fast"),
     recordPath: output, progress: progress, log: { printError($0) })
   options.overwriteRecording = arguments.flag("overwrite")
+  options.stopWhenRecordingStops = true
   do {
     let summary = try runPlumb(setup, options: options)
     bar?.finish()
@@ -68,6 +78,14 @@ func recordCommand(_ arguments: ParsedArguments) throws {
     }
   } catch {
     bar?.finish()
+    if case .recordingStopped(let failure, let summary) = error {
+      printError(summary.description)
+      throw CommandFailure(
+        exitCode(for: error),
+        summary.recordingStoppedMessage(failure) + "; the recording stopped after "
+          + "\(NumberText.fixed(summary.sampleSeconds, 3)) s of the \(NumberText.compact(seconds)) s asked"
+      )
+    }
     throw CommandFailure(exitCode(for: error), error.description)
   }
 }
@@ -80,16 +98,38 @@ func recordCommand(_ arguments: ParsedArguments) throws {
 func checkRecordingOutput(_ path: String, option: String, overwrite: Bool) throws(CommandFailure) {
   var status = stat()
   if lstat(path, &status) == 0 {
+    // What a symbolic link leads to is what would be written.
+    var target = stat()
+    if (status.st_mode & S_IFMT) == S_IFLNK, stat(path, &target) == 0 { status = target }
+    if let kind = notAFile(status.st_mode) {
+      throw CommandFailure(
+        .cannotCreate,
+        "\(option) \(path) is \(kind), not a file: a recording is a regular file it can be read "
+          + "back from; give a file name, e.g. still.plumbraw")
+    }
     if (status.st_mode & S_IFMT) == S_IFDIR {
       throw CommandFailure(
         .cannotCreate,
         "\(option) \(path) is a folder: give a file name in it, e.g. \(path)/still.plumbraw")
+    }
+    if isBeingRecorded(path) {
+      throw CommandFailure(
+        .cannotCreate,
+        "\(option) \(path) is being recorded by another process (plumb record or plumb run "
+          + "--record): wait for it to end, or choose another name")
     }
     guard overwrite else {
       throw CommandFailure(
         .cannotCreate,
         "\(option) \(path) exists: a recording is not replaced by accident (a bench capture may "
           + "be hours' work); give --overwrite to replace it, or choose another name")
+    }
+    guard holdsARecordingOrNothing(path) else {
+      throw CommandFailure(
+        .cannotCreate,
+        "\(option) \(path) is not a .plumbraw recording (it does not start with PLUMBRAW): "
+          + "--overwrite records again over a recording, not over any file; remove it first if "
+          + "it is to go, or choose another name")
     }
     return
   }
@@ -107,6 +147,38 @@ func checkRecordingOutput(_ path: String, option: String, overwrite: Bool) throw
       .cannotCreate,
       "\(option) \(path): cannot create files in \(folder): \(String(cString: strerror(errno))); "
         + "choose a folder you can write to")
+  }
+}
+
+/// Whether a writer holds the recording at `path` (`PlumbRawWriter` locks it while it writes).
+func isBeingRecorded(_ path: String) -> Bool {
+  let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+  guard fd >= 0 else { return false }
+  defer { close(fd) }
+  return flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK
+}
+
+/// Whether the file at `path` is empty or starts as a `.plumbraw` recording does (the magic, or
+/// the start of it in a file cut that short); true when it cannot be read (the writer says why).
+func holdsARecordingOrNothing(_ path: String) -> Bool {
+  let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+  guard fd >= 0 else { return true }
+  defer { close(fd) }
+  var start = [UInt8](repeating: 0, count: 8)
+  let count = start.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+  guard count > 0 else { return true }
+  return start[0..<count].elementsEqual(Array("PLUMBRAW".utf8)[0..<count])
+}
+
+/// What a file that cannot hold a recording is, for people: a device, a named pipe, a socket
+/// (`nil` for a regular file, a folder or a link).
+func notAFile(_ mode: mode_t) -> String? {
+  switch mode & S_IFMT {
+  case S_IFCHR: "a character device"
+  case S_IFBLK: "a block device"
+  case S_IFIFO: "a named pipe"
+  case S_IFSOCK: "a socket"
+  default: nil
   }
 }
 

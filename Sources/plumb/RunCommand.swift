@@ -110,7 +110,9 @@ func runCommand(_ arguments: ParsedArguments) throws {
   do {
     let summary = try runPlumb(setup, options: options)
     printError(summary.description)
+    if let record = options.recordPath { printError(summary.recordedLine(path: record)) }
   } catch {
+    if case .recordingStopped(_, let summary) = error { printError(summary.description) }
     throw CommandFailure(exitCode(for: error), error.description)
   }
 }
@@ -127,6 +129,7 @@ func exitCode(for error: RunError) -> ExitCode {
   switch error {
   case .setup, .simulation, .start(.invalidSettings): .configuration
   case .recording, .framesFile: .cannotCreate
+  case .recordingStopped: .ioError
   case .replayInput(let input): input.kind == .unreadable ? .noInput : .dataError
   default: .unavailable
   }

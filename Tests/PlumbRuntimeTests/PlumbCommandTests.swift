@@ -195,13 +195,7 @@ import Testing
   @Test func anInterruptedRecordingSaysItIsShorterThanAsked() throws {
     let directory = try temporaryDirectory()
     let output = directory.appendingPathComponent("short.plumbraw").path
-    let result = try runPlumb([
-      "record", "--board", "Boards/simulated.json", "--seconds", "600", "--output", output,
-      "--serial", "/dev/null",
-    ]) { process in
-      usleep(1_500_000)
-      kill(process.processIdentifier, SIGINT)
-    }
+    let result = try recordUntilInterrupted(to: output)
     #expect(result.status == 0, "\(result.standardError)")
     #expect(
       result.standardError.contains("stopped by SIGINT")
@@ -228,12 +222,7 @@ import Testing
     ] {
       let original = try Data(contentsOf: URL(fileURLWithPath: recording))
       let refused = try runPlumb(arguments)
-      #expect(refused.status == 73, "\(arguments): \(refused.standardError)")
-      #expect(
-        refused.standardError.contains(recording) && refused.standardError.contains("--overwrite"),
-        "\(refused.standardError)")
-      // Refused before the board started: no self-test ran.
-      #expect(!refused.standardError.contains("self-test"), "\(refused.standardError)")
+      expectRefusedBeforeTheBoardStarts(refused, naming: recording, says: ["--overwrite"])
       #expect(try Data(contentsOf: URL(fileURLWithPath: recording)) == original)
       let replaced = try runPlumb(arguments + ["--overwrite"])
       #expect(replaced.status == 0, "\(arguments): \(replaced.standardError)")
@@ -244,9 +233,7 @@ import Testing
       "record", "--board", "Boards/simulated.json", "--fast", "--seconds", "1", "--output",
       missing, "--serial", "/dev/null",
     ])
-    #expect(noFolder.status == 73, "\(noFolder.standardError)")
-    #expect(noFolder.standardError.contains(missing), "\(noFolder.standardError)")
-    #expect(!noFolder.standardError.contains("self-test"), "\(noFolder.standardError)")
+    expectRefusedBeforeTheBoardStarts(noFolder, naming: missing, says: ["does not exist"])
   }
 
   @Test func sigtermFinishesTheFrameFlushesAndExitsZero() throws {

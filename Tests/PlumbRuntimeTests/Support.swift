@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// The repository's root, from this file's path.
 let repositoryRoot: String = {
@@ -50,6 +51,40 @@ func runPlumb(
   return ProcessResult(
     status: process.terminationStatus, standardOutput: outputData,
     standardError: String(decoding: errorData, as: UTF8.self))
+}
+
+/// `plumb record` of the simulated board in real time (600 s asked) into `output`, stopped by
+/// SIGINT once the file holds records (the start-up is over) and `whileRecording` has run.
+func recordUntilInterrupted(
+  to output: String, whileRecording: @escaping () -> Void = {}
+) throws -> ProcessResult {
+  try runPlumb([
+    "record", "--board", "Boards/simulated.json", "--seconds", "600", "--output", output,
+    "--serial", "/dev/null",
+  ]) { process in
+    var status = stat()
+    var polls = 0
+    while (stat(output, &status) != 0 || status.st_size < 2000) && polls < 3000 {
+      usleep(10_000)
+      polls += 1
+    }
+    whileRecording()
+    kill(process.processIdentifier, SIGINT)
+  }
+}
+
+/// Expects `plumb` to have refused a recording's output with 73 before the board started (no
+/// self-test ran), naming `path` and saying each of `says`.
+func expectRefusedBeforeTheBoardStarts(
+  _ result: ProcessResult, naming path: String, says: [String],
+  sourceLocation: SourceLocation = #_sourceLocation
+) {
+  let message = result.standardError
+  #expect(result.status == 73, "\(message)", sourceLocation: sourceLocation)
+  #expect(
+    message.contains(path) && says.allSatisfy { message.contains($0) }, "\(message)",
+    sourceLocation: sourceLocation)
+  #expect(!message.contains("self-test"), "\(message)", sourceLocation: sourceLocation)
 }
 
 /// A fresh temporary directory.
