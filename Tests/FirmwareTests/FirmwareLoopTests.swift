@@ -178,6 +178,40 @@ import Testing
     #expect(statistics.duplicates == 0 && statistics.sequenceGaps == 0)
   }
 
+  /// A host sending valid commands as fast as 115200 baud carries them (16 `status` a frame
+  /// period, 1 600 a second): every command is answered, in turn, but the replies share only
+  /// the link's spare capacity, so the 100 Hz frames keep flowing on time and none is dropped.
+  @Test(arguments: [TelemetryFormat.binary, .text, .mavlink])
+  func aFloodOfValidCommandsNeitherDelaysNorDropsFrames(format: TelemetryFormat) throws {
+    let rig = try Rig(settings: FirmwareSettings(selfTest: false, format: format))
+    try rig.loop.start()
+    let flood = [UInt8](repeating: 0, count: 16).flatMap { _ in Array("status\n".utf8) }
+    var received: [UInt8] = []
+    var largestBacklog = 0
+    let end = rig.clock.now() + .seconds(5)
+    while rig.clock.now() < end {
+      rig.port.inject(flood)
+      rig.loop.step()
+      largestBacklog = max(largestBacklog, rig.port.bufferedOutputCount)
+      received += rig.port.takeWritten()
+    }
+    // The host stops; what is queued goes out.
+    rig.loop.finish()
+    rig.clock.advance(by: .seconds(1))
+    received += rig.port.takeWritten()
+    rig.received = received
+    let (samples, replies, statistics) = rig.decode(format: format)
+    let status = rig.loop.status
+    #expect(status.framesDroppedQueueFull == 0)
+    #expect(samples.count == Int(status.framesQueued))
+    #expect(statistics.framesLost == 0 && statistics.crcErrors == 0)
+    // The device buffer never holds more than a few frame periods (115 B each): a frame waits
+    // at most some 30 ms behind replies.
+    #expect(largestBacklog < 400, "\(largestBacklog) bytes waiting in the UART")
+    #expect(status.commands > 100, "commands are still obeyed")
+    #expect(replies.count == Int(status.commands) && status.repliesDropped == 0)
+  }
+
   @Test func aFloodOfGarbageNeverStallsTheLoop() throws {
     let rig = try Rig()
     try rig.loop.start()
