@@ -564,13 +564,16 @@ public struct FirmwareLoop<
     let context = HostCommandContext(
       sampleRateHz: sampleRateHz, baudRate: settings.baudRate, format: format,
       outputRateHz: outputRateHz)
-    guard let result = parser.poll(context: context) else { return }
+    let result = parser.poll(context: context)
+    let parsed = parser.statistics
+    status.commandErrors = parsed.errorsReturned + parsed.errorsSuppressed
+    status.commandErrorsUnanswered = parsed.errorsSuppressed
+    guard let result else { return }
     let reply: HostReply
     switch result {
     case .success(let command):
       reply = obey(command)
     case .failure(let error):
-      status.commandErrors += 1
       reply = error.reply
     }
     queueReply(reply)

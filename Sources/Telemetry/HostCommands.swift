@@ -151,6 +151,16 @@ public enum HostCommandError: Error, Hashable, Sendable {
     return HostReply(.error, text)
   }
 
+  /// Whether the line was garbage rather than a mistyped command: a control or non-ASCII byte,
+  /// or an overlong line. Only these are paced (`minimumPollsBetweenErrors`); a printable line
+  /// always gets its answer.
+  public var isGarbage: Bool {
+    switch self {
+    case .invalidByte, .lineTooLong: true
+    default: false
+    }
+  }
+
   /// The divisors of `n` just below and just above `value`.
   static func neighbouringDivisors(of n: Int, around value: Int) -> (Int, Int?) {
     var below = 1
@@ -176,9 +186,10 @@ public enum HostCommandError: Error, Hashable, Sendable {
 /// - `poll` looks at no more than `bytesPerPoll` bytes and returns at most one result; bytes it
 ///   did not reach wait in the input buffer (`inputCapacity`); bytes offered while it is full are
 ///   refused by `receive` and stay in the caller's (kernel's) buffer.
-/// - Errors closer together than `minimumPollsBetweenErrors` polls are counted
-///   (`errorsSuppressed`) but not returned, so garbage cannot flood the telemetry link with
-///   error replies.
+/// - Garbage errors (`invalidByte`, `lineTooLong`) closer than `minimumPollsBetweenErrors` polls
+///   after the previous returned error are counted (`errorsSuppressed`) but not returned, so
+///   line noise cannot flood the telemetry link with error replies. Every printable line gets
+///   its result (at most one per poll).
 public struct HostCommandParser: Sendable {
   public struct Configuration: Hashable, Sendable {
     /// Bytes per line, terminator excluded.
@@ -187,8 +198,8 @@ public struct HostCommandParser: Sendable {
     public var bytesPerPoll: Int
     /// Bytes held between polls.
     public var inputCapacity: Int
-    /// Polls that must pass after a returned error before the next one is returned (10 = at most
-    /// 10 error replies a second at 100 Hz).
+    /// Polls that must pass after a returned error before the next garbage error is returned
+    /// (10 = at most 10 replies to garbage a second at 100 Hz).
     public var minimumPollsBetweenErrors: Int
 
     public init(
@@ -210,7 +221,7 @@ public struct HostCommandParser: Sendable {
     public var commands: UInt64 = 0
     /// Errors returned.
     public var errorsReturned: UInt64 = 0
-    /// Errors counted but not returned (too soon after the previous one).
+    /// Garbage errors counted but not returned (too soon after the previous error).
     public var errorsSuppressed: UInt64 = 0
     /// Bytes of overlong lines thrown away.
     public var bytesDiscarded: UInt64 = 0
@@ -285,8 +296,8 @@ public struct HostCommandParser: Sendable {
       case .success:
         statistics.commands += 1
         return result
-      case .failure:
-        if pollsSinceError < configuration.minimumPollsBetweenErrors {
+      case .failure(let error):
+        if error.isGarbage, pollsSinceError < configuration.minimumPollsBetweenErrors {
           statistics.errorsSuppressed += 1
           continue
         }

@@ -212,6 +212,28 @@ import Testing
     #expect(replies.count == Int(status.commands) && status.repliesDropped == 0)
   }
 
+  /// Two refused commands in one write are both answered; of two garbage lines one is, and the
+  /// other is counted.
+  @Test func everyRefusedLineIsCountedAndEveryPrintableOneAnswered() throws {
+    let rig = try Rig()
+    try rig.loop.start()
+    var received: [UInt8] = []
+    for step in 0..<300 {
+      if step == 150 { rig.port.inject(Array("\u{1}\n\u{2}\nrate 30\nformat json\n".utf8)) }
+      rig.loop.step()
+      received += rig.port.takeWritten()
+    }
+    rig.received = received
+    let (_, replies, _) = rig.decode()
+    #expect(
+      replies.map(\.description) == [
+        "ERR byte 0x01 not allowed in commands", "ERR 30 Hz does not divide 100 Hz: try 25 or 50",
+        "ERR format \"json\"? use binary|text|mavlink",
+      ])
+    #expect(rig.loop.status.commandErrors == 4)
+    #expect(rig.loop.status.commandErrorsUnanswered == 1)
+  }
+
   @Test func aFloodOfGarbageNeverStallsTheLoop() throws {
     let rig = try Rig()
     try rig.loop.start()

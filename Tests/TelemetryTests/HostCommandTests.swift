@@ -141,6 +141,24 @@ private func parse(
     #expect(s.commands + s.errorsReturned + s.errorsSuppressed == s.lines)
   }
 
+  /// `plumb-monitor --send "rate 30" --send "format json" --send tare` writes the three lines
+  /// at once: each is answered, errors included (the pacing of garbage replies is for garbage).
+  @Test func everyPrintableLineIsAnsweredEvenInABurst() {
+    let results = parse("rate 30\nformat json\nfoo\ntare\n", configuration: .init())
+    #expect(
+      results == [
+        .failure(.rateNotDivisor(hertz: 30, sampleRateHz: 100)), .failure(.unknownFormat("json")),
+        .failure(.unknownCommand("foo")), .success(.tare),
+      ])
+  }
+
+  @Test func garbageErrorsInABurstAreCountedNotAnswered() {
+    let (results, parser, _) = parse(
+      Array("\u{1}\n\u{2}\nfoo\n\u{3}\n".utf8), configuration: .init())
+    #expect(results == [.failure(.invalidByte(1)), .failure(.unknownCommand("foo"))])
+    #expect(parser.statistics.errorsReturned == 2 && parser.statistics.errorsSuppressed == 2)
+  }
+
   @Test func receiveRefusesWhatDoesNotFit() {
     var parser = HostCommandParser()
     #expect(parser.receive([UInt8](repeating: 0x61, count: 300)) == 256)
