@@ -227,6 +227,9 @@ public struct HostCommandParser: Sendable {
     public var bytesDiscarded: UInt64 = 0
     /// Bytes `receive` refused because the input buffer was full.
     public var bytesRefused: UInt64 = 0
+    /// MAVLink packets (a ground station's) skipped whole, and their bytes.
+    public var mavlinkPacketsSkipped: UInt64 = 0
+    public var mavlinkBytesSkipped: UInt64 = 0
   }
 
   public let configuration: Configuration
@@ -240,6 +243,12 @@ public struct HostCommandParser: Sendable {
   private var discarding = false
   private var badByte: UInt8?
   private var pollsSinceError = Int.max
+  /// A MAVLink packet being skipped: its bytes seen (0: none), its payload length once seen, and
+  /// its whole length once known (0 before).
+  private var packetSeen = 0
+  private var packetPayload = 0
+  private var packetTotal = 0
+  private var packetIsVersion2 = false
 
   public init(configuration: Configuration = Configuration()) {
     self.configuration = configuration
@@ -312,6 +321,21 @@ public struct HostCommandParser: Sendable {
   private mutating func consume(_ byte: UInt8, context: HostCommandContext) -> Result<
     HostCommand, HostCommandError
   >? {
+    if packetSeen > 0 {
+      skipPacket(byte)
+      return nil
+    }
+    // A MAVLink start byte (v2 0xFD, v1 0xFE; never in ASCII or UTF-8) where a line starts, or
+    // in an overlong line's remainder (where a stream joined mid-packet ends up), begins a
+    // ground station's packet: skipped whole by its length, CR and LF bytes and all.
+    if byte == 0xFD || byte == 0xFE, lineCount == 0 {
+      discarding = false
+      packetSeen = 1
+      packetTotal = 0
+      packetIsVersion2 = byte == 0xFD
+      statistics.mavlinkBytesSkipped += 1
+      return nil
+    }
     if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") {
       defer {
         lineCount = 0
@@ -344,6 +368,24 @@ public struct HostCommandParser: Sendable {
     line[lineCount] = byte
     lineCount += 1
     return nil
+  }
+
+  /// One byte of a MAVLink packet: v1 is STX, len, 4 header bytes, payload, CRC (8 + len); v2
+  /// is STX, len, incompat, 7 header bytes, payload, CRC (12 + len), and 13 signature bytes when
+  /// incompat bit 0 is set.
+  private mutating func skipPacket(_ byte: UInt8) {
+    packetSeen += 1
+    statistics.mavlinkBytesSkipped += 1
+    if packetSeen == 2 {
+      packetPayload = Int(byte)
+      if !packetIsVersion2 { packetTotal = 8 + packetPayload }
+    } else if packetSeen == 3 && packetIsVersion2 {
+      packetTotal = 12 + packetPayload + (byte & 0x01 != 0 ? 13 : 0)
+    }
+    if packetTotal > 0 && packetSeen >= packetTotal {
+      packetSeen = 0
+      statistics.mavlinkPacketsSkipped += 1
+    }
   }
 
   private mutating func parseLine(context: HostCommandContext) -> Result<

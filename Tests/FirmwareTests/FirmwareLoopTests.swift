@@ -234,6 +234,32 @@ import Testing
     #expect(rig.loop.status.commandErrorsUnanswered == 1)
   }
 
+  /// A ground station's HEARTBEATs (1 Hz) draw no `ERR` STATUSTEXT, and a command typed
+  /// meanwhile is answered.
+  @Test func aGroundStationsHeartbeatsDrawNoErrorReplies() throws {
+    let rig = try Rig(settings: FirmwareSettings(selfTest: false, format: .mavlink))
+    try rig.loop.start()
+    var received: [UInt8] = []
+    for step in 0..<1_000 {
+      if step % 100 == 0 {
+        let packet = MAVLinkPacket(
+          sequence: UInt8(step / 100), systemID: 255, componentID: 190,
+          message: .heartbeat(
+            .init(type: 6, autopilot: 8, customMode: 0x0A0D_0A0D, systemStatus: 4)))
+        var output = [UInt8](repeating: 0, count: 280)
+        let n = output.withUnsafeMutableBytes { MAVLink.encode(packet, into: $0) }
+        rig.port.inject(Array(output[0..<n]))
+      }
+      if step == 550 { rig.port.inject(Array("version\n".utf8)) }
+      rig.loop.step()
+      received += rig.port.takeWritten()
+    }
+    rig.received = received
+    let (_, replies, _) = rig.decode(format: .mavlink)
+    #expect(replies.count == 1 && replies.first?.description.hasPrefix("OK plumb ") == true)
+    #expect(rig.loop.status.commandErrors == 0)
+  }
+
   @Test func aFloodOfGarbageNeverStallsTheLoop() throws {
     let rig = try Rig()
     try rig.loop.start()

@@ -159,6 +159,36 @@ private func parse(
     #expect(parser.statistics.errorsReturned == 2 && parser.statistics.errorsSuppressed == 2)
   }
 
+  /// A ground station on the line sends MAVLink (a HEARTBEAT a second, requests): Plumb
+  /// accepts no MAVLink message, and skips whole packets by their length, without an error
+  /// reply (a STATUSTEXT warning on the station's screen) and whatever CR or LF bytes they hold.
+  @Test func mavlinkPacketsFromAGroundStationAreSkippedSilently() {
+    let heartbeat = groundStationHeartbeat(sequence: 7, customMode: 0x0A0D_0A0D)
+    var signed = groundStationHeartbeat(sequence: 8)
+    signed[2] = 0x01  // incompat: signed, 13 signature bytes follow
+    signed += [UInt8](repeating: 0x0A, count: 13)
+    // MAVLink v1: STX 0xFE, len, seq, sysid, compid, msgid, payload, CRC.
+    let v1: [UInt8] = [0xFE, 3, 0, 255, 190, 66, 0x0D, 0x0A, 0x0D, 0x0A, 0x0D]
+    let input = heartbeat + Array("tare\n".utf8) + signed + v1 + heartbeat + Array("status\n".utf8)
+    let (results, parser, _) = parse(input, configuration: .init())
+    #expect(results == [.success(.tare), .success(.status)])
+    #expect(parser.statistics.mavlinkPacketsSkipped == 4)
+    #expect(parser.statistics.lines == 2)
+  }
+
+  /// The port opened in the middle of a packet: what cannot be told from garbage costs one
+  /// (paced) error, and the next packet start resynchronises.
+  @Test func aStreamJoinedMidPacketResynchronisesAtTheNextPacket() {
+    var input: [UInt8] = []
+    for sequence in 0..<20 { input += groundStationHeartbeat(sequence: UInt8(sequence)) }
+    input.removeFirst(5)
+    input += Array("tare\n".utf8)
+    let (results, parser, _) = parse(input, configuration: .init())
+    #expect(results.last == .success(.tare))
+    #expect(results.count <= 2)
+    #expect(parser.statistics.mavlinkPacketsSkipped >= 16, "a 64-byte line and one packet lost")
+  }
+
   @Test func receiveRefusesWhatDoesNotFit() {
     var parser = HostCommandParser()
     #expect(parser.receive([UInt8](repeating: 0x61, count: 300)) == 256)
@@ -191,19 +221,35 @@ private func parse(
       }
       input += line + [random.next() % 3 == 0 ? 0x0D : 0x0A]
     }
-    // The oracle: a line ends at CR or LF; blank lines (spaces/tabs only) are ignored.
+    // The oracle: a line ends at CR or LF; blank lines (spaces/tabs only) are ignored; a
+    // MAVLink start byte (0xFD, 0xFE) where a line starts or after an overlong line's 65th byte
+    // (which ends it) begins a packet skipped by its length.
     var segment: [UInt8] = []
-    for byte in input {
+    var index = 0
+    var packets = 0
+    while index < input.count {
+      let byte = input[index]
+      if (byte == 0xFD || byte == 0xFE) && (segment.isEmpty || segment.count > 64) {
+        if !segment.isEmpty { expectedLines += 1 }
+        segment = []
+        packets += 1
+        let payload = index + 1 < input.count ? Int(input[index + 1]) : 0
+        let signed = index + 2 < input.count && input[index + 2] & 1 != 0
+        index += byte == 0xFE ? 8 + payload : 12 + payload + (signed ? 13 : 0)
+        continue
+      }
       if byte == 0x0A || byte == 0x0D {
         if segment.contains(where: { $0 != 0x20 && $0 != 0x09 }) { expectedLines += 1 }
         segment = []
       } else {
         segment.append(byte)
       }
+      index += 1
     }
     let (results, parser, _) = parse(input)
     let s = parser.statistics
     #expect(s.lines == UInt64(expectedLines))
+    #expect(s.mavlinkPacketsSkipped == UInt64(packets) && packets > 100)
     #expect(results.count == expectedLines, "one answer per line")
     #expect(s.commands + s.errorsReturned == s.lines && s.errorsSuppressed == 0)
     var commands = 0
@@ -220,4 +266,15 @@ private func parse(
     }
     #expect(commands > 1000, "the fuzz reaches valid commands too")
   }
+}
+
+/// A HEARTBEAT as QGroundControl sends it (sysid 255, MAV_TYPE_GCS).
+func groundStationHeartbeat(sequence: UInt8, customMode: UInt32 = 0) -> [UInt8] {
+  let packet = MAVLinkPacket(
+    sequence: sequence, systemID: 255, componentID: 190,
+    message: .heartbeat(
+      .init(type: 6, autopilot: 8, baseMode: 0xC0, customMode: customMode, systemStatus: 4)))
+  var output = [UInt8](repeating: 0, count: 280)
+  let n = output.withUnsafeMutableBytes { MAVLink.encode(packet, into: $0) }
+  return Array(output[0..<n])
 }
