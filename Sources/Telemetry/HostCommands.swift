@@ -321,14 +321,12 @@ public struct HostCommandParser: Sendable {
   private mutating func consume(_ byte: UInt8, context: HostCommandContext) -> Result<
     HostCommand, HostCommandError
   >? {
-    if packetSeen > 0 {
-      skipPacket(byte)
-      return nil
-    }
-    // A MAVLink start byte (v2 0xFD, v1 0xFE; never in ASCII or UTF-8) where a line starts, or
-    // in an overlong line's remainder (where a stream joined mid-packet ends up), begins a
-    // ground station's packet: skipped whole by its length, CR and LF bytes and all.
-    if byte == 0xFD || byte == 0xFE, lineCount == 0 {
+    if packetSeen > 0, skipPacket(byte) { return nil }
+    // While Plumb streams MAVLink, a MAVLink start byte (v2 0xFD, v1 0xFE; never in ASCII or
+    // UTF-8) where a line starts, or in an overlong line's remainder (where a stream joined
+    // mid-packet ends up), begins a ground station's packet: skipped whole by its length, CR and
+    // LF bytes and all.
+    if byte == 0xFD || byte == 0xFE, lineCount == 0, context.format == .mavlink {
       discarding = false
       packetSeen = 1
       packetTotal = 0
@@ -371,10 +369,20 @@ public struct HostCommandParser: Sendable {
   }
 
   /// One byte of a MAVLink packet: v1 is STX, len, 4 header bytes, payload, CRC (8 + len); v2
-  /// is STX, len, incompat, 7 header bytes, payload, CRC (12 + len), and 13 signature bytes when
-  /// incompat bit 0 is set.
-  private mutating func skipPacket(_ byte: UInt8) {
-    packetSeen += 1
+  /// is STX, len, incompat, compat, 6 header bytes, payload, CRC (12 + len), and 13 signature
+  /// bytes when incompat bit 0 is set. Returns `false` when a v2 header is not one a station
+  /// sends (an incompat flag other than signing, any compat flag: line noise, not a packet):
+  /// the bytes so far become a line with a bad byte, and `byte` is read as part of it.
+  private mutating func skipPacket(_ byte: UInt8) -> Bool {
+    let seen = packetSeen + 1
+    if packetIsVersion2 && ((seen == 3 && byte > 0x01) || (seen == 4 && byte != 0)) {
+      statistics.mavlinkBytesSkipped -= UInt64(packetSeen)
+      lineCount = packetSeen
+      badByte = 0xFD
+      packetSeen = 0
+      return false
+    }
+    packetSeen = seen
     statistics.mavlinkBytesSkipped += 1
     if packetSeen == 2 {
       packetPayload = Int(byte)
@@ -386,6 +394,7 @@ public struct HostCommandParser: Sendable {
       packetSeen = 0
       statistics.mavlinkPacketsSkipped += 1
     }
+    return true
   }
 
   private mutating func parseLine(context: HostCommandContext) -> Result<
