@@ -637,8 +637,7 @@ public struct FirmwareLoop<
       return .ok(text)
     case .format(let newFormat):
       format = newFormat
-      encoder = TelemetryEncoder(
-        format: newFormat, outputRateHz: outputRateHz, mavlink: settings.mavlink)
+      encoder = encoder.inFormat(newFormat)
       var text = FixedText("format ")
       text.append(newFormat.rawValue)
       return .ok(text)

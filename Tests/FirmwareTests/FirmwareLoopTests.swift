@@ -212,6 +212,24 @@ import Testing
     #expect(replies.count == Int(status.commands) && status.repliesDropped == 0)
   }
 
+  /// `format mavlink` while sending MAVLink changes nothing: the packet sequence, the heartbeat
+  /// and IMU schedule carry on (started again, a ground station counts the jump as packets lost).
+  @Test func switchingToTheCurrentFormatLeavesTheStreamAlone() throws {
+    let rig = try Rig(settings: FirmwareSettings(selfTest: false, format: .mavlink))
+    try rig.loop.start()
+    var received: [UInt8] = []
+    for step in 0..<600 {
+      if step == 200 || step == 330 { rig.port.inject(Array("format MAVLink\n".utf8)) }
+      rig.loop.step()
+      received += rig.port.takeWritten()
+    }
+    rig.received = received
+    let (_, replies, statistics) = rig.decode(format: .mavlink)
+    #expect(replies.map(\.description) == ["OK format mavlink", "OK format mavlink"])
+    #expect(statistics.framesLost == 0 && statistics.outOfOrder == 0)
+    #expect(statistics.duplicates == 0 && statistics.sequenceGaps == 0)
+  }
+
   /// Two refused commands in one write are both answered; of two garbage lines one is, and the
   /// other is counted.
   @Test func everyRefusedLineIsCountedAndEveryPrintableOneAnswered() throws {
