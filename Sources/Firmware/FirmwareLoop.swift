@@ -161,9 +161,12 @@ public struct FirmwareLoop<
       format: settings.format, outputRateHz: settings.outputRateHz, mavlink: settings.mavlink)
     parser = HostCommandParser()
     queue = TransmitQueue(capacity: settings.transmitQueueBytes)
+    // Host input is read as fast as the parser looks at it (128 bytes a sample: 12 800 B/s at
+    // 100 Hz, more than 115200 baud brings), so noise at the full line rate never backs up
+    // ahead of a command.
     scratch = ScratchBuffers(
       frameBytes: max(TelemetryEncoder.maximumFrameBytes, TelemetryEncoder.maximumReplyBytes),
-      inputBytes: 64)
+      inputBytes: HostCommandParser.Configuration().bytesPerPoll)
     fifoSamples = []
     fifoSamples.reserveCapacity(128)
     periodNanoseconds = driver.configuration.samplePeriodNanoseconds

@@ -278,6 +278,29 @@ import Testing
     #expect(rig.loop.status.commandErrors == 0)
   }
 
+  /// Noise at the full line rate (115200 baud: 115 bytes a frame period, here one 5 s line) is
+  /// read and thrown away as fast as it comes, so a command after it is answered at once, not
+  /// after a backlog has drained (or been dropped by a full kernel buffer, on a UART).
+  @Test func inputIsReadAtLeastAsFastAsTheLineDeliversIt() throws {
+    let rig = try Rig()
+    try rig.loop.start()
+    let noise = [UInt8](repeating: UInt8(ascii: "x"), count: 115)
+    for _ in 0..<500 {
+      rig.port.inject(noise)
+      rig.loop.step()
+      _ = rig.port.takeWritten()
+    }
+    rig.port.inject(Array("\nversion\n".utf8))
+    var received: [UInt8] = []
+    for _ in 0..<20 {
+      rig.loop.step()
+      received += rig.port.takeWritten()
+    }
+    rig.received = received
+    let (_, replies, _) = rig.decode()
+    #expect(replies.count == 1 && replies.first?.description.hasPrefix("OK plumb ") == true)
+  }
+
   @Test func aFloodOfGarbageNeverStallsTheLoop() throws {
     let rig = try Rig()
     try rig.loop.start()
