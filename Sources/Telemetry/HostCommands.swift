@@ -76,7 +76,7 @@ public enum HostCommandError: Error, Hashable, Sendable {
   case unexpectedArgument(HostCommandName, FixedText)
   /// `format X` with X not binary, text or mavlink.
   case unknownFormat(FixedText)
-  /// `rate X` with X not a whole number.
+  /// `rate X` with X not a whole number (or of more than 18 digits).
   case invalidRate(FixedText)
   /// `rate N` with N outside 1 … the sample rate.
   case rateOutOfRange(hertz: Int, sampleRateHz: Int)
@@ -430,7 +430,7 @@ public struct HostCommandParser: Sendable {
       case .rate:
         guard let argument else { return .failure(.missingArgument(.rate)) }
         if let extra { return .failure(.unexpectedArgument(.rate, echo(extra))) }
-        guard let value = DecimalFormat.parseUnsigned(argument, maximumDigits: 6) else {
+        guard let value = DecimalFormat.parseUnsigned(argument, maximumDigits: 18) else {
           return .failure(.invalidRate(echo(argument)))
         }
         let hertz = Int(value)

@@ -63,6 +63,10 @@ private func parse(
       "rate 400 Hz: must be 1 to 100 Hz"
     ),
     (
+      "rate 1000000\n", .rateOutOfRange(hertz: 1_000_000, sampleRateHz: 100),
+      "rate 1000000 Hz: must be 1 to 100 Hz"
+    ),
+    (
       "rate 30\n", .rateNotDivisor(hertz: 30, sampleRateHz: 100),
       "30 Hz does not divide 100 Hz: try 25 or 50"
     ),
