@@ -176,7 +176,8 @@ public enum HostCommandError: Error, Hashable, Sendable {
 /// bounded work per call, so a flood of garbage never stalls the loop (FORMATS.md "Host
 /// commands").
 ///
-/// - Lines end at `\n` or `\r` (so `\r\n` works); blank lines are ignored.
+/// - Lines end at `\n` or `\r` (so `\r\n` works); blank lines are ignored, and so is NUL where
+///   a line starts (telnet's `\r\0`).
 /// - A line may hold at most `maximumLineLength` bytes. A longer one is answered with one
 ///   `lineTooLong` error at the moment it overflows and ignored up to the next line end.
 /// - Only printable ASCII, space and tab are allowed; a line with any other byte is answered
@@ -353,6 +354,8 @@ public struct HostCommandParser: Sendable {
       statistics.bytesDiscarded += 1
       return nil
     }
+    // NUL where a line starts is padding: telnet's CR NUL line end, or a break on the line.
+    if byte == 0 && lineCount == 0 { return nil }
     guard lineCount < line.count else {
       discarding = true
       statistics.bytesDiscarded += UInt64(lineCount + 1)

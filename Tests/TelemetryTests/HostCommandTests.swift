@@ -108,6 +108,17 @@ private func parse(
     #expect(text.format == .text && text.suggestedRateHz == 50 && text.suggestedBaudRate == 115_200)
   }
 
+  /// Telnet ends a line with CR NUL (RFC 854; ser2net, telnet to a console server), and a
+  /// break on the line reads as NUL: NUL where a line starts is padding, not a bad byte.
+  @Test func nulWhereALineStartsIsIgnored() {
+    #expect(
+      parse("tare\r\0status\r\0version\r\0") == [
+        .success(.tare), .success(.status), .success(.version),
+      ])
+    #expect(parse("\0\0\n\0rate 50\n") == [.success(.rate(hertz: 50))])
+    #expect(parse("ta\0re\n") == [.failure(.invalidByte(0))], "inside a line it is still refused")
+  }
+
   @Test func blankLinesAreIgnoredAndLineEndsMayBeCRLFOrEither() {
     #expect(parse("\n\r\n  \t \n\r\r") == [])
     #expect(
@@ -243,9 +254,10 @@ private func parse(
       }
       input += line + [random.next() % 3 == 0 ? 0x0D : 0x0A]
     }
-    // The oracle: a line ends at CR or LF; blank lines (spaces/tabs only) are ignored.
+    // The oracle: a line ends at CR or LF; NUL where a line starts is skipped; blank lines
+    // (spaces/tabs only) are ignored.
     var segment: [UInt8] = []
-    for byte in input {
+    for byte in input where !(byte == 0 && segment.isEmpty) {
       if byte == 0x0A || byte == 0x0D {
         if segment.contains(where: { $0 != 0x20 && $0 != 0x09 }) { expectedLines += 1 }
         segment = []
