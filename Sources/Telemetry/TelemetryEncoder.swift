@@ -197,7 +197,11 @@ public struct TelemetryEncoder: Sendable {
   /// The heartbeat's `MAV_STATE` for the flags seen since the last heartbeat.
   public static func systemStatus(_ flags: TelemetryFlags) -> UInt8 {
     if flags.contains(.initialising) { return MAVLink.stateBoot }
-    if !flags.isDisjoint(with: [.degradedTiming, .i2cRecovery]) { return MAVLink.stateCritical }
+    // Two tests, not `isDisjoint(with: [...])`: the set literal is built on the heap (three
+    // allocations a heartbeat in an unoptimised build).
+    if flags.contains(.degradedTiming) || flags.contains(.i2cRecovery) {
+      return MAVLink.stateCritical
+    }
     return MAVLink.stateActive
   }
 

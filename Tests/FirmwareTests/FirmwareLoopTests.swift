@@ -363,4 +363,38 @@ import Testing
     #expect(rig.loop.status.samples > 9_000)
     #expect(allocations == 0, "\(allocations) allocations in 10 000 samples")
   }
+
+  /// Host commands, refused lines and a flood of them on the line: the loop still allocates
+  /// nothing (the injected bytes are made before counting).
+  @Test func commandsAllocateNothing() throws {
+    let rig = try Rig(settings: FirmwareSettings(selfTest: false, format: .text))
+    try rig.loop.start()
+    var sink = [UInt8]()
+    sink.reserveCapacity(1 << 20)
+    let lines = [
+      "status\n", "version\n", "tare\n", "rate 50\n", "rate 100\n", "format mavlink\n",
+      "format text\n", "bogus\n", "rate 7\n", "\u{1}\n", String(repeating: "x", count: 100) + "\n",
+    ].map { Array($0.utf8) }
+    var injected: UInt64 = 0
+    var next = 0
+    // A line whenever the port has handed over the previous ones (so the simulated port's own
+    // input buffer keeps its capacity and does not allocate).
+    func step() {
+      if rig.port.statistics.bytesRead == injected {
+        rig.port.inject(lines[next % lines.count])
+        injected += UInt64(lines[next % lines.count].count)
+        next += 1
+      }
+      rig.loop.step()
+      rig.port.takeWritten(into: &sink)
+      if sink.count > 500_000 { sink.removeAll(keepingCapacity: true) }
+    }
+    for _ in 0..<300 { step() }
+    let before = rig.loop.status.commands
+    let allocations = AllocationCounter.count {
+      for _ in 0..<3_000 { step() }
+    }
+    #expect(rig.loop.status.commands - before > 1_000)
+    #expect(allocations == 0, "\(allocations) allocations in 3 000 samples with commands")
+  }
 }
