@@ -563,14 +563,17 @@ public struct FirmwareLoop<
     }
     // Without the credit for a reply the waiting bytes wait (the parser holds 256; the rest
     // stays in the kernel's buffer, and the host's writes block or are flow-controlled).
-    if parser.pendingBytes > 0, !hasReplyCredit() { return }
+    let hasInput = parser.pendingBytes > 0
+    if hasInput, !hasReplyCredit() { return }
     let context = HostCommandContext(
       sampleRateHz: sampleRateHz, baudRate: settings.baudRate, format: format,
       outputRateHz: outputRateHz)
     let result = parser.poll(context: context)
-    let parsed = parser.statistics
-    status.commandErrors = parsed.errorsReturned + parsed.errorsSuppressed
-    status.commandErrorsUnanswered = parsed.errorsSuppressed
+    if hasInput {
+      let parsed = parser.statistics
+      status.commandErrors = parsed.errorsReturned + parsed.errorsSuppressed
+      status.commandErrorsUnanswered = parsed.errorsSuppressed
+    }
     guard let result else { return }
     let reply: HostReply
     switch result {
