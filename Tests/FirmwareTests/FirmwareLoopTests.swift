@@ -196,10 +196,7 @@ import Testing
       received += rig.port.takeWritten()
     }
     // The host stops; what is queued goes out.
-    rig.loop.finish()
-    rig.clock.advance(by: .seconds(1))
-    received += rig.port.takeWritten()
-    rig.received = received
+    rig.finish(after: received)
     let (samples, replies, statistics) = rig.decode(format: format)
     let status = rig.loop.status
     #expect(status.framesDroppedQueueFull == 0)
@@ -228,6 +225,36 @@ import Testing
     #expect(replies.map(\.description) == ["OK format mavlink", "OK format mavlink"])
     #expect(statistics.framesLost == 0 && statistics.outOfOrder == 0)
     #expect(statistics.duplicates == 0 && statistics.sequenceGaps == 0)
+  }
+
+  /// Format and rate switched back and forth, several in one write and one every few frames: a
+  /// host that follows the format (`StreamDecoder(format: nil)`) loses no frame, and every
+  /// command is answered in turn.
+  @Test func formatsAndRatesSwitchedBackAndForthLoseNothing() throws {
+    let rig = try Rig()
+    try rig.loop.start()
+    let commands = [
+      "format text\nrate 50\n", "format mavlink\n", "rate 100\nformat binary\n", "rate 25\n",
+      "format text\nformat mavlink\nrate 100\n", "format binary\n",
+    ]
+    var sent = 0
+    var received: [UInt8] = []
+    for step in 0..<1_200 {
+      if step >= 100, step % 37 == 0 {
+        let line = commands[sent % commands.count]
+        rig.port.inject(Array(line.utf8))
+        sent += line.split(separator: "\n").count
+      }
+      rig.loop.step()
+      received += rig.port.takeWritten()
+    }
+    rig.finish(after: received)
+    let (samples, replies, statistics) = rig.decode(format: nil)
+    #expect(replies.count == sent && replies.allSatisfy { $0.status == .ok })
+    #expect(Int(rig.loop.status.commands) == sent)
+    #expect(statistics.crcErrors == 0 && statistics.malformed == 0 && statistics.bytesSkipped == 0)
+    #expect(statistics.framesLost == 0 && statistics.outOfOrder == 0)
+    #expect(samples.count == Int(rig.loop.status.framesQueued))
   }
 
   /// Two refused commands in one write are both answered; of two garbage lines one is, and the
