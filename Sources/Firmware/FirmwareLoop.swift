@@ -123,6 +123,12 @@ public struct FirmwareLoop<
   /// the samples since the previous read-back may have been converted with a wrong scale.
   private var configurationMismatchesSeen: UInt64 = 0
   private var nextReopen: Timestamp?
+  /// Bytes (in units of 10⁻⁹ byte) replies may still use: they earn the link's capacity left
+  /// over by the frames (at least the 15 % `LinkBudget` keeps free) and a command is parsed only
+  /// when a whole reply is covered, so a flood of commands is answered at the pace the line
+  /// carries and never delays or drops a frame. At most `replyBurstBytes` are saved up.
+  private var replyCredit: Int64 = FirmwareLoop.replyBurstBytes * 1_000_000_000
+  private var replyCreditTime: Timestamp?
   /// `gimbalLockSineThreshold`, read once (see `isNearGimbalLock`).
   private let gimbalLockSine = gimbalLockSineThreshold
   private var started = false
@@ -168,9 +174,12 @@ public struct FirmwareLoop<
       format: settings.format, outputRateHz: settings.outputRateHz, mavlink: settings.mavlink)
     parser = HostCommandParser()
     queue = TransmitQueue(capacity: settings.transmitQueueBytes)
+    // Host input is read as fast as the parser looks at it (128 bytes a sample: 12 800 B/s at
+    // 100 Hz, more than 115200 baud brings), so noise at the full line rate never backs up
+    // ahead of a command.
     scratch = ScratchBuffers(
       frameBytes: max(TelemetryEncoder.maximumFrameBytes, TelemetryEncoder.maximumReplyBytes),
-      inputBytes: 64)
+      inputBytes: HostCommandParser.Configuration().bytesPerPoll)
     fifoSamples = []
     fifoSamples.reserveCapacity(128)
     periodNanoseconds = driver.configuration.samplePeriodNanoseconds
@@ -584,16 +593,25 @@ public struct FirmwareLoop<
         parser.receive(UnsafeRawBufferPointer(rebasing: scratch.input[0..<received]))
       }
     }
+    // Without the credit for a reply the waiting bytes wait (the parser holds 256; the rest
+    // stays in the kernel's buffer, and the host's writes block or are flow-controlled).
+    let hasInput = parser.pendingBytes > 0
+    if hasInput, !hasReplyCredit() { return }
     let context = HostCommandContext(
       sampleRateHz: sampleRateHz, baudRate: settings.baudRate, format: format,
       outputRateHz: outputRateHz)
-    guard let result = parser.poll(context: context) else { return }
+    let result = parser.poll(context: context)
+    if hasInput {
+      let parsed = parser.statistics
+      status.commandErrors = parsed.errorsReturned + parsed.errorsSuppressed
+      status.commandErrorsUnanswered = parsed.errorsSuppressed
+    }
+    guard let result else { return }
     let reply: HostReply
     switch result {
     case .success(let command):
       reply = obey(command)
     case .failure(let error):
-      status.commandErrors += 1
       reply = error.reply
     }
     queueReply(reply)
@@ -615,9 +633,30 @@ public struct FirmwareLoop<
     lastEstimate.map { Timestamp(nanoseconds: $0.timestampNanoseconds) } ?? clock.now()
   }
 
+  /// The most reply bytes saved up for a burst (four of the longest replies).
+  static var replyBurstBytes: Int64 { Int64(4 * TelemetryEncoder.maximumReplyBytes) }
+
+  /// Adds the reply credit earned since it was last brought up to date; whether it covers the
+  /// longest reply.
+  private mutating func hasReplyCredit() -> Bool {
+    let now = clock.now()
+    let limit = Self.replyBurstBytes * 1_000_000_000
+    if let last = replyCreditTime {
+      let capacity = Int64(settings.baudRate / LinkBudget.bitsPerByte)
+      let frames = Int64(LinkBudget.bytesPerSecond(format: format, outputRateHz: outputRateHz))
+      let spare = max(capacity - frames, capacity * 15 / 100)
+      // At most a second counts: the credit is full long before, and the product stays small.
+      let elapsed = min(max(0, now.nanoseconds(since: last)), 1_000_000_000)
+      replyCredit = min(limit, replyCredit + elapsed * spare)
+    }
+    replyCreditTime = now
+    return replyCredit >= Int64(TelemetryEncoder.maximumReplyBytes) * 1_000_000_000
+  }
+
   /// Queues a reply (for `obey` called from outside the command poll).
   public mutating func queueReply(_ reply: HostReply) {
     let length = encoder.encode(reply, into: scratch.frame)
+    replyCredit = max(0, replyCredit - Int64(length) * 1_000_000_000)
     if !queue.enqueue(UnsafeRawBufferPointer(rebasing: scratch.frame[0..<length])) {
       status.repliesDropped += 1
     }
@@ -636,8 +675,7 @@ public struct FirmwareLoop<
       return .ok(text)
     case .format(let newFormat):
       format = newFormat
-      encoder = TelemetryEncoder(
-        format: newFormat, outputRateHz: outputRateHz, mavlink: settings.mavlink)
+      encoder = encoder.inFormat(newFormat)
       var text = FixedText("format ")
       text.append(newFormat.rawValue)
       return .ok(text)

@@ -54,9 +54,12 @@ public struct FirmwareStatus: Hashable, Sendable {
   /// Serial disconnects seen, and successful reopens.
   public var serialDisconnects: UInt64 = 0
   public var serialReopens: UInt64 = 0
-  /// Host commands executed, and error replies sent.
+  /// Host commands executed, and lines refused (answered or not).
   public var commands: UInt64 = 0
   public var commandErrors: UInt64 = 0
+  /// Refused lines of garbage (a control or non-ASCII byte, an overlong line) that came too soon
+  /// after the previous error to be answered (FORMATS.md "Host commands"): in `commandErrors`.
+  public var commandErrorsUnanswered: UInt64 = 0
   /// Replies dropped because the transmit queue was full.
   public var repliesDropped: UInt64 = 0
   /// Edge-to-queue latency of the last frame and the largest seen, µs.

@@ -76,7 +76,7 @@ public enum HostCommandError: Error, Hashable, Sendable {
   case unexpectedArgument(HostCommandName, FixedText)
   /// `format X` with X not binary, text or mavlink.
   case unknownFormat(FixedText)
-  /// `rate X` with X not a whole number.
+  /// `rate X` with X not a whole number (or of more than 18 digits).
   case invalidRate(FixedText)
   /// `rate N` with N outside 1 … the sample rate.
   case rateOutOfRange(hertz: Int, sampleRateHz: Int)
@@ -151,6 +151,16 @@ public enum HostCommandError: Error, Hashable, Sendable {
     return HostReply(.error, text)
   }
 
+  /// Whether the line was garbage rather than a mistyped command: a control or non-ASCII byte,
+  /// or an overlong line. Only these are paced (`minimumPollsBetweenErrors`); a printable line
+  /// always gets its answer.
+  public var isGarbage: Bool {
+    switch self {
+    case .invalidByte, .lineTooLong: true
+    default: false
+    }
+  }
+
   /// The divisors of `n` just below and just above `value`.
   static func neighbouringDivisors(of n: Int, around value: Int) -> (Int, Int?) {
     var below = 1
@@ -166,7 +176,8 @@ public enum HostCommandError: Error, Hashable, Sendable {
 /// bounded work per call, so a flood of garbage never stalls the loop (FORMATS.md "Host
 /// commands").
 ///
-/// - Lines end at `\n` or `\r` (so `\r\n` works); blank lines are ignored.
+/// - Lines end at `\n` or `\r` (so `\r\n` works); blank lines are ignored, and so is NUL where
+///   a line starts (telnet's `\r\0`).
 /// - A line may hold at most `maximumLineLength` bytes. A longer one is answered with one
 ///   `lineTooLong` error at the moment it overflows and ignored up to the next line end.
 /// - Only printable ASCII, space and tab are allowed; a line with any other byte is answered
@@ -176,9 +187,10 @@ public enum HostCommandError: Error, Hashable, Sendable {
 /// - `poll` looks at no more than `bytesPerPoll` bytes and returns at most one result; bytes it
 ///   did not reach wait in the input buffer (`inputCapacity`); bytes offered while it is full are
 ///   refused by `receive` and stay in the caller's (kernel's) buffer.
-/// - Errors closer together than `minimumPollsBetweenErrors` polls are counted
-///   (`errorsSuppressed`) but not returned, so garbage cannot flood the telemetry link with
-///   error replies.
+/// - Garbage errors (`invalidByte`, `lineTooLong`) closer than `minimumPollsBetweenErrors` polls
+///   after the previous returned error are counted (`errorsSuppressed`) but not returned, so
+///   line noise cannot flood the telemetry link with error replies. Every printable line gets
+///   its result (at most one per poll).
 public struct HostCommandParser: Sendable {
   public struct Configuration: Hashable, Sendable {
     /// Bytes per line, terminator excluded.
@@ -187,8 +199,8 @@ public struct HostCommandParser: Sendable {
     public var bytesPerPoll: Int
     /// Bytes held between polls.
     public var inputCapacity: Int
-    /// Polls that must pass after a returned error before the next one is returned (10 = at most
-    /// 10 error replies a second at 100 Hz).
+    /// Polls that must pass after a returned error before the next garbage error is returned
+    /// (10 = at most 10 replies to garbage a second at 100 Hz).
     public var minimumPollsBetweenErrors: Int
 
     public init(
@@ -210,12 +222,15 @@ public struct HostCommandParser: Sendable {
     public var commands: UInt64 = 0
     /// Errors returned.
     public var errorsReturned: UInt64 = 0
-    /// Errors counted but not returned (too soon after the previous one).
+    /// Garbage errors counted but not returned (too soon after the previous error).
     public var errorsSuppressed: UInt64 = 0
     /// Bytes of overlong lines thrown away.
     public var bytesDiscarded: UInt64 = 0
     /// Bytes `receive` refused because the input buffer was full.
     public var bytesRefused: UInt64 = 0
+    /// MAVLink packets (a ground station's) skipped whole, and their bytes.
+    public var mavlinkPacketsSkipped: UInt64 = 0
+    public var mavlinkBytesSkipped: UInt64 = 0
   }
 
   public let configuration: Configuration
@@ -229,6 +244,12 @@ public struct HostCommandParser: Sendable {
   private var discarding = false
   private var badByte: UInt8?
   private var pollsSinceError = Int.max
+  /// A MAVLink packet being skipped: its bytes seen (0: none), its payload length once seen, and
+  /// its whole length once known (0 before).
+  private var packetSeen = 0
+  private var packetPayload = 0
+  private var packetTotal = 0
+  private var packetIsVersion2 = false
 
   public init(configuration: Configuration = Configuration()) {
     self.configuration = configuration
@@ -285,8 +306,8 @@ public struct HostCommandParser: Sendable {
       case .success:
         statistics.commands += 1
         return result
-      case .failure:
-        if pollsSinceError < configuration.minimumPollsBetweenErrors {
+      case .failure(let error):
+        if error.isGarbage, pollsSinceError < configuration.minimumPollsBetweenErrors {
           statistics.errorsSuppressed += 1
           continue
         }
@@ -301,6 +322,19 @@ public struct HostCommandParser: Sendable {
   private mutating func consume(_ byte: UInt8, context: HostCommandContext) -> Result<
     HostCommand, HostCommandError
   >? {
+    if packetSeen > 0, skipPacket(byte) { return nil }
+    // While Plumb streams MAVLink, a MAVLink start byte (v2 0xFD, v1 0xFE; never in ASCII or
+    // UTF-8) where a line starts, or in an overlong line's remainder (where a stream joined
+    // mid-packet ends up), begins a ground station's packet: skipped whole by its length, CR and
+    // LF bytes and all.
+    if byte == 0xFD || byte == 0xFE, lineCount == 0, context.format == .mavlink {
+      discarding = false
+      packetSeen = 1
+      packetTotal = 0
+      packetIsVersion2 = byte == 0xFD
+      statistics.mavlinkBytesSkipped += 1
+      return nil
+    }
     if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") {
       defer {
         lineCount = 0
@@ -320,6 +354,8 @@ public struct HostCommandParser: Sendable {
       statistics.bytesDiscarded += 1
       return nil
     }
+    // NUL where a line starts is padding: telnet's CR NUL line end, or a break on the line.
+    if byte == 0 && lineCount == 0 { return nil }
     guard lineCount < line.count else {
       discarding = true
       statistics.bytesDiscarded += UInt64(lineCount + 1)
@@ -333,6 +369,35 @@ public struct HostCommandParser: Sendable {
     line[lineCount] = byte
     lineCount += 1
     return nil
+  }
+
+  /// One byte of a MAVLink packet: v1 is STX, len, 4 header bytes, payload, CRC (8 + len); v2
+  /// is STX, len, incompat, compat, 6 header bytes, payload, CRC (12 + len), and 13 signature
+  /// bytes when incompat bit 0 is set. Returns `false` when a v2 header is not one a station
+  /// sends (an incompat flag other than signing, any compat flag: line noise, not a packet):
+  /// the bytes so far become a line with a bad byte, and `byte` is read as part of it.
+  private mutating func skipPacket(_ byte: UInt8) -> Bool {
+    let seen = packetSeen + 1
+    if packetIsVersion2 && ((seen == 3 && byte > 0x01) || (seen == 4 && byte != 0)) {
+      statistics.mavlinkBytesSkipped -= UInt64(packetSeen)
+      lineCount = packetSeen
+      badByte = 0xFD
+      packetSeen = 0
+      return false
+    }
+    packetSeen = seen
+    statistics.mavlinkBytesSkipped += 1
+    if packetSeen == 2 {
+      packetPayload = Int(byte)
+      if !packetIsVersion2 { packetTotal = 8 + packetPayload }
+    } else if packetSeen == 3 && packetIsVersion2 {
+      packetTotal = 12 + packetPayload + (byte & 0x01 != 0 ? 13 : 0)
+    }
+    if packetTotal > 0 && packetSeen >= packetTotal {
+      packetSeen = 0
+      statistics.mavlinkPacketsSkipped += 1
+    }
+    return true
   }
 
   private mutating func parseLine(context: HostCommandContext) -> Result<
@@ -368,7 +433,7 @@ public struct HostCommandParser: Sendable {
       case .rate:
         guard let argument else { return .failure(.missingArgument(.rate)) }
         if let extra { return .failure(.unexpectedArgument(.rate, echo(extra))) }
-        guard let value = DecimalFormat.parseUnsigned(argument, maximumDigits: 6) else {
+        guard let value = DecimalFormat.parseUnsigned(argument, maximumDigits: 18) else {
           return .failure(.invalidRate(echo(argument)))
         }
         let hertz = Int(value)

@@ -73,6 +73,17 @@ public struct TelemetryEncoder: Sendable {
     return encoder
   }
 
+  /// The same link in `newFormat` (host command `format F`): `self` when it is the format
+  /// already (nothing restarts), otherwise a new encoder that carries MAVLink's packet sequence
+  /// on, for the same reason as `atOutputRate`.
+  public func inFormat(_ newFormat: TelemetryFormat) -> TelemetryEncoder {
+    guard newFormat != format else { return self }
+    var encoder = TelemetryEncoder(
+      format: newFormat, outputRateHz: outputRateHz, mavlink: mavlinkIdentity)
+    encoder.packetSequence = packetSequence
+    return encoder
+  }
+
   /// Writes everything `frame` produces; returns the byte count. (Inlined, like
   /// `BinaryFormat.encode`: passing a frame otherwise costs a copy of it.)
   @inline(__always)
@@ -186,7 +197,11 @@ public struct TelemetryEncoder: Sendable {
   /// The heartbeat's `MAV_STATE` for the flags seen since the last heartbeat.
   public static func systemStatus(_ flags: TelemetryFlags) -> UInt8 {
     if flags.contains(.initialising) { return MAVLink.stateBoot }
-    if !flags.isDisjoint(with: [.degradedTiming, .i2cRecovery]) { return MAVLink.stateCritical }
+    // Two tests, not `isDisjoint(with: [...])`: the set literal is built on the heap (three
+    // allocations a heartbeat in an unoptimised build).
+    if flags.contains(.degradedTiming) || flags.contains(.i2cRecovery) {
+      return MAVLink.stateCritical
+    }
     return MAVLink.stateActive
   }
 

@@ -178,6 +178,156 @@ import Testing
     #expect(statistics.duplicates == 0 && statistics.sequenceGaps == 0)
   }
 
+  /// A host sending valid commands as fast as 115200 baud carries them (16 `status` a frame
+  /// period, 1 600 a second): every command is answered, in turn, but the replies share only
+  /// the link's spare capacity, so the 100 Hz frames keep flowing on time and none is dropped.
+  @Test(arguments: [TelemetryFormat.binary, .text, .mavlink])
+  func aFloodOfValidCommandsNeitherDelaysNorDropsFrames(format: TelemetryFormat) throws {
+    let rig = try Rig(settings: FirmwareSettings(selfTest: false, format: format))
+    try rig.loop.start()
+    let flood = [UInt8](repeating: 0, count: 16).flatMap { _ in Array("status\n".utf8) }
+    var received: [UInt8] = []
+    var largestBacklog = 0
+    let end = rig.clock.now() + .seconds(5)
+    while rig.clock.now() < end {
+      rig.port.inject(flood)
+      rig.loop.step()
+      largestBacklog = max(largestBacklog, rig.port.bufferedOutputCount)
+      received += rig.port.takeWritten()
+    }
+    // The host stops; what is queued goes out.
+    rig.finish(after: received)
+    let (samples, replies, statistics) = rig.decode(format: format)
+    let status = rig.loop.status
+    #expect(status.framesDroppedQueueFull == 0)
+    #expect(samples.count == Int(status.framesQueued))
+    #expect(statistics.framesLost == 0 && statistics.crcErrors == 0)
+    // The device buffer never holds more than a few frame periods (115 B each): a frame waits
+    // at most some 30 ms behind replies.
+    #expect(largestBacklog < 400, "\(largestBacklog) bytes waiting in the UART")
+    #expect(status.commands > 100, "commands are still obeyed")
+    #expect(replies.count == Int(status.commands) && status.repliesDropped == 0)
+  }
+
+  /// `format mavlink` while sending MAVLink changes nothing: the packet sequence, the heartbeat
+  /// and IMU schedule carry on (started again, a ground station counts the jump as packets lost).
+  @Test func switchingToTheCurrentFormatLeavesTheStreamAlone() throws {
+    let rig = try Rig(settings: FirmwareSettings(selfTest: false, format: .mavlink))
+    try rig.loop.start()
+    var received: [UInt8] = []
+    for step in 0..<600 {
+      if step == 200 || step == 330 { rig.port.inject(Array("format MAVLink\n".utf8)) }
+      rig.loop.step()
+      received += rig.port.takeWritten()
+    }
+    rig.received = received
+    let (_, replies, statistics) = rig.decode(format: .mavlink)
+    #expect(replies.map(\.description) == ["OK format mavlink", "OK format mavlink"])
+    #expect(statistics.framesLost == 0 && statistics.outOfOrder == 0)
+    #expect(statistics.duplicates == 0 && statistics.sequenceGaps == 0)
+  }
+
+  /// Format and rate switched back and forth, several in one write and one every few frames: a
+  /// host that follows the format (`StreamDecoder(format: nil)`) loses no frame, and every
+  /// command is answered in turn.
+  @Test func formatsAndRatesSwitchedBackAndForthLoseNothing() throws {
+    let rig = try Rig()
+    try rig.loop.start()
+    let commands = [
+      "format text\nrate 50\n", "format mavlink\n", "rate 100\nformat binary\n", "rate 25\n",
+      "format text\nformat mavlink\nrate 100\n", "format binary\n",
+    ]
+    var sent = 0
+    var received: [UInt8] = []
+    for step in 0..<1_200 {
+      if step >= 100, step % 37 == 0 {
+        let line = commands[sent % commands.count]
+        rig.port.inject(Array(line.utf8))
+        sent += line.split(separator: "\n").count
+      }
+      rig.loop.step()
+      received += rig.port.takeWritten()
+    }
+    rig.finish(after: received)
+    let (samples, replies, statistics) = rig.decode(format: nil)
+    #expect(replies.count == sent && replies.allSatisfy { $0.status == .ok })
+    #expect(Int(rig.loop.status.commands) == sent)
+    #expect(statistics.crcErrors == 0 && statistics.malformed == 0 && statistics.bytesSkipped == 0)
+    #expect(statistics.framesLost == 0 && statistics.outOfOrder == 0)
+    #expect(samples.count == Int(rig.loop.status.framesQueued))
+  }
+
+  /// Two refused commands in one write are both answered; of two garbage lines one is, and the
+  /// other is counted.
+  @Test func everyRefusedLineIsCountedAndEveryPrintableOneAnswered() throws {
+    let rig = try Rig()
+    try rig.loop.start()
+    var received: [UInt8] = []
+    for step in 0..<300 {
+      if step == 150 { rig.port.inject(Array("\u{1}\n\u{2}\nrate 30\nformat json\n".utf8)) }
+      rig.loop.step()
+      received += rig.port.takeWritten()
+    }
+    rig.received = received
+    let (_, replies, _) = rig.decode()
+    #expect(
+      replies.map(\.description) == [
+        "ERR byte 0x01 not allowed in commands", "ERR 30 Hz does not divide 100 Hz: try 25 or 50",
+        "ERR format \"json\"? use binary|text|mavlink",
+      ])
+    #expect(rig.loop.status.commandErrors == 4)
+    #expect(rig.loop.status.commandErrorsUnanswered == 1)
+  }
+
+  /// A ground station's HEARTBEATs (1 Hz) draw no `ERR` STATUSTEXT, and a command typed
+  /// meanwhile is answered.
+  @Test func aGroundStationsHeartbeatsDrawNoErrorReplies() throws {
+    let rig = try Rig(settings: FirmwareSettings(selfTest: false, format: .mavlink))
+    try rig.loop.start()
+    var received: [UInt8] = []
+    for step in 0..<1_000 {
+      if step % 100 == 0 {
+        let packet = MAVLinkPacket(
+          sequence: UInt8(step / 100), systemID: 255, componentID: 190,
+          message: .heartbeat(
+            .init(type: 6, autopilot: 8, customMode: 0x0A0D_0A0D, systemStatus: 4)))
+        var output = [UInt8](repeating: 0, count: 280)
+        let n = output.withUnsafeMutableBytes { MAVLink.encode(packet, into: $0) }
+        rig.port.inject(Array(output[0..<n]))
+      }
+      if step == 550 { rig.port.inject(Array("version\n".utf8)) }
+      rig.loop.step()
+      received += rig.port.takeWritten()
+    }
+    rig.received = received
+    let (_, replies, _) = rig.decode(format: .mavlink)
+    #expect(replies.count == 1 && replies.first?.description.hasPrefix("OK plumb ") == true)
+    #expect(rig.loop.status.commandErrors == 0)
+  }
+
+  /// Noise at the full line rate (115200 baud: 115 bytes a frame period, here one 5 s line) is
+  /// read and thrown away as fast as it comes, so a command after it is answered at once, not
+  /// after a backlog has drained (or been dropped by a full kernel buffer, on a UART).
+  @Test func inputIsReadAtLeastAsFastAsTheLineDeliversIt() throws {
+    let rig = try Rig()
+    try rig.loop.start()
+    let noise = [UInt8](repeating: UInt8(ascii: "x"), count: 115)
+    for _ in 0..<500 {
+      rig.port.inject(noise)
+      rig.loop.step()
+      _ = rig.port.takeWritten()
+    }
+    rig.port.inject(Array("\nversion\n".utf8))
+    var received: [UInt8] = []
+    for _ in 0..<20 {
+      rig.loop.step()
+      received += rig.port.takeWritten()
+    }
+    rig.received = received
+    let (_, replies, _) = rig.decode()
+    #expect(replies.count == 1 && replies.first?.description.hasPrefix("OK plumb ") == true)
+  }
+
   @Test func aFloodOfGarbageNeverStallsTheLoop() throws {
     let rig = try Rig()
     try rig.loop.start()
@@ -239,5 +389,39 @@ import Testing
     }
     #expect(rig.loop.status.samples > 9_000)
     #expect(allocations == 0, "\(allocations) allocations in 10 000 samples")
+  }
+
+  /// Host commands, refused lines and a flood of them on the line: the loop still allocates
+  /// nothing (the injected bytes are made before counting).
+  @Test func commandsAllocateNothing() throws {
+    let rig = try Rig(settings: FirmwareSettings(selfTest: false, format: .text))
+    try rig.loop.start()
+    var sink = [UInt8]()
+    sink.reserveCapacity(1 << 20)
+    let lines = [
+      "status\n", "version\n", "tare\n", "rate 50\n", "rate 100\n", "format mavlink\n",
+      "format text\n", "bogus\n", "rate 7\n", "\u{1}\n", String(repeating: "x", count: 100) + "\n",
+    ].map { Array($0.utf8) }
+    var injected: UInt64 = 0
+    var next = 0
+    // A line whenever the port has handed over the previous ones (so the simulated port's own
+    // input buffer keeps its capacity and does not allocate).
+    func step() {
+      if rig.port.statistics.bytesRead == injected {
+        rig.port.inject(lines[next % lines.count])
+        injected += UInt64(lines[next % lines.count].count)
+        next += 1
+      }
+      rig.loop.step()
+      rig.port.takeWritten(into: &sink)
+      if sink.count > 500_000 { sink.removeAll(keepingCapacity: true) }
+    }
+    for _ in 0..<300 { step() }
+    let before = rig.loop.status.commands
+    let allocations = AllocationCounter.count {
+      for _ in 0..<3_000 { step() }
+    }
+    #expect(rig.loop.status.commands - before > 1_000)
+    #expect(allocations == 0, "\(allocations) allocations in 3 000 samples with commands")
   }
 }

@@ -71,6 +71,14 @@ final class Rig {
     received += port.takeWritten()
   }
 
+  /// Ends a run stepped by the test, which collected `received`: the loop flushes and closes,
+  /// and what the UART still holds reaches the host (`received`).
+  func finish(after received: [UInt8]) {
+    loop.finish()
+    clock.advance(by: .seconds(1))
+    self.received = received + port.takeWritten()
+  }
+
   /// Decodes everything received as a host would.
   func decode(format: TelemetryFormat? = .binary) -> (
     samples: [AttitudeSample], replies: [HostReply], statistics: LinkStatistics

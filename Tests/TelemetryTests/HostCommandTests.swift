@@ -3,6 +3,8 @@ import Testing
 
 private let context = HostCommandContext(
   sampleRateHz: 100, baudRate: 115_200, format: .binary, outputRateHz: 100)
+private let mavlinkContext = HostCommandContext(
+  sampleRateHz: 100, baudRate: 115_200, format: .mavlink, outputRateHz: 100)
 
 /// Every result the parser gives for `input`, polling until the input is used up.
 private func parse(
@@ -61,6 +63,10 @@ private func parse(
       "rate 400 Hz: must be 1 to 100 Hz"
     ),
     (
+      "rate 1000000\n", .rateOutOfRange(hertz: 1_000_000, sampleRateHz: 100),
+      "rate 1000000 Hz: must be 1 to 100 Hz"
+    ),
+    (
       "rate 30\n", .rateNotDivisor(hertz: 30, sampleRateHz: 100),
       "30 Hz does not divide 100 Hz: try 25 or 50"
     ),
@@ -102,6 +108,17 @@ private func parse(
     #expect(text.format == .text && text.suggestedRateHz == 50 && text.suggestedBaudRate == 115_200)
   }
 
+  /// Telnet ends a line with CR NUL (RFC 854; ser2net, telnet to a console server), and a
+  /// break on the line reads as NUL: NUL where a line starts is padding, not a bad byte.
+  @Test func nulWhereALineStartsIsIgnored() {
+    #expect(
+      parse("tare\r\0status\r\0version\r\0") == [
+        .success(.tare), .success(.status), .success(.version),
+      ])
+    #expect(parse("\0\0\n\0rate 50\n") == [.success(.rate(hertz: 50))])
+    #expect(parse("ta\0re\n") == [.failure(.invalidByte(0))], "inside a line it is still refused")
+  }
+
   @Test func blankLinesAreIgnoredAndLineEndsMayBeCRLFOrEither() {
     #expect(parse("\n\r\n  \t \n\r\r") == [])
     #expect(
@@ -141,6 +158,70 @@ private func parse(
     #expect(s.commands + s.errorsReturned + s.errorsSuppressed == s.lines)
   }
 
+  /// `plumb-monitor --send "rate 30" --send "format json" --send tare` writes the three lines
+  /// at once: each is answered, errors included (the pacing of garbage replies is for garbage).
+  @Test func everyPrintableLineIsAnsweredEvenInABurst() {
+    let results = parse("rate 30\nformat json\nfoo\ntare\n", configuration: .init())
+    #expect(
+      results == [
+        .failure(.rateNotDivisor(hertz: 30, sampleRateHz: 100)), .failure(.unknownFormat("json")),
+        .failure(.unknownCommand("foo")), .success(.tare),
+      ])
+  }
+
+  @Test func garbageErrorsInABurstAreCountedNotAnswered() {
+    let (results, parser, _) = parse(
+      Array("\u{1}\n\u{2}\nfoo\n\u{3}\n".utf8), configuration: .init())
+    #expect(results == [.failure(.invalidByte(1)), .failure(.unknownCommand("foo"))])
+    #expect(parser.statistics.errorsReturned == 2 && parser.statistics.errorsSuppressed == 2)
+  }
+
+  /// A ground station on the line sends MAVLink (a HEARTBEAT a second, requests): Plumb
+  /// accepts no MAVLink message, and skips whole packets by their length, without an error
+  /// reply (a STATUSTEXT warning on the station's screen) and whatever CR or LF bytes they hold.
+  @Test func mavlinkPacketsFromAGroundStationAreSkippedSilently() {
+    let heartbeat = groundStationHeartbeat(sequence: 7, customMode: 0x0A0D_0A0D)
+    var signed = groundStationHeartbeat(sequence: 8)
+    signed[2] = 0x01  // incompat: signed, 13 signature bytes follow
+    signed += [UInt8](repeating: 0x0A, count: 13)
+    // MAVLink v1: STX 0xFE, len, seq, sysid, compid, msgid, payload, CRC.
+    let v1: [UInt8] = [0xFE, 3, 0, 255, 190, 66, 0x0D, 0x0A, 0x0D, 0x0A, 0x0D]
+    let input = heartbeat + Array("tare\n".utf8) + signed + v1 + heartbeat + Array("status\n".utf8)
+    let (results, parser, _) = parse(input, context: mavlinkContext, configuration: .init())
+    #expect(results == [.success(.tare), .success(.status)])
+    #expect(parser.statistics.mavlinkPacketsSkipped == 4)
+    #expect(parser.statistics.lines == 2)
+  }
+
+  /// The port opened in the middle of a packet: what cannot be told from garbage costs one
+  /// (paced) error, and the next packet start resynchronises.
+  @Test func aStreamJoinedMidPacketResynchronisesAtTheNextPacket() {
+    var input: [UInt8] = []
+    for sequence in 0..<20 { input += groundStationHeartbeat(sequence: UInt8(sequence)) }
+    input.removeFirst(5)
+    input += Array("tare\n".utf8)
+    let (results, parser, _) = parse(input, context: mavlinkContext, configuration: .init())
+    #expect(results.last == .success(.tare))
+    #expect(results.count <= 2)
+    #expect(parser.statistics.mavlinkPacketsSkipped >= 16, "a 64-byte line and one packet lost")
+  }
+
+  /// Line noise that starts with 0xFD but has no MAVLink 2 header (incompat 0x07) is a bad line,
+  /// not a packet: it does not swallow the command after it.
+  @Test func noiseThatOnlyLooksLikeAPacketStartIsABadLine() {
+    let noise: [UInt8] = [0xFD, 0x30, 0x07, 0x41, 0x0A]
+    let (results, parser, _) = parse(
+      noise + Array("tare\n".utf8), context: mavlinkContext, configuration: .init())
+    #expect(results == [.failure(.invalidByte(0xFD)), .success(.tare)])
+    #expect(
+      parser.statistics.mavlinkPacketsSkipped == 0 && parser.statistics.mavlinkBytesSkipped == 0)
+    let compat: [UInt8] = [0xFD, 0x0A, 0x00, 0x0D]
+    #expect(
+      parse(compat + Array("\nstatus\n".utf8), context: mavlinkContext, configuration: .init())
+        .results
+        == [.failure(.invalidByte(0xFD)), .success(.status)])
+  }
+
   @Test func receiveRefusesWhatDoesNotFit() {
     var parser = HostCommandParser()
     #expect(parser.receive([UInt8](repeating: 0x61, count: 300)) == 256)
@@ -173,9 +254,10 @@ private func parse(
       }
       input += line + [random.next() % 3 == 0 ? 0x0D : 0x0A]
     }
-    // The oracle: a line ends at CR or LF; blank lines (spaces/tabs only) are ignored.
+    // The oracle: a line ends at CR or LF; NUL where a line starts is skipped; blank lines
+    // (spaces/tabs only) are ignored.
     var segment: [UInt8] = []
-    for byte in input {
+    for byte in input where !(byte == 0 && segment.isEmpty) {
       if byte == 0x0A || byte == 0x0D {
         if segment.contains(where: { $0 != 0x20 && $0 != 0x09 }) { expectedLines += 1 }
         segment = []
@@ -186,6 +268,7 @@ private func parse(
     let (results, parser, _) = parse(input)
     let s = parser.statistics
     #expect(s.lines == UInt64(expectedLines))
+    #expect(s.mavlinkPacketsSkipped == 0, "MAVLink is skipped only while it is sent")
     #expect(results.count == expectedLines, "one answer per line")
     #expect(s.commands + s.errorsReturned == s.lines && s.errorsSuppressed == 0)
     var commands = 0
@@ -202,4 +285,15 @@ private func parse(
     }
     #expect(commands > 1000, "the fuzz reaches valid commands too")
   }
+}
+
+/// A HEARTBEAT as QGroundControl sends it (sysid 255, MAV_TYPE_GCS).
+func groundStationHeartbeat(sequence: UInt8, customMode: UInt32 = 0) -> [UInt8] {
+  let packet = MAVLinkPacket(
+    sequence: sequence, systemID: 255, componentID: 190,
+    message: .heartbeat(
+      .init(type: 6, autopilot: 8, baseMode: 0xC0, customMode: customMode, systemStatus: 4)))
+  var output = [UInt8](repeating: 0, count: 280)
+  let n = output.withUnsafeMutableBytes { MAVLink.encode(packet, into: $0) }
+  return Array(output[0..<n])
 }
