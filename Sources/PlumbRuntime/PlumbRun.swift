@@ -301,7 +301,9 @@ func drive<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: MonotonicC
 ) throws(RunError) -> RunSummary {
   let wall = LinuxMonotonicClock()
   var supervision = Supervision(log: options.log)
-  supervision.ready("running: \(setup.board.name), \(loop.format.rawValue) frames")
+  // READY=1 once the frames can be trusted: after the warm-up samples and the estimator's
+  // convergence (the first frame no longer flagged `initialising`), as the unit promises.
+  var announcedReady = false
   let start = loop.clock.now()
   let end = options.durationSeconds.map { start + .nanoseconds(Int64($0 * 1e9)) }
   var pendingStalls = stalls[...]
@@ -316,6 +318,12 @@ func drive<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: MonotonicC
       pendingStalls = pendingStalls.dropFirst()
     }
     loop.step()
+    if !announcedReady, loop.lastFrame.sequence > 0,
+      !loop.lastFrame.flags.contains(.initialising)
+    {
+      supervision.ready("running: \(setup.board.name), \(loop.format.rawValue) frames")
+      announcedReady = true
+    }
     supervision.tick(at: wall.now()) { statusLine(loop.status) }
     pacing?.wait()
     if let recorder, recordingFailure == nil, let failure = recorder.failure {
