@@ -11,8 +11,9 @@ let runSpec = CommandSpec(
     through a scripted motion: in real time by default, as fast as possible with --fast.
     Frames go to the board's serial device, or to --serial PATH (a tty or pty in raw mode, a
     file, or a named pipe whose reader is already running: `mkfifo f; plumb-monitor f &`; a
-    full pipe drops frames, counted, and never stalls the loop). On a terminal, binary frames are shown as text. SIGINT/SIGTERM finish the frame,
-    flush, close and exit 0. Host commands (tare, format, rate, status, version) are read from
+    full pipe drops frames, counted, and never stalls the loop). On a terminal, binary frames are shown as text. SIGINT, SIGTERM and
+    SIGHUP (the terminal closed) finish the frame, flush, close, write the learnt gyro bias
+    back to the board's calibration file and exit 0. Host commands (tare, format, rate, status, version) are read from
     the serial line (from standard input when writing to a terminal).
     """,
   options: [
@@ -56,7 +57,7 @@ func runCommand(_ arguments: ParsedArguments) throws {
     }
     try arguments.refuseOutput(
       "serial", overwriting: [CommandInput(replay, "the --replay recording")])
-    installStopHandlers()
+    installStopHandlers(hangUp: true)
     var options = RunOptions(serialPath: arguments.value("serial"), log: { printError($0) })
     options.realTime = arguments.flag("realtime")
     options.skipDamaged = arguments.flag("skip-damaged")
@@ -102,7 +103,7 @@ func runCommand(_ arguments: ParsedArguments) throws {
   } else if arguments.flag("overwrite") {
     throw UsageError("--overwrite replaces an existing --record file; there is none", spec: runSpec)
   }
-  installStopHandlers()
+  installStopHandlers(hangUp: true)
   var options = RunOptions(
     serialPath: arguments.value("serial"), durationSeconds: duration,
     fast: arguments.flag("fast"), recordPath: arguments.value("record"), log: { printError($0) })

@@ -268,6 +268,27 @@ import Testing
     #expect(lines.allSatisfy { $0.hasPrefix("$PLMB,") && $0.contains("*") })
   }
 
+  /// Found by the live-run audit: SIGHUP (the terminal or the SSH session that ran
+  /// `plumb run` closed) killed the process at once with status 129, without the summary and
+  /// without writing the learnt bias back. A hang-up is a stop like SIGTERM.
+  @Test func sighupStopsCleanlyWithTheSummaryAndExitsZero() throws {
+    let directory = try temporaryDirectory()
+    let output = directory.appendingPathComponent("frames.txt").path
+    let result = try runPlumb([
+      "run", "--board", "Boards/simulated.json", "--format", "text", "--duration", "20",
+      "--serial", output,
+    ]) { process in
+      usleep(1_500_000)
+      kill(process.processIdentifier, SIGHUP)
+    }
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(result.standardError.contains(" samples, "), "\(result.standardError)")
+    // Stopped by the signal, not by the duration that bounds the test (a launcher that starts
+    // children with SIGHUP blocked or ignored would otherwise leave it running).
+    #expect(!result.standardError.contains("plumb: 20.0"), "\(result.standardError)")
+    #expect(try String(contentsOfFile: output, encoding: .utf8).hasSuffix("\r\n"))
+  }
+
   @Test func usageAndConfigurationErrorsHaveTheirExitCodes() throws {
     let usage = try runPlumb(["run", "--bord", "x"])
     #expect(usage.status == 64)
