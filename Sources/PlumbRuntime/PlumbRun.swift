@@ -325,6 +325,12 @@ func drive<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: MonotonicC
       announcedReady = true
     }
     supervision.tick(at: wall.now()) { statusLine(loop.status) }
+    if (loop.port as? SelectedPort)?.isStandardOutputGone == true {
+      // Standard output cannot be reopened: its reader (`plumb run … | head`) left for good.
+      options.log(
+        "plumb: standard output was closed (its reader went away): stopping, as at SIGTERM")
+      break
+    }
     pacing?.wait()
     if let recorder, recordingFailure == nil, let failure = recorder.failure {
       recordingFailure = failure.description

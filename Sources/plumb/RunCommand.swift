@@ -13,7 +13,8 @@ let runSpec = CommandSpec(
     file, or a named pipe whose reader is already running: `mkfifo f; plumb-monitor f &`; a
     full pipe drops frames, counted, and never stalls the loop). On a terminal, binary frames are shown as text. SIGINT, SIGTERM and
     SIGHUP (the terminal closed) finish the frame, flush, close, write the learnt gyro bias
-    back to the board's calibration file and exit 0. Host commands (tare, format, rate, status, version) are read from
+    back to the board's calibration file and exit 0; so does standard output's reader going
+    away (`plumb run … | head`). Host commands (tare, format, rate, status, version) are read from
     the serial line (from standard input when writing to a terminal).
     """,
   options: [

@@ -289,6 +289,25 @@ import Testing
     #expect(try String(contentsOfFile: output, encoding: .utf8).hasSuffix("\r\n"))
   }
 
+  /// Found by the live-run audit: with the frames on standard output piped into `head -c 100`,
+  /// the loop went on for ever after `head` left, counting every frame as dropped (standard
+  /// output cannot be reopened). Its reader gone for good, the run stops as at SIGTERM: the
+  /// summary, the bias write-back, exit 0. (Bounded: `timeout` stops the old behaviour after 60 s,
+  /// exit 124.)
+  @Test func aRunWhoseStandardOutputReaderLeftStopsCleanly() throws {
+    let result = try runPlumb(
+      [
+        "-c",
+        #"set -o pipefail; timeout 60 "$0" run --board Boards/simulated.json --fast | head -c 100 >/dev/null"#,
+        plumbExecutable,
+      ],
+      executable: "/bin/bash")
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(
+      result.standardError.contains("standard output was closed"), "\(result.standardError)")
+    #expect(result.standardError.contains(" samples, "), "\(result.standardError)")
+  }
+
   @Test func usageAndConfigurationErrorsHaveTheirExitCodes() throws {
     let usage = try runPlumb(["run", "--bord", "x"])
     #expect(usage.status == 64)
