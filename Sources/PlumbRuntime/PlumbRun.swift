@@ -192,7 +192,7 @@ func runSimulated(
   options.log(
     "plumb: simulated board, scenario \(scenario.name), faults \(faultName), seed \(simulation.seed)"
   )
-  let pacing = options.fast ? nil : RealTimePacing(simulated: clock)
+  let pacing = options.fast ? nil : RealTimePacing(simulated: clock, stallsWhenLate: true)
   if let path = options.recordPath {
     let recorder = PlumbRawRecorder(recordingBeganAt: clock.now())
     var loop = try makeLoop(
@@ -280,15 +280,32 @@ struct RealTimePacing {
   let real = LinuxMonotonicClock()
   let simulatedStart: Timestamp
   let realStart: Timestamp
+  /// Whether a lag of more than `stallThreshold` behind the wall clock is a host stall (the
+  /// simulated board's live run): the process did not run (Ctrl-Z, SIGSTOP, a machine
+  /// suspended), and on a board the chip went on sampling meanwhile, so the simulated world
+  /// jumps over the lag and the loop meets the gap a board would give it: the samples of that
+  /// time missed, counted and flagged. Otherwise (a replay, whose clock is the recording's)
+  /// the world catches up as fast as it can.
+  let stallsWhenLate: Bool
 
-  init(simulated: ManualClock) {
+  /// Longer than any scheduling hiccup of a loaded machine: only a stopped process lags so.
+  static let stallThreshold: Duration = .seconds(1)
+
+  init(simulated: ManualClock, stallsWhenLate: Bool = false) {
     self.simulated = simulated
+    self.stallsWhenLate = stallsWhenLate
     simulatedStart = simulated.now()
     realStart = real.now()
   }
 
   func wait() {
-    real.sleep(until: realStart + (simulated.now() - simulatedStart))
+    let due = realStart + (simulated.now() - simulatedStart)
+    let lag = real.now() - due
+    if stallsWhenLate, lag > Self.stallThreshold {
+      simulated.advance(by: lag)
+      return
+    }
+    real.sleep(until: due)
   }
 }
 

@@ -8,7 +8,9 @@ let runSpec = CommandSpec(
   abstract: "run the firmware: read the IMU, estimate attitude, stream frames",
   discussion: """
     With Boards/simulated.json the real driver and loop run on a simulated MPU-6050 moving
-    through a scripted motion: in real time by default, as fast as possible with --fast.
+    through a scripted motion: in real time by default, as fast as possible with --fast (a
+    real-time run suspended for over a second, Ctrl-Z then fg, meets the gap a board would: the
+    samples of that time are missed, counted and flagged).
     Frames go to the board's serial device, or to --serial PATH (a tty or pty in raw mode, a
     file, or a named pipe whose reader is already running: `mkfifo f; plumb-monitor f &`; a
     full pipe drops frames, counted, and never stalls the loop). On a terminal, binary frames are shown as text. SIGINT, SIGTERM and

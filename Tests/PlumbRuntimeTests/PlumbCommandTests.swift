@@ -272,15 +272,8 @@ import Testing
   /// `plumb run` closed) killed the process at once with status 129, without the summary and
   /// without writing the learnt bias back. A hang-up is a stop like SIGTERM.
   @Test func sighupStopsCleanlyWithTheSummaryAndExitsZero() throws {
-    let directory = try temporaryDirectory()
-    let output = directory.appendingPathComponent("frames.txt").path
-    let result = try runPlumb([
-      "run", "--board", "Boards/simulated.json", "--format", "text", "--duration", "20",
-      "--serial", output,
-    ]) { process in
-      usleep(1_500_000)
-      kill(process.processIdentifier, SIGHUP)
-    }
+    let (result, output) = try runSimulatedBoard(
+      format: "text", seconds: 20, signals: [(1_500_000, SIGHUP)])
     #expect(result.status == 0, "\(result.standardError)")
     #expect(result.standardError.contains(" samples, "), "\(result.standardError)")
     // Stopped by the signal, not by the duration that bounds the test (a launcher that starts
@@ -306,6 +299,28 @@ import Testing
     #expect(
       result.standardError.contains("standard output was closed"), "\(result.standardError)")
     #expect(result.standardError.contains(" samples, "), "\(result.standardError)")
+  }
+
+  /// Found by the live-run audit: a real-time run on the simulated board that was suspended
+  /// (Ctrl-Z, SIGSTOP) and resumed caught up with the wall clock in one burst, as if the host
+  /// had read every sample meanwhile: no gap, nothing missed, unlike a board, whose chip goes on
+  /// sampling while the host is stopped. The time the process did not run is now a host stall:
+  /// the samples of those seconds are missed, counted, and the frames show the gap.
+  @Test func aSuspendedRealTimeRunShowsTheGapItWasSuspendedFor() throws {
+    let (result, output) = try runSimulatedBoard(
+      format: "binary", seconds: 30,
+      signals: [(1_500_000, SIGSTOP), (3_000_000, SIGCONT), (1_000_000, SIGTERM)])
+    #expect(result.status == 0, "\(result.standardError)")
+    let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: output)))
+    var decoder = StreamDecoder(format: .binary)
+    var times: [Int64] = []
+    decoder.decode(bytes) { message in
+      if let sample = message.attitudeSample { times.append(sample.sampleTimeNanoseconds) }
+    }
+    let gaps = zip(times.dropFirst(), times).map { Double($0 - $1) * 1e-9 }
+    // Stopped for 3 s: a gap of at least 2 s between two frames, and its samples missed.
+    #expect((gaps.max() ?? 0) > 2, "largest gap \(gaps.max() ?? 0) s")
+    #expect(!result.standardError.contains(" 0 missed"), "\(result.standardError)")
   }
 
   @Test func usageAndConfigurationErrorsHaveTheirExitCodes() throws {

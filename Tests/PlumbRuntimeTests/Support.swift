@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The repository's root, from this file's path.
 let repositoryRoot: String = {
   var url = URL(fileURLWithPath: #filePath)
@@ -90,4 +94,23 @@ func simulatedBoard(
   let path = directory.appendingPathComponent("board.json").path
   try board.write(toFile: path, atomically: true, encoding: .utf8)
   return path
+}
+
+/// Runs the simulated board in real time with `format` frames to a file in a fresh folder, for
+/// at most `seconds` of sample time, sending each signal after its pause; returns the result
+/// and the frames file's path.
+func runSimulatedBoard(
+  format: String, seconds: Int, signals: [(pauseMicroseconds: UInt32, signal: Int32)]
+) throws -> (result: ProcessResult, frames: String) {
+  let output = try temporaryDirectory().appendingPathComponent("frames.\(format)").path
+  let result = try runPlumb([
+    "run", "--board", "Boards/simulated.json", "--format", format, "--duration", "\(seconds)",
+    "--serial", output,
+  ]) { process in
+    for (pause, signal) in signals {
+      usleep(pause)
+      kill(process.processIdentifier, signal)
+    }
+  }
+  return (result, output)
 }
