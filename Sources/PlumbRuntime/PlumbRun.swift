@@ -317,6 +317,9 @@ func drive<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: MonotonicC
   recorder: PlumbRawRecorder?
 ) throws(RunError) -> RunSummary {
   let wall = LinuxMonotonicClock()
+  if let warning = calibrationPartMismatch(setup, chip: loop.driver.identity) {
+    options.log("plumb: warning: " + warning)
+  }
   var supervision = Supervision(log: options.log)
   // READY=1 once the frames can be trusted: after the warm-up samples and the estimator's
   // convergence (the first frame no longer flagged `initialising`), as the unit promises.
@@ -378,6 +381,22 @@ func drive<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: MonotonicC
     sampleSeconds: Double(loop.clock.now().nanoseconds(since: start)) * 1e-9,
     rests: loop.estimator.restStatistics, tiltRestarts: loop.estimator.gapReacquisitions,
     recordedSamples: recorder?.samplesRecorded)
+}
+
+/// When the board's calibration file was made for another part than the chip that answered
+/// (its `sensor.whoAmI`): what to tell a person. The chip has no serial number, so this is the
+/// one sign of another unit's file that start-up can see. A warning, not a refusal: files made
+/// with `plumb-cal save`'s default `--who-am-i 0x68` for a clone exist.
+func calibrationPartMismatch(_ setup: PlumbSetup, chip: MPU6050Identity?) -> String? {
+  guard let calibration = setup.calibration, let path = setup.board.calibrationPath,
+    let chip, chip.whoAmI != calibration.sensor.whoAmI
+  else { return nil }
+  let sensor = calibration.sensor
+  return "calibration file \(path) was made for WHO_AM_I \(hexByte(sensor.whoAmI)) "
+    + "(\(sensor.name), \"\(sensor.label)\"); this chip answers \(hexByte(chip.whoAmI)) "
+    + "(\(chip.model.name)): its bench values are probably another unit's. Measure this one "
+    + "(plumb record on the bench, then plumb-cal save --who-am-i \(hexByte(chip.whoAmI))), "
+    + "or remove the board's \"calibration\" key"
 }
 
 /// The `STATUS=` line systemd shows in `systemctl status plumb`.

@@ -126,6 +126,32 @@ import Testing
     #expect(live.temperatureCelsius > 20 && live.temperatureCelsius < 30)
   }
 
+  /// Found by the live-run audit: a calibration file made for another part (its `sensor`
+  /// says WHO_AM_I 0x72) was used without a word on a chip answering 0x68, its bench values
+  /// steering the estimator. The run says so at start, naming the file, both parts and the fix.
+  @Test func aCalibrationFileForAnotherPartIsNamedAtStart() throws {
+    let directory = try temporaryDirectory()
+    let calibrationPath = directory.appendingPathComponent("unit.json").path
+    try CalibrationFile(
+      sensor: SensorIdentity(whoAmI: 0x72, name: "MPU-6050 clone", label: "bench unit 7"),
+      created: "2026-12-01T12:00:00Z",
+      gyroscope: GyroCalibration(
+        biasRadiansPerSecond: SimulatedMPU6050Unit.typical(seed: 1).gyroOffsetRadiansPerSecond,
+        biasUncertaintyRadiansPerSecond: Vector3(0.005, 0.005, 0.005),
+        referenceTemperatureCelsius: 25)
+    ).write(toPath: calibrationPath)
+    let boardPath = try simulatedBoard(in: directory, calibration: "unit.json")
+    let result = try runPlumb([
+      "run", "--board", boardPath, "--fast", "--duration", "1", "--serial", "/dev/null",
+    ])
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(
+      result.standardError.contains(
+        "warning: calibration file \(calibrationPath) was made for WHO_AM_I 0x72 "
+          + "(MPU-6050 clone, \"bench unit 7\"); this chip answers 0x68"),
+      "\(result.standardError)")
+  }
+
   /// plumb-cal's bench uncertainty is the Allan-derived standard error of a long still
   /// recording: a few 1e-6 rad/s, below what the estimator is ever told (it starts at no less
   /// than 0.01 °/s) and below what a 1.5 s rest measures. The live section was then never
