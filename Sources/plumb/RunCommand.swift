@@ -16,7 +16,10 @@ let runSpec = CommandSpec(
     full pipe drops frames, counted, and never stalls the loop). On a terminal, binary frames are shown as text. SIGINT, SIGTERM and
     SIGHUP (the terminal closed) finish the frame, flush, close, write the learnt gyro bias
     back to the board's calibration file and exit 0; so does standard output's reader going
-    away (`plumb run … | head`). Host commands (tare, format, rate, status, version) are read from
+    away (`plumb run … | head`). Exit status: 64 usage, 69 hardware missing or not answering
+    (the sensor, its data-ready line, the serial device), 73 an output that cannot be created,
+    78 the board or calibration file (the message names the key); with --replay, 66 a
+    recording that cannot be read and 65 one that does not replay. Host commands (tare, format, rate, status, version) are read from
     the serial line (from standard input when writing to a terminal).
     """,
   options: [
