@@ -363,6 +363,8 @@ func drive<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: MonotonicC
     }
   }
   supervision.stopping()
+  // The samples' time, before `finish` spends some trying to flush what is queued.
+  let sampleSeconds = Double(loop.clock.now().nanoseconds(since: start)) * 1e-9
   loop.finish()
   if let recorder {
     do {
@@ -377,8 +379,7 @@ func drive<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: MonotonicC
     temperatureCelsius: loop.lastFrame.temperatureCelsius, log: options.log)
   if let recordingFailure { throw .recording(recordingFailure) }
   return RunSummary(
-    status: loop.status, driver: loop.driver.counters,
-    sampleSeconds: Double(loop.clock.now().nanoseconds(since: start)) * 1e-9,
+    status: loop.status, driver: loop.driver.counters, sampleSeconds: sampleSeconds,
     rests: loop.estimator.restStatistics, tiltRestarts: loop.estimator.gapReacquisitions,
     recordedSamples: recorder?.samplesRecorded)
 }
@@ -413,6 +414,9 @@ extension RunSummary {
       + "\(s.missedSamples) missed, \(s.framesDroppedQueueFull + s.framesDroppedDisconnected) dropped, "
       + "\(driver.failedReads) failed reads, \(s.fallbackEntries) fallbacks, mode \(s.mode.rawValue), "
       + "\(rests.rests) rests" + refusedRests
+      + (s.bytesNeverSent > 0
+        ? ", \(s.bytesNeverSent) bytes of queued frames never sent (the port stopped taking "
+          + "them)" : "")
       + (tiltRestarts > 0
         ? ", \(tiltRestarts) tilt restarts after gaps in the samples" : "")
   }

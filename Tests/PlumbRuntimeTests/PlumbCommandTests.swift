@@ -323,6 +323,41 @@ import Testing
     #expect(!result.standardError.contains(" 0 missed"), "\(result.standardError)")
   }
 
+  /// Found by the live-run audit: with a reader that stopped reading (a full pipe), the
+  /// frames still queued when the run ended were lost without a word: the summary counted them
+  /// among the frames, and a monitor found fewer. They are now counted as never sent (in bytes:
+  /// the queue holds bytes), and the summary's time is the samples' (it had the 0.2 s spent
+  /// trying to flush them added).
+  @Test func framesQueuedButNeverSentAreCountedInTheSummary() throws {
+    let directory = try temporaryDirectory()
+    let fifo = directory.appendingPathComponent("frames.fifo").path
+    #expect(mkfifo(fifo, 0o600) == 0)
+    // Held open for reading, and not read until the run is over: the pipe fills.
+    let reader = open(fifo, O_RDWR | O_NONBLOCK)
+    #expect(reader >= 0)
+    defer { close(reader) }
+    let (run, bytes) = try runSimulatedBoardIntoHeldPipe(fifo, reader: reader, seconds: 20)
+    #expect(run.status == 0, "\(run.standardError)")
+    var decoder = StreamDecoder(format: .binary)
+    var received = 0
+    decoder.decode(bytes) { message in
+      if message.attitudeSample != nil { received += 1 }
+    }
+    #expect(run.standardError.contains("plumb: 20.0"), "\(run.standardError)")
+    func number(before text: String) -> Int? {
+      guard let range = run.standardError.range(of: text) else { return nil }
+      let digits = run.standardError[..<range.lowerBound].reversed().prefix { $0.isNumber }
+      return Int(String(digits.reversed()))
+    }
+    let queued = try #require(number(before: " frames, "), "\(run.standardError)")
+    let unsent = try #require(
+      number(before: " bytes of queued frames never sent"), "\(run.standardError)")
+    // Binary frames have one length: what was queued is what arrived and what never left.
+    let frameBytes = bytes.count / max(1, received)
+    #expect(received > 0 && received < queued)
+    #expect(queued * frameBytes == bytes.count + unsent, "\(run.standardError)")
+  }
+
   @Test func usageAndConfigurationErrorsHaveTheirExitCodes() throws {
     let usage = try runPlumb(["run", "--bord", "x"])
     #expect(usage.status == 64)
@@ -527,13 +562,7 @@ import Testing
     defer { close(descriptor) }
     let piped = try runPlumb(["export", recording, "--csv", "--output", fifo])
     #expect(piped.status == 0, "\(piped.standardError)")
-    var received: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65_536)
-    while true {
-      let n = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-      if n <= 0 { break }
-      received += buffer[0..<n]
-    }
+    let received = readAvailable(descriptor)
     #expect(String(decoding: received, as: UTF8.self).hasPrefix("t_s,gyr_x"))
     var status = stat()
     #expect(lstat(fifo, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO)
@@ -570,18 +599,8 @@ import Testing
     let reader = open(fifo, O_RDWR | O_NONBLOCK)
     #expect(reader >= 0)
     defer { close(reader) }
-    let run = try runPlumb([
-      "run", "--board", "Boards/simulated.json", "--fast", "--duration", "2", "--format",
-      "binary", "--serial", fifo,
-    ])
+    let (run, bytes) = try runSimulatedBoardIntoHeldPipe(fifo, reader: reader, seconds: 2)
     #expect(run.status == 0, "\(run.standardError)")
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-      let n = chunk.withUnsafeMutableBytes { read(reader, $0.baseAddress, $0.count) }
-      if n <= 0 { break }
-      bytes += chunk[0..<n]
-    }
     // About 190 frames of some 40 bytes, and the FIFO is still a FIFO.
     #expect(bytes.count > 4_000, "\(bytes.count) bytes")
     var status = stat()

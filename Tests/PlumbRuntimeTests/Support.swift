@@ -114,3 +114,28 @@ func runSimulatedBoard(
   }
   return (result, output)
 }
+
+/// Runs the simulated board as fast as it goes for `seconds`, binary frames into the named
+/// pipe `fifo`, which `reader` (opened `O_RDWR | O_NONBLOCK` by the caller) holds open and
+/// reads only afterwards; returns the run and every byte the pipe then held.
+func runSimulatedBoardIntoHeldPipe(
+  _ fifo: String, reader: Int32, seconds: Int
+) throws -> (run: ProcessResult, bytes: [UInt8]) {
+  let run = try runPlumb([
+    "run", "--board", "Boards/simulated.json", "--fast", "--duration", "\(seconds)", "--format",
+    "binary", "--serial", fifo,
+  ])
+  return (run, readAvailable(reader))
+}
+
+/// Everything a non-blocking descriptor holds now.
+func readAvailable(_ descriptor: Int32) -> [UInt8] {
+  var bytes: [UInt8] = []
+  var chunk = [UInt8](repeating: 0, count: 65536)
+  while true {
+    let n = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+    if n <= 0 { break }
+    bytes += chunk[0..<n]
+  }
+  return bytes
+}
