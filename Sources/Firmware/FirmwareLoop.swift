@@ -251,6 +251,7 @@ public struct FirmwareLoop<
       if queue.isEmpty || clock.now() >= deadline { break }
       clock.sleep(until: min(deadline, clock.now() + .milliseconds(2)))
     }
+    status.bytesNeverSent += UInt64(queue.removeAll())
     port.close()
   }
 
@@ -555,7 +556,7 @@ public struct FirmwareLoop<
   private mutating func portFailed(_ error: SerialError) {
     guard error.isDisconnect || error.kind == .notOpen || error.kind == .ioError else { return }
     status.serialDisconnects += 1
-    queue.removeAll()
+    status.bytesNeverSent += UInt64(queue.removeAll())
     port.close()
     nextReopen = clock.now() + settings.reopenInterval
   }

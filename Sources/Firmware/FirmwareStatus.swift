@@ -51,6 +51,11 @@ public struct FirmwareStatus: Hashable, Sendable {
   public var framesDroppedQueueFull: UInt64 = 0
   /// Frames dropped while the serial device was gone.
   public var framesDroppedDisconnected: UInt64 = 0
+  /// Bytes of frames (and replies) that were queued but never written: the queue emptied when
+  /// the serial device went away, and what was still in it when `finish()` gave up flushing.
+  /// Counted in bytes because the queue holds bytes; with `framesQueued` and the bytes a reader
+  /// got, nothing queued goes unaccounted.
+  public var bytesNeverSent: UInt64 = 0
   /// Serial disconnects seen, and successful reopens.
   public var serialDisconnects: UInt64 = 0
   public var serialReopens: UInt64 = 0

@@ -50,6 +50,13 @@ public enum SelectedPort: SerialPort {
     }
   }
 
+  /// Whether this is standard output and it has closed (its reader went away): unlike a
+  /// device or a file, it can never be reopened.
+  public var isStandardOutputGone: Bool {
+    guard case .descriptor(let port) = self, port.name == "stdout" else { return false }
+    return !port.isOpen
+  }
+
   public var statistics: SerialStatistics {
     switch self {
     case .termios(let port): port.statistics

@@ -203,7 +203,7 @@ func runSimulated(
   options.log(
     "plumb: simulated board, scenario \(scenario.name), faults \(faultName), seed \(simulation.seed)"
   )
-  let pacing = options.fast ? nil : RealTimePacing(simulated: clock)
+  let pacing = options.fast ? nil : RealTimePacing(simulated: clock, stallsWhenLate: true)
   if let path = options.recordPath {
     let recorder = PlumbRawRecorder(recordingBeganAt: clock.now())
     var loop = try makeLoop(
@@ -291,15 +291,32 @@ struct RealTimePacing {
   let real = LinuxMonotonicClock()
   let simulatedStart: Timestamp
   let realStart: Timestamp
+  /// Whether a lag of more than `stallThreshold` behind the wall clock is a host stall (the
+  /// simulated board's live run): the process did not run (Ctrl-Z, SIGSTOP, a machine
+  /// suspended), and on a board the chip went on sampling meanwhile, so the simulated world
+  /// jumps over the lag and the loop meets the gap a board would give it: the samples of that
+  /// time missed, counted and flagged. Otherwise (a replay, whose clock is the recording's)
+  /// the world catches up as fast as it can.
+  let stallsWhenLate: Bool
 
-  init(simulated: ManualClock) {
+  /// Longer than any scheduling hiccup of a loaded machine: only a stopped process lags so.
+  static let stallThreshold: Duration = .seconds(1)
+
+  init(simulated: ManualClock, stallsWhenLate: Bool = false) {
     self.simulated = simulated
+    self.stallsWhenLate = stallsWhenLate
     simulatedStart = simulated.now()
     realStart = real.now()
   }
 
   func wait() {
-    real.sleep(until: realStart + (simulated.now() - simulatedStart))
+    let due = realStart + (simulated.now() - simulatedStart)
+    let lag = real.now() - due
+    if stallsWhenLate, lag > Self.stallThreshold {
+      simulated.advance(by: lag)
+      return
+    }
+    real.sleep(until: due)
   }
 }
 
@@ -311,8 +328,13 @@ func drive<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: MonotonicC
   recorder: PlumbRawRecorder?
 ) throws(RunError) -> RunSummary {
   let wall = LinuxMonotonicClock()
+  if let warning = calibrationPartMismatch(setup, chip: loop.driver.identity) {
+    options.log("plumb: warning: " + warning)
+  }
   var supervision = Supervision(log: options.log)
-  supervision.ready("running: \(setup.board.name), \(loop.format.rawValue) frames")
+  // READY=1 once the frames can be trusted: after the warm-up samples and the estimator's
+  // convergence (the first frame no longer flagged `initialising`), as the unit promises.
+  var announcedReady = false
   let start = loop.clock.now()
   let end = options.durationSeconds.map { start + .nanoseconds(Int64($0 * 1e9)) }
   var pendingStalls = stalls[...]
@@ -327,7 +349,19 @@ func drive<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: MonotonicC
       pendingStalls = pendingStalls.dropFirst()
     }
     loop.step()
+    if !announcedReady, loop.lastFrame.sequence > 0,
+      !loop.lastFrame.flags.contains(.initialising)
+    {
+      supervision.ready("running: \(setup.board.name), \(loop.format.rawValue) frames")
+      announcedReady = true
+    }
     supervision.tick(at: wall.now()) { statusLine(loop.status) }
+    if (loop.port as? SelectedPort)?.isStandardOutputGone == true {
+      // Standard output cannot be reopened: its reader (`plumb run … | head`) left for good.
+      options.log(
+        "plumb: standard output was closed (its reader went away): stopping, as at SIGTERM")
+      break
+    }
     pacing?.wait()
     if let recorder, recordingFailure == nil, let failure = recorder.failure {
       recordingFailure = failure
@@ -341,6 +375,8 @@ func drive<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: MonotonicC
     }
   }
   supervision.stopping()
+  // The samples' time, before `finish` spends some trying to flush what is queued.
+  let sampleSeconds = Double(loop.clock.now().nanoseconds(since: start)) * 1e-9
   loop.finish()
   if let recorder {
     do {
@@ -354,12 +390,27 @@ func drive<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: MonotonicC
     uncertaintyBody: loop.lastEstimate?.gyroBiasUncertaintyRadiansPerSecond,
     temperatureCelsius: loop.lastFrame.temperatureCelsius, log: options.log)
   let summary = RunSummary(
-    status: loop.status, driver: loop.driver.counters,
-    sampleSeconds: Double(loop.clock.now().nanoseconds(since: start)) * 1e-9,
+    status: loop.status, driver: loop.driver.counters, sampleSeconds: sampleSeconds,
     rests: loop.estimator.restStatistics, tiltRestarts: loop.estimator.gapReacquisitions,
     recordedSamples: recorder?.samplesRecorded)
   if let recordingFailure { throw .recordingStopped(recordingFailure, summary) }
   return summary
+}
+
+/// When the board's calibration file was made for another part than the chip that answered
+/// (its `sensor.whoAmI`): what to tell a person. The chip has no serial number, so this is the
+/// one sign of another unit's file that start-up can see. A warning, not a refusal: files made
+/// with `plumb-cal save`'s default `--who-am-i 0x68` for a clone exist.
+func calibrationPartMismatch(_ setup: PlumbSetup, chip: MPU6050Identity?) -> String? {
+  guard let calibration = setup.calibration, let path = setup.board.calibrationPath,
+    let chip, chip.whoAmI != calibration.sensor.whoAmI
+  else { return nil }
+  let sensor = calibration.sensor
+  return "calibration file \(path) was made for WHO_AM_I \(hexByte(sensor.whoAmI)) "
+    + "(\(sensor.name), \"\(sensor.label)\"); this chip answers \(hexByte(chip.whoAmI)) "
+    + "(\(chip.model.name)): its bench values are probably another unit's. Measure this one "
+    + "(plumb record on the bench, then plumb-cal save --who-am-i \(hexByte(chip.whoAmI))), "
+    + "or remove the board's \"calibration\" key"
 }
 
 /// The `STATUS=` line systemd shows in `systemctl status plumb`.
@@ -376,6 +427,9 @@ extension RunSummary {
       + "\(s.missedSamples) missed, \(s.framesDroppedQueueFull + s.framesDroppedDisconnected) dropped, "
       + "\(driver.failedReads) failed reads, \(s.fallbackEntries) fallbacks, mode \(s.mode.rawValue), "
       + "\(rests.rests) rests" + refusedRests
+      + (s.bytesNeverSent > 0
+        ? ", \(s.bytesNeverSent) bytes of queued frames never sent (the port stopped taking "
+          + "them)" : "")
       + (tiltRestarts > 0
         ? ", \(tiltRestarts) tilt restarts after gaps in the samples" : "")
   }

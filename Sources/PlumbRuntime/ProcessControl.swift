@@ -1,21 +1,26 @@
 import Glibc
 import Synchronization
 
-/// Set by SIGINT and SIGTERM: the loop finishes its frame, flushes, closes and exits 0.
+/// Set by SIGINT and SIGTERM (and SIGHUP where asked): the loop finishes its frame, flushes,
+/// closes and exits 0.
 /// An atomic store is async-signal-safe; the loop checks the flag once per iteration (at most
 /// three sample periods apart).
 public let stopRequested = Atomic<Bool>(false)
 
-/// The signal that set `stopRequested` (SIGINT or SIGTERM; 0 before one came), for a command
+/// The signal that set `stopRequested` (SIGINT, SIGTERM, SIGHUP; 0 before one came), for a command
 /// that reports a stop with the shell's exit status, 128 + the signal.
 public let stopSignal = Atomic<Int32>(0)
 
 /// Installs the SIGINT/SIGTERM handlers, and ignores SIGPIPE (a closed pipe on standard output
 /// is reported as a disconnect by the port instead of killing the process). Also unblocks
-/// SIGINT and SIGTERM: a process inherits its parent's signal mask, and some launchers (test
-/// runners, thread pools that spawn) start children with them blocked, which would leave
-/// `kill -TERM` pending for ever.
-public func installStopHandlers() {
+/// them: a process inherits its parent's signal mask, and some launchers (test runners, thread
+/// pools that spawn) start children with them blocked, which would leave `kill -TERM` pending
+/// for ever.
+///
+/// `hangUp`: SIGHUP stops too (`plumb run`). It is the terminal or the SSH session that
+/// started the command going away: a stop like the others (the summary, the bias
+/// write-back), not the default sudden death.
+public func installStopHandlers(hangUp: Bool = false) {
   var action = sigaction()
   action.__sigaction_handler.sa_handler = { signal in
     stopSignal.store(signal, ordering: .relaxed)
@@ -25,11 +30,13 @@ public func installStopHandlers() {
   action.sa_flags = 0
   sigaction(SIGINT, &action, nil)
   sigaction(SIGTERM, &action, nil)
+  if hangUp { sigaction(SIGHUP, &action, nil) }
   signal(SIGPIPE, SIG_IGN)
   var unblock = sigset_t()
   sigemptyset(&unblock)
   sigaddset(&unblock, SIGINT)
   sigaddset(&unblock, SIGTERM)
+  if hangUp { sigaddset(&unblock, SIGHUP) }
   sigprocmask(SIG_UNBLOCK, &unblock, nil)
 }
 

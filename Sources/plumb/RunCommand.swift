@@ -8,11 +8,18 @@ let runSpec = CommandSpec(
   abstract: "run the firmware: read the IMU, estimate attitude, stream frames",
   discussion: """
     With Boards/simulated.json the real driver and loop run on a simulated MPU-6050 moving
-    through a scripted motion: in real time by default, as fast as possible with --fast.
+    through a scripted motion: in real time by default, as fast as possible with --fast (a
+    real-time run suspended for over a second, Ctrl-Z then fg, meets the gap a board would: the
+    samples of that time are missed, counted and flagged).
     Frames go to the board's serial device, or to --serial PATH (a tty or pty in raw mode, a
     file, or a named pipe whose reader is already running: `mkfifo f; plumb-monitor f &`; a
-    full pipe drops frames, counted, and never stalls the loop). On a terminal, binary frames are shown as text. SIGINT/SIGTERM finish the frame,
-    flush, close and exit 0. Host commands (tare, format, rate, status, version) are read from
+    full pipe drops frames, counted, and never stalls the loop). On a terminal, binary frames are shown as text. SIGINT, SIGTERM and
+    SIGHUP (the terminal closed) finish the frame, flush, close, write the learnt gyro bias
+    back to the board's calibration file and exit 0; so does standard output's reader going
+    away (`plumb run … | head`). Exit status: 64 usage, 69 hardware missing or not answering
+    (the sensor, its data-ready line, the serial device), 73 an output that cannot be created,
+    78 the board or calibration file (the message names the key); with --replay, 66 a
+    recording that cannot be read and 65 one that does not replay. Host commands (tare, format, rate, status, version) are read from
     the serial line (from standard input when writing to a terminal).
     """,
   options: [
@@ -30,7 +37,9 @@ let runSpec = CommandSpec(
         "replay a .plumbraw recording (plumb record, --record) through the driver and loop "
         + "instead of a board (as fast as possible)"),
     .flag(
-      "overwrite", help: "with --record: replace REC if it exists (refused otherwise)"),
+      "overwrite",
+      help:
+        "with --record: replace REC if it exists and is a recording (or empty); refused otherwise"),
     .flag("realtime", help: "with --replay: at the recording's own pace, not as fast as possible"),
     .flag(
       "skip-damaged",
@@ -56,7 +65,7 @@ func runCommand(_ arguments: ParsedArguments) throws {
     }
     try arguments.refuseOutput(
       "serial", overwriting: [CommandInput(replay, "the --replay recording")])
-    installStopHandlers()
+    installStopHandlers(hangUp: true)
     var options = RunOptions(serialPath: arguments.value("serial"), log: { printError($0) })
     options.realTime = arguments.flag("realtime")
     options.skipDamaged = arguments.flag("skip-damaged")
@@ -102,7 +111,7 @@ func runCommand(_ arguments: ParsedArguments) throws {
   } else if arguments.flag("overwrite") {
     throw UsageError("--overwrite replaces an existing --record file; there is none", spec: runSpec)
   }
-  installStopHandlers()
+  installStopHandlers(hangUp: true)
   var options = RunOptions(
     serialPath: arguments.value("serial"), durationSeconds: duration,
     fast: arguments.flag("fast"), recordPath: arguments.value("record"), log: { printError($0) })

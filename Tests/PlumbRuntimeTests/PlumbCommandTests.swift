@@ -255,6 +255,96 @@ import Testing
     #expect(lines.allSatisfy { $0.hasPrefix("$PLMB,") && $0.contains("*") })
   }
 
+  /// Found by the live-run audit: SIGHUP (the terminal or the SSH session that ran
+  /// `plumb run` closed) killed the process at once with status 129, without the summary and
+  /// without writing the learnt bias back. A hang-up is a stop like SIGTERM.
+  @Test func sighupStopsCleanlyWithTheSummaryAndExitsZero() throws {
+    let (result, output) = try runSimulatedBoard(
+      format: "text", seconds: 20, signals: [(1_500_000, SIGHUP)])
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(result.standardError.contains(" samples, "), "\(result.standardError)")
+    // Stopped by the signal, not by the duration that bounds the test (a launcher that starts
+    // children with SIGHUP blocked or ignored would otherwise leave it running).
+    #expect(!result.standardError.contains("plumb: 20.0"), "\(result.standardError)")
+    #expect(try String(contentsOfFile: output, encoding: .utf8).hasSuffix("\r\n"))
+  }
+
+  /// Found by the live-run audit: with the frames on standard output piped into `head -c 100`,
+  /// the loop went on for ever after `head` left, counting every frame as dropped (standard
+  /// output cannot be reopened). Its reader gone for good, the run stops as at SIGTERM: the
+  /// summary, the bias write-back, exit 0. (Bounded: `timeout` stops the old behaviour after 60 s,
+  /// exit 124.)
+  @Test func aRunWhoseStandardOutputReaderLeftStopsCleanly() throws {
+    let result = try runPlumb(
+      [
+        "-c",
+        #"set -o pipefail; timeout 60 "$0" run --board Boards/simulated.json --fast | head -c 100 >/dev/null"#,
+        plumbExecutable,
+      ],
+      executable: "/bin/bash")
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(
+      result.standardError.contains("standard output was closed"), "\(result.standardError)")
+    #expect(result.standardError.contains(" samples, "), "\(result.standardError)")
+  }
+
+  /// Found by the live-run audit: a real-time run on the simulated board that was suspended
+  /// (Ctrl-Z, SIGSTOP) and resumed caught up with the wall clock in one burst, as if the host
+  /// had read every sample meanwhile: no gap, nothing missed, unlike a board, whose chip goes on
+  /// sampling while the host is stopped. The time the process did not run is now a host stall:
+  /// the samples of those seconds are missed, counted, and the frames show the gap.
+  @Test func aSuspendedRealTimeRunShowsTheGapItWasSuspendedFor() throws {
+    let (result, output) = try runSimulatedBoard(
+      format: "binary", seconds: 30,
+      signals: [(1_500_000, SIGSTOP), (3_000_000, SIGCONT), (1_000_000, SIGTERM)])
+    #expect(result.status == 0, "\(result.standardError)")
+    let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: output)))
+    var decoder = StreamDecoder(format: .binary)
+    var times: [Int64] = []
+    decoder.decode(bytes) { message in
+      if let sample = message.attitudeSample { times.append(sample.sampleTimeNanoseconds) }
+    }
+    let gaps = zip(times.dropFirst(), times).map { Double($0 - $1) * 1e-9 }
+    // Stopped for 3 s: a gap of at least 2 s between two frames, and its samples missed.
+    #expect((gaps.max() ?? 0) > 2, "largest gap \(gaps.max() ?? 0) s")
+    #expect(!result.standardError.contains(" 0 missed"), "\(result.standardError)")
+  }
+
+  /// Found by the live-run audit: with a reader that stopped reading (a full pipe), the
+  /// frames still queued when the run ended were lost without a word: the summary counted them
+  /// among the frames, and a monitor found fewer. They are now counted as never sent (in bytes:
+  /// the queue holds bytes), and the summary's time is the samples' (it had the 0.2 s spent
+  /// trying to flush them added).
+  @Test func framesQueuedButNeverSentAreCountedInTheSummary() throws {
+    let directory = try temporaryDirectory()
+    let fifo = directory.appendingPathComponent("frames.fifo").path
+    #expect(mkfifo(fifo, 0o600) == 0)
+    // Held open for reading, and not read until the run is over: the pipe fills.
+    let reader = open(fifo, O_RDWR | O_NONBLOCK)
+    #expect(reader >= 0)
+    defer { close(reader) }
+    let (run, bytes) = try runSimulatedBoardIntoHeldPipe(fifo, reader: reader, seconds: 20)
+    #expect(run.status == 0, "\(run.standardError)")
+    var decoder = StreamDecoder(format: .binary)
+    var received = 0
+    decoder.decode(bytes) { message in
+      if message.attitudeSample != nil { received += 1 }
+    }
+    #expect(run.standardError.contains("plumb: 20.0"), "\(run.standardError)")
+    func number(before text: String) -> Int? {
+      guard let range = run.standardError.range(of: text) else { return nil }
+      let digits = run.standardError[..<range.lowerBound].reversed().prefix { $0.isNumber }
+      return Int(String(digits.reversed()))
+    }
+    let queued = try #require(number(before: " frames, "), "\(run.standardError)")
+    let unsent = try #require(
+      number(before: " bytes of queued frames never sent"), "\(run.standardError)")
+    // Binary frames have one length: what was queued is what arrived and what never left.
+    let frameBytes = bytes.count / max(1, received)
+    #expect(received > 0 && received < queued)
+    #expect(queued * frameBytes == bytes.count + unsent, "\(run.standardError)")
+  }
+
   @Test func usageAndConfigurationErrorsHaveTheirExitCodes() throws {
     let usage = try runPlumb(["run", "--bord", "x"])
     #expect(usage.status == 64)
@@ -459,13 +549,7 @@ import Testing
     defer { close(descriptor) }
     let piped = try runPlumb(["export", recording, "--csv", "--output", fifo])
     #expect(piped.status == 0, "\(piped.standardError)")
-    var received: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65_536)
-    while true {
-      let n = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-      if n <= 0 { break }
-      received += buffer[0..<n]
-    }
+    let received = readAvailable(descriptor)
     #expect(String(decoding: received, as: UTF8.self).hasPrefix("t_s,gyr_x"))
     var status = stat()
     #expect(lstat(fifo, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO)
@@ -502,18 +586,8 @@ import Testing
     let reader = open(fifo, O_RDWR | O_NONBLOCK)
     #expect(reader >= 0)
     defer { close(reader) }
-    let run = try runPlumb([
-      "run", "--board", "Boards/simulated.json", "--fast", "--duration", "2", "--format",
-      "binary", "--serial", fifo,
-    ])
+    let (run, bytes) = try runSimulatedBoardIntoHeldPipe(fifo, reader: reader, seconds: 2)
     #expect(run.status == 0, "\(run.standardError)")
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-      let n = chunk.withUnsafeMutableBytes { read(reader, $0.baseAddress, $0.count) }
-      if n <= 0 { break }
-      bytes += chunk[0..<n]
-    }
     // About 190 frames of some 40 bytes, and the FIFO is still a FIFO.
     #expect(bytes.count > 4_000, "\(bytes.count) bytes")
     var status = stat()

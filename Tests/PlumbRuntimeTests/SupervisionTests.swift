@@ -71,6 +71,28 @@ import Testing
     #expect(messages.last?.contains("STOPPING=1") == true, "\(messages)")
   }
 
+  /// Found by the live-run audit: READY=1 went out as soon as the chip had started, before the
+  /// warm-up samples and the estimator's convergence that the unit's documentation promises it
+  /// waits for (units ordered after plumb.service would see initialising frames). A run stopped
+  /// before it converged never says READY=1; one that converged does, once.
+  @Test func readyComesOnlyOnceTheEstimatorHasConverged() throws {
+    for (seconds, ready) in [("0.5", false), ("3", true)] {
+      let socket = try NotifySocket()
+      let output = try temporaryDirectory().appendingPathComponent("frames.txt").path
+      let result = try runPlumb(
+        [
+          "run", "--board", "Boards/simulated.json", "--fast", "--duration", seconds, "--serial",
+          output,
+        ],
+        environment: ["NOTIFY_SOCKET": socket.path])
+      #expect(result.status == 0, "\(result.standardError)")
+      let messages = socket.receiveAll()
+      let readies = messages.filter { $0.contains("READY=1") }.count
+      #expect(readies == (ready ? 1 : 0), "\(seconds) s: \(messages)")
+      #expect(messages.last?.contains("STOPPING=1") == true, "\(messages)")
+    }
+  }
+
   @Test func aCleanShutdownWritesTheLearntBiasIntoTheLiveSectionOnly() throws {
     let directory = try temporaryDirectory()
     let calibrationPath = directory.appendingPathComponent("unit.json").path
@@ -102,6 +124,32 @@ import Testing
     let benchError = (benchBias - offset).length
     #expect((live.gyroBiasRadiansPerSecond - offset).length < benchError / 2)
     #expect(live.temperatureCelsius > 20 && live.temperatureCelsius < 30)
+  }
+
+  /// Found by the live-run audit: a calibration file made for another part (its `sensor`
+  /// says WHO_AM_I 0x72) was used without a word on a chip answering 0x68, its bench values
+  /// steering the estimator. The run says so at start, naming the file, both parts and the fix.
+  @Test func aCalibrationFileForAnotherPartIsNamedAtStart() throws {
+    let directory = try temporaryDirectory()
+    let calibrationPath = directory.appendingPathComponent("unit.json").path
+    try CalibrationFile(
+      sensor: SensorIdentity(whoAmI: 0x72, name: "MPU-6050 clone", label: "bench unit 7"),
+      created: "2026-12-01T12:00:00Z",
+      gyroscope: GyroCalibration(
+        biasRadiansPerSecond: SimulatedMPU6050Unit.typical(seed: 1).gyroOffsetRadiansPerSecond,
+        biasUncertaintyRadiansPerSecond: Vector3(0.005, 0.005, 0.005),
+        referenceTemperatureCelsius: 25)
+    ).write(toPath: calibrationPath)
+    let boardPath = try simulatedBoard(in: directory, calibration: "unit.json")
+    let result = try runPlumb([
+      "run", "--board", boardPath, "--fast", "--duration", "1", "--serial", "/dev/null",
+    ])
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(
+      result.standardError.contains(
+        "warning: calibration file \(calibrationPath) was made for WHO_AM_I 0x72 "
+          + "(MPU-6050 clone, \"bench unit 7\"); this chip answers 0x68"),
+      "\(result.standardError)")
   }
 
   /// plumb-cal's bench uncertainty is the Allan-derived standard error of a long still

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The repository's root, from this file's path.
 let repositoryRoot: String = {
   var url = URL(fileURLWithPath: #filePath)
@@ -125,4 +129,48 @@ func simulatedBoard(
   let path = directory.appendingPathComponent("board.json").path
   try board.write(toFile: path, atomically: true, encoding: .utf8)
   return path
+}
+
+/// Runs the simulated board in real time with `format` frames to a file in a fresh folder, for
+/// at most `seconds` of sample time, sending each signal after its pause; returns the result
+/// and the frames file's path.
+func runSimulatedBoard(
+  format: String, seconds: Int, signals: [(pauseMicroseconds: UInt32, signal: Int32)]
+) throws -> (result: ProcessResult, frames: String) {
+  let output = try temporaryDirectory().appendingPathComponent("frames.\(format)").path
+  let result = try runPlumb([
+    "run", "--board", "Boards/simulated.json", "--format", format, "--duration", "\(seconds)",
+    "--serial", output,
+  ]) { process in
+    for (pause, signal) in signals {
+      usleep(pause)
+      kill(process.processIdentifier, signal)
+    }
+  }
+  return (result, output)
+}
+
+/// Runs the simulated board as fast as it goes for `seconds`, binary frames into the named
+/// pipe `fifo`, which `reader` (opened `O_RDWR | O_NONBLOCK` by the caller) holds open and
+/// reads only afterwards; returns the run and every byte the pipe then held.
+func runSimulatedBoardIntoHeldPipe(
+  _ fifo: String, reader: Int32, seconds: Int
+) throws -> (run: ProcessResult, bytes: [UInt8]) {
+  let run = try runPlumb([
+    "run", "--board", "Boards/simulated.json", "--fast", "--duration", "\(seconds)", "--format",
+    "binary", "--serial", fifo,
+  ])
+  return (run, readAvailable(reader))
+}
+
+/// Everything a non-blocking descriptor holds now.
+func readAvailable(_ descriptor: Int32) -> [UInt8] {
+  var bytes: [UInt8] = []
+  var chunk = [UInt8](repeating: 0, count: 65536)
+  while true {
+    let n = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+    if n <= 0 { break }
+    bytes += chunk[0..<n]
+  }
+  return bytes
 }
