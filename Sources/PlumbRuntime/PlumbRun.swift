@@ -332,9 +332,7 @@ func drive<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: MonotonicC
     options.log("plumb: warning: " + warning)
   }
   var supervision = Supervision(log: options.log)
-  // READY=1 once the frames can be trusted: after the warm-up samples and the estimator's
-  // convergence (the first frame no longer flagged `initialising`), as the unit promises.
-  var announcedReady = false
+  supervision.ready("running: \(setup.board.name), \(loop.format.rawValue) frames")
   let start = loop.clock.now()
   let end = options.durationSeconds.map { start + .nanoseconds(Int64($0 * 1e9)) }
   var pendingStalls = stalls[...]
@@ -349,12 +347,6 @@ func drive<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: MonotonicC
       pendingStalls = pendingStalls.dropFirst()
     }
     loop.step()
-    if !announcedReady, loop.lastFrame.sequence > 0,
-      !loop.lastFrame.flags.contains(.initialising)
-    {
-      supervision.ready("running: \(setup.board.name), \(loop.format.rawValue) frames")
-      announcedReady = true
-    }
     supervision.tick(at: wall.now()) { statusLine(loop.status) }
     if (loop.port as? SelectedPort)?.isStandardOutputGone == true {
       // Standard output cannot be reopened: its reader (`plumb run … | head`) left for good.
