@@ -67,8 +67,9 @@ public struct EngineVibration: MotionSource, Hashable, Sendable {
     let q0 = Quaternion(axis: .unitX, angle: tiltRadians + rocking(t))
     let q1 = Quaternion(axis: .unitX, angle: tiltRadians + rocking(t + h))
     let phase = 2 * Double.pi * frequencyHertz * t
-    let shake =
-      Vector3(0, 0.5 * sin(phase + 1), sin(phase)) * (amplitudeMetersPerSecondSquared * fade(t))
+    // The scale as its own value: Swift 6.0's operator inference cannot type the product inline.
+    let scale: Double = amplitudeMetersPerSecondSquared * fade(t)
+    let shake = Vector3(0, 0.5 * sin(phase + 1), sin(phase)) * scale
     return MotionTruth(
       timeSeconds: t, attitude: q0,
       angularRateRadiansPerSecond: bodyRate(from: q0, to: q1, overSeconds: h),

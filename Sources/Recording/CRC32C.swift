@@ -32,11 +32,15 @@ public struct CRC32C: Hashable, Sendable {
           crc ^ UInt32(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt32.self))
         let high = UInt32(
           littleEndian: base.loadUnaligned(fromByteOffset: index &+ 4, as: UInt32.self))
-        crc =
+        // Two halves of four terms each: Swift 6.0 cannot type-check the eight-term XOR in
+        // reasonable time.
+        let fromLow: UInt32 =
           tables[7 * 256 + Int(low & 0xFF)] ^ tables[6 * 256 + Int((low >> 8) & 0xFF)]
           ^ tables[5 * 256 + Int((low >> 16) & 0xFF)] ^ tables[4 * 256 + Int(low >> 24)]
-          ^ tables[3 * 256 + Int(high & 0xFF)] ^ tables[2 * 256 + Int((high >> 8) & 0xFF)]
+        let fromHigh: UInt32 =
+          tables[3 * 256 + Int(high & 0xFF)] ^ tables[2 * 256 + Int((high >> 8) & 0xFF)]
           ^ tables[256 + Int((high >> 16) & 0xFF)] ^ tables[Int(high >> 24)]
+        crc = fromLow ^ fromHigh
         index &+= 8
       }
       if count &- index >= 4 {

@@ -177,7 +177,7 @@ if parsed.flag("start-in-motion") {
   for t in loaded.indices {
     guard let first = loaded[t].movement.firstIndex(of: true) else { continue }
     let t0 = loaded[t].timestampNanoseconds[first]
-    let k =
+    let k: Int =
       loaded[t].timestampNanoseconds.firstIndex { $0 - t0 >= 1_000_000_000 } ?? first
     loaded[t].timestampNanoseconds.removeFirst(k)
     loaded[t].gyro.removeFirst(k)
