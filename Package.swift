@@ -194,14 +194,14 @@ targets += [
     name: "Firmware",
     dependencies: [
       "HardwareAbstraction", "MPU6050", "AttitudeEstimation", "Telemetry", "Calibration",
-      "Geometry", "Recording",
+      "Geometry", "Recording", "BuildInfo",
     ], swiftSettings: swift6),
   .testTarget(
     name: "FirmwareTests",
     dependencies: [
       "Firmware", "Calibration", "AttitudeEstimation", "MPU6050", "MPU6050Simulation",
       "SimulatedHardware", "MotionScenarios",
-      "Telemetry", "Geometry", "HardwareAbstraction", "TestSupport",
+      "Telemetry", "Geometry", "HardwareAbstraction", "TestSupport", "BuildInfo",
     ], swiftSettings: swift6),
 ]
 
@@ -232,18 +232,22 @@ targets += [
   .testTarget(
     name: "PlumbRuntimeTests",
     dependencies: [
-      "PlumbRuntime", "plumb", "plumb-probe", "Telemetry", "SimulatedHardware", "LinuxHardware",
+      "PlumbRuntime", "plumb", "plumb-probe", "plumb-monitor", "plumb-cal", "BuildInfo",
+      "Telemetry", "SimulatedHardware", "LinuxHardware",
       "HardwareAbstraction", "Calibration", "Geometry", "MPU6050Simulation", "Boards",
       "Firmware", "MotionScenarios", "Recording", "AttitudeEstimation", "MPU6050", "Randomness",
-    ], swiftSettings: swift6),
+    ], exclude: ["Golden"], swiftSettings: swift6),
 ]
 
 targets += [
+  // The version every tool prints and `make deb` packages (Sources/BuildInfo/PlumbVersion.swift).
+  .target(name: "BuildInfo", swiftSettings: swift6),
   .target(name: "JSON", swiftSettings: swift6),
   .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"], swiftSettings: swift6),
-  .target(name: "CommandLineSupport", swiftSettings: swift6),
+  .target(name: "CommandLineSupport", dependencies: ["BuildInfo"], swiftSettings: swift6),
   .testTarget(
-    name: "CommandLineSupportTests", dependencies: ["CommandLineSupport"], swiftSettings: swift6),
+    name: "CommandLineSupportTests", dependencies: ["CommandLineSupport", "BuildInfo"],
+    swiftSettings: swift6),
 ]
 
 // Bench calibration (issue 6): the calibration maths and file, a small SVG plotter, `plumb-cal`.

@@ -63,6 +63,7 @@ public struct CommandSpec: Sendable {
       lines.append("  " + pad(left, to: 24) + help)
     }
     lines.append("  " + pad("-h, --help", to: 24) + "show this help")
+    lines.append("  " + pad("--version", to: 24) + "show Plumb's version")
     if !examples.isEmpty {
       lines.append("")
       lines.append("examples:")

@@ -1,3 +1,5 @@
+import BuildInfo
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -60,6 +62,13 @@ public struct CommandFailure: Error, Sendable, CustomStringConvertible {
   public var description: String { message }
 }
 
+/// What `--version` prints: the program (the first word of a command's name, so `plumb run
+/// --version` says `plumb`) and Plumb's version, e.g. `plumb 0.1.0`.
+public func versionLine(program: String) -> String {
+  let word = program.split(separator: " ").first.map(String.init) ?? program
+  return "\(word) \(PlumbVersion.current)"
+}
+
 /// Runs one command: parses `arguments` against `spec`, prints help for `--help`, prints usage
 /// errors and exits 64, runs `body` otherwise and maps a thrown `CommandFailure` to its exit code
 /// (any other error: its description and exit 1).
@@ -75,6 +84,10 @@ public func runCommand(
   }
   if parsed.wantsHelp {
     print(spec.help, terminator: "")
+    return ExitCode.success.rawValue
+  }
+  if parsed.wantsVersion {
+    print(versionLine(program: spec.name))
     return ExitCode.success.rawValue
   }
   do {
@@ -125,7 +138,9 @@ public struct CommandGroup: Sendable {
       lines.append("  " + pad(subcommand.word, to: 16) + subcommand.spec.abstract)
     }
     lines.append("")
-    lines.append("run '\(name) SUBCOMMAND --help' for a subcommand's options")
+    lines.append(
+      "run '\(name) SUBCOMMAND --help' for a subcommand's options, '\(name) --version' for the version"
+    )
     return lines.joined(separator: "\n") + "\n"
   }
 
@@ -137,6 +152,10 @@ public struct CommandGroup: Sendable {
     }
     if first == "-h" || first == "--help" || first == "help" {
       print(help, terminator: "")
+      return ExitCode.success.rawValue
+    }
+    if first == "--version" {
+      print(versionLine(program: name))
       return ExitCode.success.rawValue
     }
     guard let subcommand = subcommands.first(where: { $0.word == first }) else {

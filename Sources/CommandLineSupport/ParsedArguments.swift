@@ -8,6 +8,8 @@ public struct ParsedArguments: Sendable {
   public private(set) var positionals: [String]
   /// Whether `-h`/`--help` was given (nothing else was validated then).
   public private(set) var wantsHelp: Bool
+  /// Whether `--version` was given (nothing else was validated then).
+  public private(set) var wantsVersion: Bool
 
   /// Parses `arguments` (without the command name) against `spec`.
   ///
@@ -20,6 +22,7 @@ public struct ParsedArguments: Sendable {
     flags = []
     positionals = []
     wantsHelp = false
+    wantsVersion = false
     var index = 0
     var optionsEnded = false
     while index < arguments.count {
@@ -27,6 +30,10 @@ public struct ParsedArguments: Sendable {
       index += 1
       if !optionsEnded && (argument == "-h" || argument == "--help") {
         wantsHelp = true
+        return
+      }
+      if !optionsEnded && argument == "--version" {
+        wantsVersion = true
         return
       }
       if !optionsEnded && argument == "--" {

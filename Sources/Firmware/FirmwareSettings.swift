@@ -1,4 +1,5 @@
 import AttitudeEstimation
+import BuildInfo
 import Calibration
 import Geometry
 import HardwareAbstraction
@@ -185,11 +186,6 @@ public struct FirmwareSettings: Sendable {
     if let problem = estimator.problem { return "estimator: \(problem)" }
     return nil
   }
-}
-
-/// The firmware's version, reported by `version` and written into recordings.
-public enum PlumbVersion {
-  public static let current = "0.1.0"
 }
 
 func formatHertz(_ value: Double) -> String {

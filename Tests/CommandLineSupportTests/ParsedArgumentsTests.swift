@@ -1,3 +1,4 @@
+import BuildInfo
 import CommandLineSupport
 import Testing
 
@@ -150,5 +151,38 @@ import Testing
     #expect(group.run(["rnu"]) == 64)
     #expect(group.run([]) == 64)
     #expect(group.help.contains("run"))
+  }
+}
+
+@Suite struct VersionOptionTests {
+  let spec = CommandSpec(
+    name: "plumb run", abstract: "runs the loop",
+    options: [.option("board", value: "FILE", help: "the board file", required: true)])
+
+  /// `--version` answers before validation, like `--help`: a required option may be missing.
+  @Test func versionStopsValidation() throws {
+    let parsed = try ParsedArguments(["--version"], spec: spec)
+    #expect(parsed.wantsVersion)
+    #expect(!parsed.wantsHelp)
+    #expect(spec.help.contains("--version"))
+  }
+
+  /// After `--` it is an ordinary positional argument, not a request for the version.
+  @Test func versionAfterTheEndOfOptionsIsAnArgument() throws {
+    let spec = CommandSpec(
+      name: "plumb-x", abstract: "x", options: [],
+      positionals: [PositionalSpec("ARG", help: "anything", required: false)])
+    let parsed = try ParsedArguments(["--", "--version"], spec: spec)
+    #expect(!parsed.wantsVersion)
+    #expect(parsed.positionals == ["--version"])
+  }
+
+  /// The program's first word and the version, as `make deb` packages it: the version is a
+  /// dotted number (Debian's version rules) and the line is what a person and dpkg compare.
+  @Test func theLineNamesTheProgramAndTheVersion() {
+    #expect(versionLine(program: "plumb run") == "plumb \(PlumbVersion.current)")
+    #expect(versionLine(program: "plumb-cal") == "plumb-cal \(PlumbVersion.current)")
+    let parts = PlumbVersion.current.split(separator: ".")
+    #expect(parts.count == 3 && parts.allSatisfy { UInt($0) != nil }, "\(PlumbVersion.current)")
   }
 }

@@ -1,3 +1,4 @@
+import BuildInfo
 import Firmware
 import Geometry
 import HardwareAbstraction
@@ -325,7 +326,11 @@ import Testing
     }
     rig.received = received
     let (_, replies, _) = rig.decode()
-    #expect(replies.count == 1 && replies.first?.description.hasPrefix("OK plumb ") == true)
+    // The version every tool's --version prints and the package carries.
+    #expect(
+      replies.count == 1
+        && replies.first?.description.hasPrefix("OK plumb \(PlumbVersion.current) ") == true,
+      "\(replies)")
   }
 
   @Test func aFloodOfGarbageNeverStallsTheLoop() throws {

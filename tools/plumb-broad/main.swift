@@ -117,6 +117,10 @@ if parsed.wantsHelp {
   print(spec.help, terminator: "")
   exit(ExitCode.success.rawValue)
 }
+if parsed.wantsVersion {
+  print(versionLine(program: spec.name))
+  exit(ExitCode.success.rawValue)
+}
 let dataDirectory = parsed.value("data") ?? "/work/shared/data/broad"
 let runSensitivity = parsed.flag("sensitivity")
 var settings = AttitudeEstimator.Settings.default
