@@ -15,7 +15,8 @@ struct InitSequenceTests {
     var steps: [ScriptedTransaction] = [
       .read(0x75, at: chip, returning: [whoAmI]),  // WHO_AM_I
       .write(0x6B, 0x80, at: chip),  // PWR_MGMT_1: DEVICE_RESET
-      .read(0x6B, at: chip, returning: [0x40]).notBefore(.milliseconds(100)),  // reset done, asleep
+      // Reset done, asleep.
+      .read(0x6B, at: chip, returning: [0x40]).notBefore(.milliseconds(100)),
       .write(0x6B, 0x01, at: chip),  // awake, CLKSEL 1 (PLL, X gyro)
       .write(0x19, 0x09, at: chip),  // SMPLRT_DIV 9: 1 kHz / 10 = 100 Hz
       .write(0x1A, 0x03, at: chip),  // CONFIG: DLPF_CFG 3 (44/42 Hz)
