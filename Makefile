@@ -83,6 +83,30 @@ check-allan: build venv
 kernel-test: deps
 	@tools/kernel-test/run.sh
 
+# Where Plumb's users are (tools/platforms/README.md): Debian 13 (Raspberry Pi OS's base) with its
+# own Swift 6.0.3, libgpiod 2 and libi2c 4.4, in a chroot made with debootstrap; arm64 cross-built
+# with it and run under qemu-aarch64; Debian packages. Each needs root (or sudo) and caches its
+# environment in ~/.cache/plumb (PLUMB_CACHE): the first run downloads about 1 GB.
+.PHONY: debian13-test cross-arm64 arm64-test deb deb-test
+debian13-test:
+	@tools/platforms/debian13.sh test
+
+# build/arm64/{plumb,plumb-monitor,plumb-probe,plumb-cal}: release, Swift runtime linked in.
+cross-arm64:
+	@tools/platforms/arm64.sh build
+
+# The arm64 release and debug builds under qemu-aarch64: golden outputs byte for byte, test suites.
+arm64-test:
+	@tools/platforms/arm64.sh test
+
+# build/deb/plumb_VERSION_{amd64,arm64}.deb, checked by lintian.
+deb:
+	@tools/platforms/deb.sh build
+
+# The packages, then the amd64 one installed into a fresh Debian 13 and used there.
+deb-test:
+	@tools/platforms/deb.sh test
+
 # The benchmarks (issue 9): release builds of plumb-bench, plumb and (when the tree has it)
 # bench-estimator, rt-tests for cyclictest, then every figure as `name value unit` and a fresh
 # BENCHMARKS.md. About five minutes: four of the runs hold 60 s of real time. Run as root for
@@ -96,4 +120,4 @@ bench: deps
 	.build/release/plumb-bench all --swift-version "$$($(SWIFT) --version 2>&1 | head -n 1)"
 
 clean:
-	rm -rf .build .venv
+	rm -rf .build .venv build

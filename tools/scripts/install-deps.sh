@@ -4,12 +4,21 @@
 #
 #   tools/scripts/install-deps.sh [extra-package ...]
 #
-# Always: libi2c-dev (libi2c, i2c/smbus.h), libgpiod-dev (libgpiod v1.6, gpiod.h), pkg-config,
-# the C toolchain pieces SwiftPM links with, and python3 with venv for the test-side reference
-# clients (pymavlink, allantools). Runs apt-get as root, or through sudo.
+# Always: libi2c-dev (libi2c, i2c/smbus.h), libgpiod-dev (gpiod.h: libgpiod 1.6, the v1 API, on
+# Debian 12; 2.2, the v2 API, on Debian 13 — Plumb builds against either), pkg-config, the C
+# toolchain pieces SwiftPM links with (the C++ library's headers of the system's gcc: 12 on
+# Debian 12, 14 on Debian 13), and python3 with venv for the test-side reference clients
+# (pymavlink, allantools). Runs apt-get as root, or through sudo.
 set -euo pipefail
 
-packages=(libi2c-dev libgpiod-dev pkg-config gcc libc6-dev libstdc++-12-dev python3 python3-venv "$@")
+gcc_major=$(gcc -dumpversion 2>/dev/null | cut -d. -f1 || true)
+if [ -z "$gcc_major" ]; then
+  case $(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}") in
+    trixie) gcc_major=14 ;;
+    *) gcc_major=12 ;;
+  esac
+fi
+packages=(libi2c-dev libgpiod-dev pkg-config gcc libc6-dev "libstdc++-$gcc_major-dev" python3 python3-venv "$@")
 
 missing=()
 for p in "${packages[@]}"; do
