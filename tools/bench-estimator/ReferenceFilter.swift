@@ -55,7 +55,8 @@ struct ReferenceComplementaryFilter<Scalar: BinaryFloatingPoint> {
     let nx = x + w * hx + y * hz - z * hy
     let ny = y + w * hy - x * hz + z * hx
     let nz = z + w * hz + x * hy - y * hx
-    let n = 1 / (nw * nw + nx * nx + ny * ny + nz * nz).squareRoot()
+    let squaredNorm: Scalar = nw * nw + nx * nx + ny * ny + nz * nz
+    let n = 1 / squaredNorm.squareRoot()
     w = nw * n
     x = nx * n
     y = ny * n
