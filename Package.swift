@@ -44,12 +44,13 @@ targets += [
     swiftSettings: swift6),
 ]
 
-// MARK: - HAL: Linux (libi2c, libgpiod v1, termios, CLOCK_MONOTONIC)
+// MARK: - HAL: Linux (libi2c, libgpiod v1 or v2, termios, CLOCK_MONOTONIC)
 
 targets += [
   // libi2c has no pkg-config file on Debian: the module map links "i2c" by name.
   .systemLibrary(name: "CLibI2C", path: "HAL/CLibI2C", providers: [.apt(["libi2c-dev"])]),
-  // libgpiod v1 only: the shim header stops the build with an explanation on the v2 API.
+  // libgpiod v1 (1.x, Debian 12) or v2 (2.x, Debian 13): the shim header picks the API the
+  // installed <gpiod.h> has and gives LinuxHardware one set of functions over either.
   .systemLibrary(
     name: "CLibGPIOD", path: "HAL/CLibGPIOD", pkgConfig: "libgpiod",
     providers: [.apt(["libgpiod-dev"])]),

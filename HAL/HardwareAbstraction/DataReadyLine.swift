@@ -9,7 +9,7 @@
 ///
 /// **Contract for implementers.** Timestamps must be `CLOCK_MONOTONIC` nanoseconds, whatever the
 /// underlying API provides (libgpiod v1 on kernels before 5.7 stamps `CLOCK_REALTIME`: detect
-/// and convert). A deadline in the past polls: it returns a queued edge if there is one, else
+/// and convert; libgpiod v2 can ask for `CLOCK_MONOTONIC`). A deadline in the past polls: it returns a queued edge if there is one, else
 /// `.timedOut` at once. `EINTR` is retried internally with the remaining time. Implementations
 /// must not allocate per call.
 public protocol DataReadyLine {

@@ -1,11 +1,13 @@
 import HardwareAbstraction
 
-/// The clock a kernel stamps GPIO edge events with (libgpiod v1, `struct gpiod_line_event.ts`).
+/// The clock a kernel stamps GPIO edge events with (libgpiod v1 `struct gpiod_line_event.ts`,
+/// v2 `gpiod_edge_event_get_timestamp_ns`).
 ///
-/// Kernels since 5.7 stamp `CLOCK_MONOTONIC`; older ones stamped `CLOCK_REALTIME`, which jumps
-/// whenever NTP or a person sets the date and is not the loop's clock. The v1 API does not say
-/// which, so `LinuxDataReadyLine` decides at the first event with `detect(…)` and converts
-/// realtime stamps with `monotonicInstant(…)`.
+/// Kernels since 5.7 stamp `CLOCK_MONOTONIC`; older ones stamped `CLOCK_REALTIME` for the v1
+/// uAPI, which jumps whenever NTP or a person sets the date and is not the loop's clock. The v1
+/// API does not say which, so `LinuxDataReadyLine` decides at the first event with `detect(…)`
+/// and converts realtime stamps with `monotonicInstant(…)`. libgpiod v2 asks for
+/// `CLOCK_MONOTONIC` explicitly; the check costs nothing and stays.
 public enum EdgeClockDomain: String, Hashable, Sendable {
   case monotonic
   case realtime

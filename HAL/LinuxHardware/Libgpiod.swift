@@ -2,24 +2,28 @@ import CLibGPIOD
 import Glibc
 import HardwareAbstraction
 
-// Everything that touches libgpiod lives in this file. Importing CLibGPIOD brings its own copy
-// of `struct timespec` (gpiod.h includes <time.h>), which hides POSIXSupport's conversions
-// on Glibc's `timespec`; so the seam (`EdgeEventCalls`) speaks nanoseconds and `Timestamp`,
-// and the conversions here are written out field by field.
+// Everything that touches libgpiod lives in this file, and it calls libgpiod only through
+// CLibGPIOD's shim (HAL/CLibGPIOD/shim.h): one small API over libgpiod v1 and v2, chosen when
+// the shim is compiled, with v1's errno answers on both. Importing CLibGPIOD brings its own copy
+// of `struct timespec` (gpiod.h includes <time.h>), which hides POSIXSupport's conversions on
+// Glibc's `timespec`; so the seam (`EdgeEventCalls`) speaks nanoseconds and `Timestamp`.
 
-/// libgpiod v1 calls for `LinuxDataReadyLine`.
+/// libgpiod calls (v1 or v2) for `LinuxDataReadyLine`.
 enum Libgpiod {
-  /// An open chip and a line requested for events on it.
-  struct Handles {
-    var chip: OpaquePointer
-    var line: OpaquePointer
-  }
+  /// An open chip with one line requested for rising-edge events on it.
+  typealias Handle = UnsafeMutablePointer<plumb_gpio_line>
+
+  /// The libgpiod API this build was compiled against: "v1" or "v2".
+  static let api = PLUMB_LIBGPIOD_API
+
+  /// The version of the libgpiod library linked in, e.g. "1.6.3" or "2.2.1".
+  static var libraryVersion: String { String(cString: plumb_gpio_library_version()) }
 
   /// Opens the chip, finds the line and requests rising-edge events, releasing what was
   /// acquired when a later step fails. Errors name the chip and line as given.
   static func requestRisingEdges(
     chip: GPIOChipSelector, line: GPIOLineSelector, consumer: String
-  ) throws(DataReadyError) -> Handles {
+  ) throws(DataReadyError) -> Handle {
     func failure(_ stage: LinuxDataReadyLine.GPIOStage) -> DataReadyError {
       let code = Errno.current
       return DataReadyError(
@@ -28,58 +32,50 @@ enum Libgpiod {
     }
 
     Glibc.errno = 0
-    let opened: OpaquePointer? =
+    let opened: Handle? =
       switch chip {
-      case .path(let path): gpiod_chip_open(path)
-      case .name(let name): gpiod_chip_open_by_name(name)
-      // Scans every /dev/gpiochip* (gpiod_chip_iter) for the label; ENOENT when none has it.
-      case .label(let label): gpiod_chip_open_by_label(label)
+      case .path(let path): plumb_gpio_open_chip_by_path(path)
+      // The device /dev/NAME.
+      case .name(let name): plumb_gpio_open_chip_by_name(name)
+      // Opens every /dev/gpiochip* to read its label; ENOENT when none has it.
+      case .label(let label): plumb_gpio_open_chip_by_label(label)
       }
-    guard let chipHandle = opened else { throw failure(.openChip) }
+    guard let handle = opened else { throw failure(.openChip) }
 
     Glibc.errno = 0
-    let found: OpaquePointer? =
+    let found: CInt =
       switch line {
-      case .offset(let offset): gpiod_chip_get_line(chipHandle, offset)
-      case .name(let name): gpiod_chip_find_line(chipHandle, name)
+      case .offset(let offset): plumb_gpio_find_line_by_offset(handle, offset)
+      case .name(let name): plumb_gpio_find_line_by_name(handle, name)
       }
-    guard let lineHandle = found else {
+    if found != 0 {
       let error = failure(.findLine)
-      gpiod_chip_close(chipHandle)
+      plumb_gpio_release(handle)
       throw error
     }
 
     Glibc.errno = 0
-    if gpiod_line_request_rising_edge_events(lineHandle, consumer) != 0 {
+    if plumb_gpio_request_rising_edges(handle, consumer) != 0 {
       let error = failure(.requestEvents)
-      gpiod_chip_close(chipHandle)
+      plumb_gpio_release(handle)
       throw error
     }
-    return Handles(chip: chipHandle, line: lineHandle)
+    return handle
   }
 
   /// Releases the line request and closes the chip.
-  static func release(_ handles: Handles) {
-    gpiod_line_release(handles.line)
-    gpiod_chip_close(handles.chip)
+  static func release(_ handle: Handle) {
+    plumb_gpio_release(handle)
   }
 
   /// The waiting calls for a requested line. None of them allocates.
-  static func eventCalls(line: OpaquePointer) -> EdgeEventCalls {
+  static func eventCalls(_ handle: Handle) -> EdgeEventCalls {
     EdgeEventCalls(
-      wait: { timeoutNanoseconds in
-        var timeout = timespec(
-          tv_sec: Int(timeoutNanoseconds / 1_000_000_000),
-          tv_nsec: Int(timeoutNanoseconds % 1_000_000_000))
-        return gpiod_line_event_wait(line, &timeout)
-      },
+      wait: { timeoutNanoseconds in plumb_gpio_wait(handle, timeoutNanoseconds) },
       read: { stamp in
-        var event = gpiod_line_event()
-        let result = gpiod_line_event_read(line, &event)
-        if result == 0 {
-          stamp = Timestamp(
-            nanoseconds: Int64(event.ts.tv_sec) * 1_000_000_000 + Int64(event.ts.tv_nsec))
-        }
+        var nanoseconds: Int64 = 0
+        let result = plumb_gpio_read_event(handle, &nanoseconds)
+        if result == 0 { stamp = Timestamp(nanoseconds: nanoseconds) }
         return result
       },
       monotonicNow: { LinuxClocks.read(CLOCK_MONOTONIC) },

@@ -66,31 +66,97 @@ import Testing
   }
 }
 
+/// Opening lines that cannot be opened, through the real libgpiod (v1 or v2, whichever this
+/// build uses): the same error, errno and message on both. This machine needs no GPIO chip; a
+/// real chip's missing line, busy line and edge events are the kernel test's
+/// (tools/kernel-test).
 @Suite struct LinuxDataReadyLineOpeningTests {
-  func expectChipMissing(_ chip: GPIOChipSelector, named name: String) {
-    #expect {
-      try LinuxDataReadyLine(chip: chip, line: .offset(17))
-    } throws: { error in
-      guard let error = error as? DataReadyError else { return false }
-      return error.kind == .chipMissing && error.chip == name && error.line == "17"
-        && error.description.contains(name) && error.description.contains("gpiodetect")
+  /// `DataReadyError.remedy` for `.chipMissing`, restated.
+  static let chipRemedy =
+    "no such GPIO chip: list the chips and their labels with `gpiodetect` (package gpiod) and "
+    + "name one by path (/dev/gpiochip0), name (gpiochip0) or label (pinctrl-bcm2711)"
+
+  func openingError(_ chip: GPIOChipSelector, _ line: GPIOLineSelector) -> DataReadyError? {
+    do {
+      _ = try LinuxDataReadyLine(chip: chip, line: line)
+      return nil
+    } catch {
+      return error
     }
   }
 
   @Test func aMissingChipPathIsNamed() {
-    expectChipMissing(.path("/dev/gpiochip99"), named: "/dev/gpiochip99")
+    let error = openingError(.path("/dev/gpiochip99"), .offset(17))
+    #expect(
+      error
+        == DataReadyError(
+          .chipMissing, errno: .noSuchFileOrDirectory, chip: "/dev/gpiochip99", line: "17"))
+    #expect(
+      error?.description
+        == "data-ready line: chipMissing (chip /dev/gpiochip99, line 17) [ENOENT (2)] — "
+        + Self.chipRemedy)
   }
 
   @Test func aMissingChipNameIsNamed() {
-    expectChipMissing(.name("gpiochip99"), named: "gpiochip99")
+    let error = openingError(.name("gpiochip99"), .name("MPU_INT"))
+    #expect(
+      error
+        == DataReadyError(
+          .chipMissing, errno: .noSuchFileOrDirectory, chip: "gpiochip99", line: "MPU_INT"))
+    #expect(
+      error?.description
+        == "data-ready line: chipMissing (chip gpiochip99, line MPU_INT) [ENOENT (2)] — "
+        + Self.chipRemedy)
   }
 
   @Test func aLabelNoChipHasIsNamed() {
-    expectChipMissing(.label("plumb-no-such-chip"), named: "plumb-no-such-chip")
+    let error = openingError(.label("plumb-no-such-chip"), .offset(17))
+    #expect(
+      error
+        == DataReadyError(
+          .chipMissing, errno: .noSuchFileOrDirectory, chip: "plumb-no-such-chip", line: "17"))
+    #expect(
+      error?.description
+        == "data-ready line: chipMissing (chip plumb-no-such-chip, line 17) [ENOENT (2)] — "
+        + Self.chipRemedy)
   }
 
-  @Test func aPathThatIsNotAGPIOChipIsAMissingChip() {
-    expectChipMissing(.path("/dev/null"), named: "/dev/null")
+  /// v1 says ENOTTY for a character device of another kind, v2 ENODEV: both builds say ENOTTY.
+  @Test func aDeviceThatIsNotAGPIOChipIsAMissingChip() {
+    #expect(
+      openingError(.path("/dev/null"), .offset(0))
+        == DataReadyError(.chipMissing, errno: .notATerminal, chip: "/dev/null", line: "0"))
+  }
+
+  /// A chip's name is its device under /dev.
+  @Test func aNameIsTheDeviceUnderDev() {
+    #expect(
+      openingError(.name("null"), .offset(0))
+        == DataReadyError(.chipMissing, errno: .notATerminal, chip: "null", line: "0"))
+  }
+
+  /// A board file naming a folder or a file as its chip: v1 opened a folder and failed with
+  /// EISDIR, reported as "an unexpected GPIO error".
+  @Test func aFolderOrAFileIsAMissingChip() throws {
+    let directory = try TemporaryDirectory.make()
+    let file = directory.path + "/gpiochip0"
+    let descriptor = open(file, O_CREAT | O_WRONLY, 0o600)
+    #expect(descriptor >= 0)
+    close(descriptor)
+    for path in [directory.path, file] {
+      #expect(
+        openingError(.path(path), .offset(0))
+          == DataReadyError(.chipMissing, errno: .notATerminal, chip: path, line: "0"))
+    }
+  }
+
+  /// The API this build uses and the library linked in agree (a v2 header with a v1 library, or
+  /// the reverse, would be a broken installation).
+  @Test func theLibgpiodAPIIsNamedAndMatchesTheLibrary() {
+    let api = LinuxDataReadyLine.libgpiodAPI
+    let library = LinuxDataReadyLine.libgpiodVersion
+    #expect(api == "v1" || api == "v2")
+    #expect(library.hasPrefix(api == "v1" ? "1." : "2."), "API \(api), library \(library)")
   }
 }
 
