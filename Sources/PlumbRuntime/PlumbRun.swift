@@ -245,6 +245,10 @@ func runLinux(_ setup: PlumbSetup, options: RunOptions) throws(RunError) -> RunS
     } catch {
       throw .dataReady(error)
     }
+    options.log(
+      "plumb: data-ready: chip \(board.dataReady.chip), line \(lineSelector), rising edges "
+        + "through libgpiod \(LinuxDataReadyLine.libgpiodAPI) (library "
+        + "\(LinuxDataReadyLine.libgpiodVersion))")
   } else {
     line = .notWired
   }
