@@ -46,6 +46,7 @@ LINEAR_ACCEL_PER_COUNT = 0.005
 TEMP_C_PER_COUNT = 0.01
 FLAG_REST, FLAG_GAP, FLAG_CLIPPING = 0x0001, 0x0002, 0x0004
 FLAG_DEGRADED_TIMING, FLAG_I2C_RECOVERY = 0x0020, 0x0040
+FLAG_INITIALISING = 0x0100
 
 failures = []
 
@@ -234,12 +235,14 @@ def main():
 
     # -- the harness and Plumb's run
     harness = fields(r["KT-HARNESS"][0]) if "KT-HARNESS" in r else {}
-    check(r.get("KT-HARNESS-RESULT") == ["ok"], "fake-mpu saw READY=1 and raised every edge",
+    check(r.get("KT-HARNESS-RESULT") == ["ok"],
+          "fake-mpu saw STATUS=configured and raised every edge",
           (r.get("KT-HARNESS-RESULT") or ["no report"])[0])
     check(r.get("KT-PLUMB-EXIT") == ["exited 0"], "plumb run stopped cleanly on SIGTERM (exit 0)",
           (r.get("KT-PLUMB-EXIT") or ["no report"])[0])
     if harness:
-        info(f"plumb start-up (exec to READY=1, self-test included): {float(harness['startup_ms']):.0f} ms")
+        info(f"plumb start-up (exec to STATUS=configured, self-test included): "
+             f"{float(harness['startup_ms']):.0f} ms")
     resets = fields(r["KT-RESETS"][0]) if "KT-RESETS" in r else {}
     check(resets.get("startup") == "1" and resets.get("run") == "0",
           "exactly one DEVICE_RESET (at start-up), none while running", str(resets))
@@ -262,7 +265,8 @@ def main():
         0x6C: 0x00,  # PWR_MGMT_2: every axis on
         0x75: WHO_AM_I_MPU6050,
     }
-    for label, when in (("ready", "after start-up (READY=1)"), ("end", "after the run")):
+    for label, when in (("configured", "at STATUS=configured (before the first edge)"),
+                        ("end", "after the run")):
         regs = r["regs"].get(label, {})
         wrong = [f"0x{k:02X}={regs.get(k, -1):#04x} (want {v:#04x})"
                  for k, v in expected.items() if regs.get(k) != v]
@@ -389,6 +393,24 @@ def main():
     check(not any(flagged.values()) and all(f["missed"] == 0 for f in frames),
           "no frame flags a gap, clipping, I2C recovery or degraded timing; no missed samples",
           str(flagged))
+
+    # -- READY=1 once the estimator has converged: with the first frame not flagged initialising
+    converged = next((f["sequence"] for f in frames if not f["flags"] & FLAG_INITIALISING), None)
+    check(converged is not None
+          and all(bool(f["flags"] & FLAG_INITIALISING) == (f["sequence"] < converged) for f in frames),
+          "frames are flagged initialising until the estimator converges, and never after",
+          f"first converged frame {converged}")
+    notified = [text.split(" ", 1)[1] for _, text in r["events"] if text.startswith("notify ")]
+    check(notified[:1] == [f"STATUS=configured: {board['name']}, binary frames; converging"],
+          "plumb's first notification: STATUS=configured: <board>, binary frames; converging",
+          str(notified[:3]))
+    ready = fields(r["KT-READY"][0]) if "KT-READY" in r else {}
+    if converged is not None:
+        check(ready.get("count") == "1" and ready.get("edge") == str(converged + WARM_UP_SAMPLES),
+              f"READY=1 once, right after edge {converged + WARM_UP_SAMPLES}: the sample of the first "
+              f"converged frame ({converged})", str(ready))
+        info(f"converged at frame {converged} ({(times[converged - 1] - times[0]) / 1e9:.2f} s after "
+             f"the first frame); READY=1 after edge {ready.get('edge')}")
 
     # -- the data: what the harness wrote, through the estimator
     accel = [int(x) for x in samples["accel"].split(",")]

@@ -20,18 +20,20 @@
  *   the gpio-sim line is pulled up (the rising edge the kernel timestamps) and down again, at
  *   100 Hz on absolute CLOCK_MONOTONIC deadlines.
  *
- * The registers are watched every millisecond until Plumb says it is ready, through the systemd
- * notification protocol (READY=1 on the AF_UNIX datagram socket named by NOTIFY_SOCKET, which
- * `plumb run` sends once the driver is configured and the loop is about to wait for its first
- * edge). Then the edges start at once (the loop falls back to polling after 3 periods without
- * one). INT_STATUS (0x3A) stays 0: the polling fallback never finds a sample, so every sample
- * Plumb processes comes from an edge.
+ * The registers are watched every millisecond until Plumb says it is configured, through the
+ * systemd notification protocol: on the AF_UNIX datagram socket named by NOTIFY_SOCKET,
+ * `plumb run` sends "STATUS=configured: ..." once the driver is configured and the loop is about
+ * to wait for its first sample. Then the edges start at once (the loop falls back to polling
+ * after 3 periods without one). READY=1 comes later, once the estimator has converged (about
+ * 110 samples in); the edge after which it arrived is reported. INT_STATUS (0x3A) stays 0: the
+ * polling fallback never finds a sample, so every sample Plumb processes comes from an edge.
  *
  * Scheduling: this program runs at SCHED_FIFO 40, below Plumb's SCHED_FIFO 50 and above everything
  * else. Plumb (and the GPIO interrupt thread, also FIFO 50) therefore run as soon as an edge is
  * raised and finish that sample before this program continues: the next sample is never written
  * before Plumb has read the current one, and when the last edge's pull-up returns, Plumb has
- * processed it. That is a property of the scheduler on the guest's single CPU, not a sleep.
+ * processed it (and sent whatever notification that sample caused). That is a property of the
+ * scheduler on the guest's single CPU, not a sleep.
  *
  * Everything it reports goes to standard output as "KT-..." lines, printed after the
  * timing-critical part; tools/kernel-test/check.py reads them on the host.
@@ -496,6 +498,31 @@ static int stop_plumb(pid_t pid, char *how, size_t size)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* What Plumb has told the service manager so far. */
+struct notifications {
+	int configured;  /* "STATUS=configured: ..." seen */
+	int readies;     /* READY=1 messages */
+	int ready_edge;  /* the edge after which the first READY=1 had arrived (0: before any) */
+};
+
+/* Receives every queued notification (without waiting), records each line, and notes the
+ * configured status and READY=1 (seen after edge EDGE). */
+static void receive_notifications(int socket_fd, struct notifications *n, int edge)
+{
+	char message[512];
+	ssize_t size;
+	while ((size = recv(socket_fd, message, sizeof message - 1, MSG_DONTWAIT)) > 0) {
+		message[size] = 0;
+		for (char *line = strtok(message, "\n"); line; line = strtok(NULL, "\n")) {
+			record("notify %s", line);
+			if (strncmp(line, "STATUS=configured:", 18) == 0)
+				n->configured = 1;
+			if (strcmp(line, "READY=1") == 0 && n->readies++ == 0)
+				n->ready_edge = edge;
+		}
+	}
+}
+
 static int run(const struct run_options *o)
 {
 	struct chip c = {0};
@@ -515,49 +542,40 @@ static int run(const struct run_options *o)
 	preload(&c);
 	record("preloaded");
 
-	/* Start-up: the chip follows Plumb's writes every millisecond until READY=1. */
+	/* Start-up: the chip follows Plumb's writes every millisecond until Plumb says it is
+	 * configured (STATUS=configured: ...) and waits for its first sample. */
 	int64_t started = now_ns(CLOCK_MONOTONIC);
 	pid_t plumb = start_plumb(o);
 	record("plumb started (pid %d)", (int)plumb);
-	int ready = 0;
+	struct notifications heard = {0};
 	char plumb_exit[96] = "";
-	while (!ready) {
+	while (!heard.configured) {
 		struct pollfd p = {.fd = notify, .events = POLLIN};
-		int r = poll(&p, 1, 1);
+		poll(&p, 1, 1);
 		emulate(&c);
-		if (r > 0 && (p.revents & POLLIN)) {
-			char message[512];
-			ssize_t n = recv(notify, message, sizeof message - 1, 0);
-			if (n > 0) {
-				message[n] = 0;
-				for (char *line = strtok(message, "\n"); line; line = strtok(NULL, "\n")) {
-					record("notify %s", line);
-					if (strcmp(line, "READY=1") == 0)
-						ready = 1;
-				}
-			}
-		}
+		receive_notifications(notify, &heard, 0);
 		int status;
-		if (!ready && waitpid(plumb, &status, WNOHANG) == plumb) {
+		if (!heard.configured && waitpid(plumb, &status, WNOHANG) == plumb) {
 			describe_exit(status, plumb_exit, sizeof plumb_exit);
-			printf("KT-PLUMB-EXIT %s (before READY=1)\n", plumb_exit);
+			printf("KT-PLUMB-EXIT %s (before STATUS=configured)\n", plumb_exit);
 			break;
 		}
-		if (!ready && now_ns(CLOCK_MONOTONIC) - started > o->startup_timeout_s * 1000000000LL) {
+		if (!heard.configured &&
+		    now_ns(CLOCK_MONOTONIC) - started > o->startup_timeout_s * 1000000000LL) {
 			char how[96];
 			stop_plumb(plumb, how, sizeof how);
-			printf("KT-PLUMB-EXIT %s (no READY=1 within %d s)\n", how,
+			printf("KT-PLUMB-EXIT %s (no STATUS=configured within %d s)\n", how,
 			       o->startup_timeout_s);
 			break;
 		}
 	}
-	int64_t ready_at = now_ns(CLOCK_MONOTONIC);
+	int64_t configured_at = now_ns(CLOCK_MONOTONIC);
 
 	int run_resets_before = c.resets;
-	uint8_t ready_regs[0x80] = {0};
-	if (ready) {
+	uint8_t configured_regs[0x80] = {0};
+	if (heard.configured) {
 		/* What Plumb's start-up left in the chip (printed later). */
-		read_registers(&c, ready_regs);
+		read_registers(&c, configured_regs);
 		/* The first edge at once: the loop is waiting for it. */
 		int64_t period = 1000000000LL / o->hz;
 		int64_t next = now_ns(CLOCK_MONOTONIC);
@@ -573,19 +591,26 @@ static int run(const struct run_options *o)
 			pull(pull_fd, 1);
 			edge_after[s - 1] = now_ns(CLOCK_MONOTONIC);
 			pull(pull_fd, 0);
+			/* Plumb has processed sample s (see Scheduling above): whatever it said about
+			 * it is queued now. */
+			receive_notifications(notify, &heard, s);
 		}
 		/* The chip stops: one more period of silence, then Plumb's clean stop. */
 		sleep_until(next + period);
 		char how[96];
 		stop_plumb(plumb, how, sizeof how);
 		printf("KT-PLUMB-EXIT %s\n", how);
+		/* What came after the last edge (STOPPING=1). */
+		receive_notifications(notify, &heard, o->edges + 1);
 	}
 
 	/* Report (after the timing-critical part). */
 	uint8_t trim[4];
 	trim_registers(trim);
-	printf("KT-HARNESS edges=%d hz=%d address=0x%02X startup_ms=%.1f\n", ready ? o->edges : 0,
-	       o->hz, MPU_ADDRESS, (ready_at - started) / 1e6);
+	int ok = heard.configured;
+	printf("KT-HARNESS edges=%d hz=%d address=0x%02X startup_ms=%.1f\n", ok ? o->edges : 0,
+	       o->hz, MPU_ADDRESS, (configured_at - started) / 1e6);
+	printf("KT-READY count=%d edge=%d\n", heard.readies, heard.ready_edge);
 	printf("KT-TRIM registers=%02X,%02X,%02X,%02X gyro_codes=%d,%d,%d accel_codes=%d,%d,%d "
 	       "gyro_deviation=%.2f,%.2f,%.2f accel_deviation=%.2f,%.2f,%.2f\n",
 	       trim[0], trim[1], trim[2], trim[3], trim_gyro_code[0], trim_gyro_code[1],
@@ -601,23 +626,22 @@ static int run(const struct run_options *o)
 	for (int i = 0; i < event_count; i++)
 		printf("KT-EVENT %lld %s\n", (long long)events[i].t, events[i].text);
 	printf("KT-RESETS startup=%d run=%d\n", run_resets_before, c.resets - run_resets_before);
-	if (ready) {
+	if (ok) {
 		for (int i = 0; i < o->edges; i++)
 			printf("KT-EDGE %d %lld %lld\n", i + 1, (long long)edge_before[i],
 			       (long long)edge_after[i]);
+		print_registers(configured_regs, "configured");
 	}
-	if (ready)
-		print_registers(ready_regs, "ready");
 	uint8_t end_regs[0x80];
 	read_registers(&c, end_regs);
 	print_registers(end_regs, "end");
-	printf("KT-HARNESS-RESULT %s\n", ready ? "ok" : "no READY=1 from plumb");
+	printf("KT-HARNESS-RESULT %s\n", ok ? "ok" : "no STATUS=configured from plumb");
 	fflush(stdout);
 	close(notify);
 	unlink(o->notify);
 	close(pull_fd);
 	close(c.fd);
-	return ready ? 0 : 1;
+	return ok ? 0 : 1;
 }
 
 static void usage(void)

@@ -5,8 +5,8 @@
 # lines at the end; Plumb's frames go to the second (/dev/ttyS1); people read the console (ttyS0).
 #
 # Steps: 1. which clock the kernel stamps gpio-sim edges with (fake-mpu reads one event itself);
-# 2. Plumb's main run: fake-mpu plays the chip and raises kt.edges edges at 100 Hz after Plumb's
-# READY=1; 3. the error paths: Plumb pointed at 0x69 (no chip there), at a line that does not
+# 2. Plumb's main run: fake-mpu plays the chip and raises kt.edges edges at 100 Hz from Plumb's
+# "STATUS=configured: ..." on (READY=1 follows once the estimator has converged); 3. the error paths: Plumb pointed at 0x69 (no chip there), at a line that does not
 # exist (by name and by offset) and at a chip label that does not exist.
 PATH=/bin
 results=/tmp/results.txt
