@@ -1,10 +1,13 @@
 /*
  * fake-mpu: plays an MPU-6050 on the kernel's i2c-stub for the kernel-level test
- * (tools/kernel-test/README.md). Runs inside the QEMU guest, as root, statically linked.
+ * (tools/kernel-test/README.md). Runs inside the QEMU guest, as root, statically linked, built
+ * against libgpiod v1 and against v2 (the same #if as Plumb's shim: only v1's <gpiod.h> defines
+ * GPIOD_LINE_BULK_MAX_LINES), so both of its GPIO code paths are proven.
  *
  *   fake-mpu probe-clock --chip LABEL --line NAME --pull PATH
  *   fake-mpu run --bus /dev/i2c-N --pull PATH --edges N --notify SOCKET
  *                --plumb-stderr FILE -- PLUMB ARGUMENTS...
+ *   fake-mpu hold-line --chip LABEL --line NAME -- COMMAND ARGUMENTS...
  *
  * i2c-stub is a plain register file (256 bytes per chip, no side effects), so this program
  * supplies what the chip would do by itself:
@@ -35,10 +38,14 @@
  * processed it (and sent whatever notification that sample caused). That is a property of the
  * scheduler on the guest's single CPU, not a sleep.
  *
+ * hold-line requests the line (as an input, consumer "kt-holder") and runs COMMAND while holding
+ * it: Plumb started so must find the line busy. Exits with COMMAND's status.
+ *
  * Everything it reports goes to standard output as "KT-..." lines, printed after the
  * timing-critical part; tools/kernel-test/check.py reads them on the host.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -388,40 +395,203 @@ static void become_realtime(void)
 		printf("KT-NOTE mlockall refused (%s)\n", strerror(errno));
 }
 
+/* ---- the GPIO line, through libgpiod v1 or v2 ---- */
+
+#ifdef GPIOD_LINE_BULK_MAX_LINES
+#define LIBGPIOD_API "v1"
+static const char *libgpiod_version(void)
+{
+	return gpiod_version_string();
+}
+#else
+#define LIBGPIOD_API "v2"
+static const char *libgpiod_version(void)
+{
+	return gpiod_api_version();
+}
+#endif
+
+struct gpio_line {
+	struct gpiod_chip *chip;
+#ifdef GPIOD_LINE_BULK_MAX_LINES
+	struct gpiod_line *line;
+#else
+	struct gpiod_line_request *request;
+	struct gpiod_edge_event_buffer *events;
+#endif
+};
+
+#ifndef GPIOD_LINE_BULK_MAX_LINES
+/* v2 has no open-by-label: every /dev/gpiochip* is opened and its label read. */
+static struct gpiod_chip *open_chip_by_label(const char *label)
+{
+	DIR *dev = opendir("/dev");
+	if (!dev)
+		die("opendir /dev: %s", strerror(errno));
+	struct gpiod_chip *found = NULL;
+	struct dirent *entry;
+	while (!found && (entry = readdir(dev)) != NULL) {
+		char path[300];
+		if (strncmp(entry->d_name, "gpiochip", 8) != 0)
+			continue;
+		snprintf(path, sizeof path, "/dev/%s", entry->d_name);
+		if (!gpiod_is_gpiochip_device(path))
+			continue;
+		struct gpiod_chip *chip = gpiod_chip_open(path);
+		if (!chip)
+			die("open %s: %s", path, strerror(errno));
+		struct gpiod_chip_info *info = gpiod_chip_get_info(chip);
+		if (!info)
+			die("chip info of %s: %s", path, strerror(errno));
+		if (strcmp(gpiod_chip_info_get_label(info), label) == 0)
+			found = chip;
+		else
+			gpiod_chip_close(chip);
+		gpiod_chip_info_free(info);
+	}
+	closedir(dev);
+	return found;
+}
+#endif
+
+/* Requests the line NAME of the chip labelled LABEL as an input under CONSUMER, with rising-edge
+ * events on CLOCK_MONOTONIC (v2 asks for it, as Plumb does; v1 takes the kernel's clock) when
+ * EDGES is set. Dies on failure. */
+static void gpio_request(struct gpio_line *g, const char *label, const char *name,
+			 const char *consumer, int edges)
+{
+	memset(g, 0, sizeof *g);
+#ifdef GPIOD_LINE_BULK_MAX_LINES
+	g->chip = gpiod_chip_open_by_label(label);
+	if (!g->chip)
+		die("no GPIO chip labelled %s: %s", label, strerror(errno));
+	g->line = gpiod_chip_find_line(g->chip, name);
+	if (!g->line)
+		die("no line %s on %s: %s", name, label, strerror(errno));
+	int r = edges ? gpiod_line_request_rising_edge_events(g->line, consumer)
+		      : gpiod_line_request_input(g->line, consumer);
+	if (r < 0)
+		die("request %s on %s: %s", name, label, strerror(errno));
+#else
+	g->chip = open_chip_by_label(label);
+	if (!g->chip)
+		die("no GPIO chip labelled %s", label);
+	int offset = gpiod_chip_get_line_offset_from_name(g->chip, name);
+	if (offset < 0)
+		die("no line %s on %s: %s", name, label, strerror(errno));
+	unsigned int offsets[1] = {(unsigned int)offset};
+	struct gpiod_line_settings *settings = gpiod_line_settings_new();
+	struct gpiod_line_config *lines = gpiod_line_config_new();
+	struct gpiod_request_config *request = gpiod_request_config_new();
+	g->events = gpiod_edge_event_buffer_new(1);
+	if (!settings || !lines || !request || !g->events)
+		die("out of memory");
+	if (gpiod_line_settings_set_direction(settings, GPIOD_LINE_DIRECTION_INPUT) < 0 ||
+	    (edges && gpiod_line_settings_set_edge_detection(settings, GPIOD_LINE_EDGE_RISING) < 0) ||
+	    (edges && gpiod_line_settings_set_event_clock(settings, GPIOD_LINE_CLOCK_MONOTONIC) < 0) ||
+	    gpiod_line_config_add_line_settings(lines, offsets, 1, settings) < 0)
+		die("line settings: %s", strerror(errno));
+	gpiod_request_config_set_consumer(request, consumer);
+	g->request = gpiod_chip_request_lines(g->chip, request, lines);
+	if (!g->request)
+		die("request %s on %s: %s", name, label, strerror(errno));
+	gpiod_request_config_free(request);
+	gpiod_line_config_free(lines);
+	gpiod_line_settings_free(settings);
+#endif
+}
+
+/* 1 when an edge event is pending within TIMEOUT_NS, 0 on timeout, -1 on error. */
+static int gpio_wait(struct gpio_line *g, int64_t timeout_ns)
+{
+#ifdef GPIOD_LINE_BULK_MAX_LINES
+	struct timespec timeout = {.tv_sec = timeout_ns / 1000000000,
+				   .tv_nsec = timeout_ns % 1000000000};
+	return gpiod_line_event_wait(g->line, &timeout);
+#else
+	return gpiod_line_request_wait_edge_events(g->request, timeout_ns);
+#endif
+}
+
+/* Reads one edge event: its timestamp (ns) and whether it was a rising edge. 0 or -1. */
+static int gpio_read(struct gpio_line *g, int64_t *stamp, int *rising)
+{
+#ifdef GPIOD_LINE_BULK_MAX_LINES
+	struct gpiod_line_event event;
+	if (gpiod_line_event_read(g->line, &event) < 0)
+		return -1;
+	*stamp = (int64_t)event.ts.tv_sec * 1000000000 + event.ts.tv_nsec;
+	*rising = event.event_type == GPIOD_LINE_EVENT_RISING_EDGE;
+#else
+	if (gpiod_line_request_read_edge_events(g->request, g->events, 1) < 1)
+		return -1;
+	struct gpiod_edge_event *event = gpiod_edge_event_buffer_get_event(g->events, 0);
+	*stamp = (int64_t)gpiod_edge_event_get_timestamp_ns(event);
+	*rising = gpiod_edge_event_get_event_type(event) == GPIOD_EDGE_EVENT_RISING_EDGE;
+#endif
+	return 0;
+}
+
+static void gpio_release(struct gpio_line *g)
+{
+#ifdef GPIOD_LINE_BULK_MAX_LINES
+	gpiod_line_release(g->line);
+#else
+	gpiod_line_request_release(g->request);
+	gpiod_edge_event_buffer_free(g->events);
+#endif
+	gpiod_chip_close(g->chip);
+}
+
 /* ---- probe-clock: which clock the kernel stamps edge events with ---- */
 
 static int probe_clock(const char *label, const char *name, const char *pull_path)
 {
-	struct gpiod_chip *chip = gpiod_chip_open_by_label(label);
-	if (!chip)
-		die("no GPIO chip labelled %s: %s", label, strerror(errno));
-	struct gpiod_line *line = gpiod_chip_find_line(chip, name);
-	if (!line)
-		die("no line %s on %s: %s", name, label, strerror(errno));
 	int fd = open_pull(pull_path);
 	pull(fd, 0);
-	if (gpiod_line_request_rising_edge_events(line, "kt-clock-probe") < 0)
-		die("request edge events: %s", strerror(errno));
+	struct gpio_line g;
+	gpio_request(&g, label, name, "kt-clock-probe", 1);
 	int64_t before = now_ns(CLOCK_MONOTONIC);
 	pull(fd, 1);
 	int64_t after = now_ns(CLOCK_MONOTONIC);
-	struct timespec timeout = {.tv_sec = 2};
-	if (gpiod_line_event_wait(line, &timeout) != 1)
+	if (gpio_wait(&g, 2000000000LL) != 1)
 		die("no edge event within 2 s");
-	struct gpiod_line_event event;
-	if (gpiod_line_event_read(line, &event) < 0)
+	int64_t stamp;
+	int rising;
+	if (gpio_read(&g, &stamp, &rising) < 0)
 		die("read edge event: %s", strerror(errno));
 	int64_t read = now_ns(CLOCK_MONOTONIC);
 	int64_t realtime = now_ns(CLOCK_REALTIME);
-	int64_t stamp = (int64_t)event.ts.tv_sec * 1000000000 + event.ts.tv_nsec;
-	gpiod_line_release(line);
+	gpio_release(&g);
 	pull(fd, 0);
 	close(fd);
-	gpiod_chip_close(chip);
 	printf("KT-CLOCK stamp=%lld before=%lld after=%lld read=%lld realtime=%lld rising=%d\n",
 	       (long long)stamp, (long long)before, (long long)after, (long long)read,
-	       (long long)realtime, event.event_type == GPIOD_LINE_EVENT_RISING_EDGE);
+	       (long long)realtime, rising);
 	return 0;
+}
+
+/* ---- hold-line: the line held by another consumer while COMMAND runs ---- */
+
+static int hold_line(const char *label, const char *name, char **command)
+{
+	struct gpio_line g;
+	gpio_request(&g, label, name, "kt-holder", 0);
+	pid_t pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (pid == 0) {
+		execv(command[0], command);
+		dprintf(2, "fake-mpu: exec %s: %s\n", command[0], strerror(errno));
+		_exit(127);
+	}
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+	}
+	gpio_release(&g);
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
 /* ---- run: the chip for one Plumb run ---- */
@@ -608,8 +778,9 @@ static int run(const struct run_options *o)
 	uint8_t trim[4];
 	trim_registers(trim);
 	int ok = heard.configured;
-	printf("KT-HARNESS edges=%d hz=%d address=0x%02X startup_ms=%.1f\n", ok ? o->edges : 0,
-	       o->hz, MPU_ADDRESS, (configured_at - started) / 1e6);
+	printf("KT-HARNESS edges=%d hz=%d address=0x%02X startup_ms=%.1f libgpiod=%s/%s\n",
+	       ok ? o->edges : 0, o->hz, MPU_ADDRESS, (configured_at - started) / 1e6,
+	       LIBGPIOD_API, libgpiod_version());
 	printf("KT-READY count=%d edge=%d\n", heard.readies, heard.ready_edge);
 	printf("KT-TRIM registers=%02X,%02X,%02X,%02X gyro_codes=%d,%d,%d accel_codes=%d,%d,%d "
 	       "gyro_deviation=%.2f,%.2f,%.2f accel_deviation=%.2f,%.2f,%.2f\n",
@@ -649,7 +820,8 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: fake-mpu probe-clock --chip LABEL --line NAME --pull PATH\n"
 		"       fake-mpu run --bus DEV --pull PATH --edges N [--hz HZ] --notify SOCKET\n"
-		"                    --plumb-stderr FILE [--startup-timeout S] -- PLUMB ARGS...\n");
+		"                    --plumb-stderr FILE [--startup-timeout S] -- PLUMB ARGS...\n"
+		"       fake-mpu hold-line --chip LABEL --line NAME -- COMMAND ARGS...\n");
 	exit(64);
 }
 
@@ -697,6 +869,11 @@ int main(int argc, char **argv)
 			usage();
 		o.plumb = argv + optind;
 		return run(&o);
+	}
+	if (strcmp(mode, "hold-line") == 0) {
+		if (!chip || !line || optind >= argc)
+			usage();
+		return hold_line(chip, line, argv + optind);
 	}
 	usage();
 	return 64;
