@@ -77,8 +77,9 @@ check-allan: build venv
 	.venv/bin/python tools/scripts/check_allan.py --plumb-cal .build/debug/plumb-cal
 
 # The Linux HAL against the real kernel: i2c-stub and gpio-sim in a QEMU guest, Plumb's static
-# build inside, its frames checked on the host (tools/kernel-test/README.md). PASS/FAIL, exit 0/1,
-# 124 on the time limit. Downloads and the kernel are cached in .cache/kernel-test.
+# builds against libgpiod v1 and v2 inside, their frames checked on the host
+# (tools/kernel-test/README.md). PASS/FAIL, exit 0/1, 124 on the time limit. Downloads, the kernel
+# and libgpiod v2 are cached in ~/.cache/plumb/kernel-test (KT_CACHE, PLUMB_CACHE, XDG_CACHE_HOME).
 .PHONY: kernel-test
 kernel-test: deps
 	@tools/kernel-test/run.sh

@@ -245,6 +245,10 @@ func runLinux(_ setup: PlumbSetup, options: RunOptions) throws(RunError) -> RunS
     } catch {
       throw .dataReady(error)
     }
+    options.log(
+      "plumb: data-ready: chip \(board.dataReady.chip), line \(lineSelector), rising edges "
+        + "through libgpiod \(LinuxDataReadyLine.libgpiodAPI) (library "
+        + "\(LinuxDataReadyLine.libgpiodVersion))")
   } else {
     line = .notWired
   }
@@ -332,7 +336,14 @@ func drive<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: MonotonicC
     options.log("plumb: warning: " + warning)
   }
   var supervision = Supervision(log: options.log)
-  supervision.ready("running: \(setup.board.name), \(loop.format.rawValue) frames")
+  // The chip is identified, self-tested and configured, and the loop is about to wait for its
+  // first sample: said as a status (a harness playing the chip starts its edges on it), not yet
+  // READY=1.
+  supervision.configured(
+    "configured: \(setup.board.name), \(loop.format.rawValue) frames; converging")
+  // READY=1 once the frames can be trusted: after the warm-up samples and the estimator's
+  // convergence (the first frame no longer flagged `initialising`), as the unit promises.
+  var announcedReady = false
   let start = loop.clock.now()
   let end = options.durationSeconds.map { start + .nanoseconds(Int64($0 * 1e9)) }
   var pendingStalls = stalls[...]
@@ -347,6 +358,12 @@ func drive<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: MonotonicC
       pendingStalls = pendingStalls.dropFirst()
     }
     loop.step()
+    if !announcedReady, loop.lastFrame.sequence > 0,
+      !loop.lastFrame.flags.contains(.initialising)
+    {
+      supervision.ready("running: \(setup.board.name), \(loop.format.rawValue) frames")
+      announcedReady = true
+    }
     supervision.tick(at: wall.now()) { statusLine(loop.status) }
     if (loop.port as? SelectedPort)?.isStandardOutputGone == true {
       // Standard output cannot be reopened: its reader (`plumb run … | head`) left for good.

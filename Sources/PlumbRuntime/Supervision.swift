@@ -5,9 +5,10 @@ import Glibc
 import HardwareAbstraction
 import SystemdNotify
 
-/// systemd supervision for `plumb run`: `READY=1` once the chip is up, `WATCHDOG=1` at half the
-/// unit's `WatchdogSec` while the loop keeps iterating, `STATUS=` now and then, `STOPPING=1` at
-/// shutdown. Without `NOTIFY_SOCKET` every call does nothing. Pings are timed on
+/// systemd supervision for `plumb run`: `STATUS=configured: …` once the chip is up and the loop
+/// waits for its first sample, `READY=1` (with `STATUS=running: …`) once the estimator has
+/// converged, `WATCHDOG=1` at half the unit's `WatchdogSec` while the loop keeps iterating,
+/// `STATUS=` now and then, `STOPPING=1` at shutdown. Without `NOTIFY_SOCKET` every call does nothing. Pings are timed on
 /// `CLOCK_MONOTONIC`, so they continue in the polling fallback and stop when the loop hangs —
 /// which is what a watchdog is for.
 struct Supervision {
@@ -32,6 +33,12 @@ struct Supervision {
     }
   }
 
+  /// `STATUS=text` alone: the chip is configured and the loop starts; not ready yet.
+  func configured(_ text: String) {
+    try? notifier.notifyStatus(text)
+  }
+
+  /// `STATUS=text`, then `READY=1`: the frames can be trusted.
   func ready(_ text: String) {
     try? notifier.notifyStatus(text)
     try? notifier.notifyReady()

@@ -71,6 +71,33 @@ import Testing
     #expect(messages.last?.contains("STOPPING=1") == true, "\(messages)")
   }
 
+  /// Found by the live-run audit: READY=1 went out as soon as the chip had started, before the
+  /// warm-up samples and the estimator's convergence that the unit's documentation promises it
+  /// waits for (units ordered after plumb.service would see initialising frames). A run stopped
+  /// before it converged never says READY=1; one that converged does, once. Either first says
+  /// `STATUS=configured: …` (the chip is up, the loop waits for samples), which a harness
+  /// playing the chip waits for before it starts its data-ready edges (tools/kernel-test).
+  @Test func readyComesOnlyOnceTheEstimatorHasConverged() throws {
+    for (seconds, ready) in [("0.5", false), ("3", true)] {
+      let socket = try NotifySocket()
+      let output = try temporaryDirectory().appendingPathComponent("frames.txt").path
+      let result = try runPlumb(
+        [
+          "run", "--board", "Boards/simulated.json", "--fast", "--duration", seconds, "--serial",
+          output,
+        ],
+        environment: ["NOTIFY_SOCKET": socket.path])
+      #expect(result.status == 0, "\(result.standardError)")
+      let messages = socket.receiveAll()
+      #expect(
+        messages.first == "STATUS=configured: simulated, text frames; converging",
+        "\(seconds) s: \(messages)")
+      let readies = messages.filter { $0.contains("READY=1") }.count
+      #expect(readies == (ready ? 1 : 0), "\(seconds) s: \(messages)")
+      #expect(messages.last?.contains("STOPPING=1") == true, "\(messages)")
+    }
+  }
+
   @Test func aCleanShutdownWritesTheLearntBiasIntoTheLiveSectionOnly() throws {
     let directory = try temporaryDirectory()
     let calibrationPath = directory.appendingPathComponent("unit.json").path

@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """The host-side checks of `make kernel-test` (tools/kernel-test/README.md).
 
-Reads what the guest left in the run directory:
+For each variant (v1: Plumb and fake-mpu built against libgpiod v1; v2: against v2), reads what
+its guest left in the variant's run directory:
   results.txt  the "KT-..." lines from the guest's third serial port (fake-mpu's report, Plumb's
                standard error, the error cases);
   frames.bin   Plumb's binary frames from the guest's second serial port;
-and checks them against what the harness wrote and the datasheet. Every constant below is restated
+and checks them against what the harness wrote and the datasheet; then checks that every error
+case gave the same message on every variant. Every constant below is restated
 from the MPU-6050 documents or Sources/Telemetry/FORMATS.md, not taken from Plumb's code. The
 frames are decoded twice: by plumb-monitor (Plumb's own decoder, which also checks CRC, sequence
 and rate) and by this script, independently, from the format specification.
 
-Prints one line per check and exits 0 when all pass, 1 otherwise.
+Prints one line per check ("v1: ok   ...", "v2: FAIL ...") and exits 0 when all pass, 1 otherwise.
 """
 
 import argparse
@@ -46,19 +48,27 @@ LINEAR_ACCEL_PER_COUNT = 0.005
 TEMP_C_PER_COUNT = 0.01
 FLAG_REST, FLAG_GAP, FLAG_CLIPPING = 0x0001, 0x0002, 0x0004
 FLAG_DEGRADED_TIMING, FLAG_I2C_RECOVERY = 0x0020, 0x0040
+FLAG_INITIALISING = 0x0100
+
+# libgpiod's entry points that only one API has: what a binary built against it must contain.
+LIBGPIOD_SYMBOLS = {
+    "v1": ("gpiod_line_request_rising_edge_events", "gpiod_chip_request_lines"),
+    "v2": ("gpiod_chip_request_lines", "gpiod_line_request_rising_edge_events"),
+}
 
 failures = []
+prefix = ""
 
 
 def check(ok, text, detail=""):
-    print(f"  {'ok  ' if ok else 'FAIL'} {text}{': ' + detail if detail and not ok else ''}")
+    print(f"  {prefix}{'ok  ' if ok else 'FAIL'} {text}{': ' + detail if detail and not ok else ''}")
     if not ok:
-        failures.append(text)
+        failures.append(f"{prefix}{text}")
     return ok
 
 
 def info(text):
-    print(f"       {text}")
+    print(f"  {' ' * len(prefix)}     {text}")
 
 
 def round_half_away(x):
@@ -191,34 +201,68 @@ def fields(text):
     return dict(item.split("=", 1) for item in text.split() if "=" in item)
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--run", required=True, help="the run directory")
-    parser.add_argument("--monitor", required=True, help="plumb-monitor")
-    parser.add_argument("--plumb", required=True, help="plumb (host build)")
-    parser.add_argument("--board", required=True, help="the kernel-test board file")
-    parser.add_argument("--edges", type=int, required=True)
-    a = parser.parse_args()
+# The error cases, what Plumb must answer (exit status, and what its message must contain), given
+# i2c-stub's bus. Messages must also be identical on every variant.
+def error_cases(stub):
+    chip_missing = "no such GPIO chip"
+    line_missing = "the chip has no such line"
+    return {
+        # i2c-stub answers an empty address with ENODEV where real adapters NACK (ENXIO/EREMOTEIO):
+        # Plumb reports both as "not acknowledged", with the wiring/address advice.
+        "missing-chip": (69, "I2C readRegisters failed: notAcknowledged", f"bus {stub}",
+                         "address 0x69", "register 0x75", "[ENODEV", "check the wiring"),
+        "missing-line-name": (69, "data-ready line: lineMissing", "chip plumb-imu, line NO_SUCH_LINE",
+                              "[ENOENT (2)]", line_missing),
+        "missing-line-offset": (69, "data-ready line: lineMissing", "chip plumb-imu, line 7",
+                                "[EINVAL (22)]", line_missing),
+        "missing-chip-label": (69, "data-ready line: chipMissing", "chip no-such-chip", "[ENOENT (2)]",
+                               chip_missing),
+        "missing-chip-path": (69, "data-ready line: chipMissing", "chip /dev/gpiochip9, line MPU_INT",
+                              "[ENOENT (2)]", chip_missing),
+        "missing-chip-name": (69, "data-ready line: chipMissing", "chip gpiochip9, line MPU_INT",
+                              "[ENOENT (2)]", chip_missing),
+        "busy-line": (69, "data-ready line: lineBusy", "chip plumb-imu, line MPU_INT", "[EBUSY (16)]",
+                      "another program or driver holds the line"),
+    }
 
-    board = json.load(open(a.board))
-    r = parse_results(f"{a.run}/results.txt")
-    print("kernel-test: checks")
+
+def check_binaries(variant, plumb, fake_mpu):
+    """The variant's binaries contain its libgpiod API's code and not the other's."""
+    present, absent = LIBGPIOD_SYMBOLS[variant]
+    for name, path in (("plumb", plumb), ("fake-mpu", fake_mpu)):
+        symbols = subprocess.run(["nm", path], capture_output=True, text=True).stdout
+        has = re.search(rf"\b{present}\b", symbols) is not None
+        has_other = re.search(rf"\b{absent}\b", symbols) is not None
+        check(has and not has_other,
+              f"{name} is built against libgpiod {variant} (nm: {present}, no {absent})",
+              f"{present}: {has}, {absent}: {has_other}")
+
+
+def check_variant(variant, run, plumb, fake_mpu, board, a):
+    """Every check of one variant's guest; returns the error cases' messages (None when the
+    guest did not report to the end)."""
+    r = parse_results(f"{run}/results.txt")
+    check_binaries(variant, plumb, fake_mpu)
 
     # -- the guest ran to the end
     if "KT-SETUP-FAIL" in r:
         check(False, "guest set-up", r["KT-SETUP-FAIL"][0])
-        return 1
+        return None
     if not check("KT-END" in r, "the guest reported to the end (KT-END on ttyS2)"):
-        return 1
+        return None
     guest = fields(r["KT-GUEST"][0])
     info(f"guest kernel {guest['kernel']}, i2c-stub {guest['stub']}, gpio-sim {guest['chip']}")
+    check(guest.get("variant") == variant, f"the guest ran the {variant} binaries",
+          f"kt.variant={guest.get('variant')}")
+    check_run(r, variant, run, board, a)
+    return check_error_cases(r, guest["stub"])
+
+
+def check_run(r, variant, run, board, a):
+    """Plumb's main run: the harness, the chip's registers, the frames."""
     uptime_start = float(r["KT-UPTIME"][0].split()[1]) * 1e9
     uptime_end = float(r["KT-UPTIME"][1].split()[1]) * 1e9
     realtime_end = int(r["KT-REALTIME"][0]) * 1e9
-
-    # -- the host's view of the board file
-    result = subprocess.run([a.plumb, "check-board", a.board], capture_output=True, text=True)
-    check(result.returncode == 0, "plumb check-board accepts the kernel-test board", result.stderr)
 
     # -- the kernel's edge timestamps: CLOCK_MONOTONIC
     clock = fields(r["KT-CLOCK"][0]) if "KT-CLOCK" in r else None
@@ -234,12 +278,25 @@ def main():
 
     # -- the harness and Plumb's run
     harness = fields(r["KT-HARNESS"][0]) if "KT-HARNESS" in r else {}
-    check(r.get("KT-HARNESS-RESULT") == ["ok"], "fake-mpu saw READY=1 and raised every edge",
+    check(r.get("KT-HARNESS-RESULT") == ["ok"],
+          "fake-mpu saw STATUS=configured and raised every edge",
           (r.get("KT-HARNESS-RESULT") or ["no report"])[0])
     check(r.get("KT-PLUMB-EXIT") == ["exited 0"], "plumb run stopped cleanly on SIGTERM (exit 0)",
           (r.get("KT-PLUMB-EXIT") or ["no report"])[0])
     if harness:
-        info(f"plumb start-up (exec to READY=1, self-test included): {float(harness['startup_ms']):.0f} ms")
+        info(f"plumb start-up (exec to STATUS=configured, self-test included): "
+             f"{float(harness['startup_ms']):.0f} ms")
+    main_err = r["stderr"].get("main", [])
+    # -- which libgpiod: plumb says, and so does the harness
+    api_line = next((line for line in main_err if "rising edges through libgpiod" in line), "")
+    m = re.search(r"through libgpiod (v\d) \(library (\d+)\.", api_line)
+    check(m is not None and m[1] == variant and m[2] == variant[1:],
+          f"plumb run says it waits for edges through libgpiod {variant} (library {variant[1:]}.x)",
+          repr(api_line))
+    harness_api = harness.get("libgpiod", "")
+    check(harness_api.startswith(f"{variant}/{variant[1:]}."),
+          f"fake-mpu used libgpiod {variant} (library {variant[1:]}.x)", harness_api)
+    info(f"{api_line.split('plumb: ', 1)[-1]}; fake-mpu: libgpiod {harness_api}")
     resets = fields(r["KT-RESETS"][0]) if "KT-RESETS" in r else {}
     check(resets.get("startup") == "1" and resets.get("run") == "0",
           "exactly one DEVICE_RESET (at start-up), none while running", str(resets))
@@ -262,7 +319,8 @@ def main():
         0x6C: 0x00,  # PWR_MGMT_2: every axis on
         0x75: WHO_AM_I_MPU6050,
     }
-    for label, when in (("ready", "after start-up (READY=1)"), ("end", "after the run")):
+    for label, when in (("configured", "at STATUS=configured (before the first edge)"),
+                        ("end", "after the run")):
         regs = r["regs"].get(label, {})
         wrong = [f"0x{k:02X}={regs.get(k, -1):#04x} (want {v:#04x})"
                  for k, v in expected.items() if regs.get(k) != v]
@@ -286,7 +344,6 @@ def main():
           f"saw {seen}")
 
     # -- the self-test: Plumb measured exactly the emulated response
-    main_err = r["stderr"].get("main", [])
     report = next((line for line in main_err if "self-test" in line), "")
     gyro_codes = [int(x) for x in trim["gyro_codes"].split(",")]
     accel_codes = [int(x) for x in trim["accel_codes"].split(",")]
@@ -317,7 +374,7 @@ def main():
 
     # -- the frames: plumb-monitor (CRC, sequence, rate) ...
     monitor = subprocess.run(
-        [a.monitor, f"{a.run}/frames.bin", "--format", "binary", "--json",
+        [a.monitor, f"{run}/frames.bin", "--format", "binary", "--json",
          "--expect-frames", str(frames_expected), "--expect-rate", "100", "--rate-tolerance", "1"],
         capture_output=True, text=True)
     records = [json.loads(line) for line in monitor.stdout.splitlines() if line.startswith("{")]
@@ -338,7 +395,7 @@ def main():
              f"max {lat['max']} us")
 
     # -- ... and this script's own decoder, from FORMATS.md
-    frames, bad = decode_binary(open(f"{a.run}/frames.bin", "rb").read())
+    frames, bad = decode_binary(open(f"{run}/frames.bin", "rb").read())
     check(bad == 0 and len(frames) == frames_expected,
           "independent decoder: COBS, CRC-16/CCITT-FALSE, version 1, kind 0x01 on every frame",
           f"{len(frames)} good, {bad} bad")
@@ -348,7 +405,7 @@ def main():
         for f, g in zip(frames, monitor_frames))
     check(same, "plumb-monitor and the independent decoder agree frame by frame")
     if not frames:
-        return finish()
+        return
 
     # -- sequence, time, and the sample each frame came from
     check([f["sequence"] for f in frames] == list(range(1, len(frames) + 1)),
@@ -390,6 +447,24 @@ def main():
           "no frame flags a gap, clipping, I2C recovery or degraded timing; no missed samples",
           str(flagged))
 
+    # -- READY=1 once the estimator has converged: with the first frame not flagged initialising
+    converged = next((f["sequence"] for f in frames if not f["flags"] & FLAG_INITIALISING), None)
+    check(converged is not None
+          and all(bool(f["flags"] & FLAG_INITIALISING) == (f["sequence"] < converged) for f in frames),
+          "frames are flagged initialising until the estimator converges, and never after",
+          f"first converged frame {converged}")
+    notified = [text.split(" ", 1)[1] for _, text in r["events"] if text.startswith("notify ")]
+    check(notified[:1] == [f"STATUS=configured: {board['name']}, binary frames; converging"],
+          "plumb's first notification: STATUS=configured: <board>, binary frames; converging",
+          str(notified[:3]))
+    ready = fields(r["KT-READY"][0]) if "KT-READY" in r else {}
+    if converged is not None:
+        check(ready.get("count") == "1" and ready.get("edge") == str(converged + WARM_UP_SAMPLES),
+              f"READY=1 once, right after edge {converged + WARM_UP_SAMPLES}: the sample of the first "
+              f"converged frame ({converged})", str(ready))
+        info(f"converged at frame {converged} ({(times[converged - 1] - times[0]) / 1e9:.2f} s after "
+             f"the first frame); READY=1 after edge {ready.get('edge')}")
+
     # -- the data: what the harness wrote, through the estimator
     accel = [int(x) for x in samples["accel"].split(",")]
     gyro = [int(x) for x in samples["gyro"].split(",")]
@@ -403,7 +478,7 @@ def main():
     if not check(first_rest is not None and len(frames) - first_rest >= 100,
                  "the rest detector declares rest (constant input) with at least 100 frames to go",
                  f"first rest frame {first_rest}"):
-        return finish()
+        return
     info(f"rest from frame {first_rest + 1} ({(times[first_rest] - times[0]) / 1e9:.2f} s after the first frame)")
     rest = frames[first_rest:]
     check(all(f["flags"] & FLAG_REST for f in rest), "rest holds to the last frame")
@@ -428,26 +503,61 @@ def main():
     check(max(yaws) - min(yaws) < 0.01, "heading held at rest (spread < 0.01 deg)",
           f"{max(yaws) - min(yaws):.4f} deg")
 
-    # -- the error paths
-    def error_case(name, status, *needles):
+
+
+def check_error_cases(r, stub):
+    """Each error case: its exit status and message. Returns the messages."""
+    messages = {}
+    for name, (status, *needles) in error_cases(stub).items():
         lines = r["stderr"].get(name, [])
         message = next((line for line in lines if line.startswith("plumb run: ")), "")
         ok = r["cases"].get(name) == status and all(n in message for n in needles)
         check(ok, f"{name}: exit {status}, {' / '.join(needles)}",
               f"exit {r['cases'].get(name)}, {message!r}")
-        return message
+        messages[name] = message
+    return messages
 
-    stub = guest["stub"]
-    # i2c-stub answers an empty address with ENODEV where real adapters NACK (ENXIO/EREMOTEIO):
-    # Plumb reports both as "not acknowledged", with the wiring/address advice.
-    error_case("missing-chip", 69, "I2C readRegisters failed: notAcknowledged", f"bus {stub}",
-               "address 0x69", "register 0x75", "[ENODEV", "check the wiring")
-    error_case("missing-line-name", 69, "data-ready line: lineMissing",
-               "chip plumb-imu, line NO_SUCH_LINE", "the chip has no such line")
-    error_case("missing-line-offset", 69, "data-ready line: lineMissing", "chip plumb-imu, line 7",
-               "the chip has no such line")
-    error_case("missing-chip-label", 69, "data-ready line: chipMissing", "chip no-such-chip",
-               "no such GPIO chip")
+
+def main():
+    global prefix
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--variant", nargs=4, action="append", required=True,
+                        metavar=("NAME", "RUN_DIR", "PLUMB", "FAKE_MPU"),
+                        help="a variant (v1 or v2), its run directory and its unstripped binaries")
+    parser.add_argument("--monitor", required=True, help="plumb-monitor")
+    parser.add_argument("--board", required=True, help="the kernel-test board file")
+    parser.add_argument("--edges", type=int, required=True)
+    a = parser.parse_args()
+
+    board = json.load(open(a.board))
+    print("kernel-test: checks")
+    # -- the host's view of the board file
+    result = subprocess.run([a.variant[0][2], "check-board", a.board], capture_output=True, text=True)
+    check(result.returncode == 0, "plumb check-board accepts the kernel-test board", result.stderr)
+
+    messages = {}
+    for variant, run, plumb, fake_mpu in a.variant:
+        prefix = f"{variant}: "
+        try:
+            messages[variant] = check_variant(variant, run, plumb, fake_mpu, board, a)
+        except (KeyError, IndexError, ValueError, OSError) as error:
+            # A report cut short (the guest died mid-way) or a file missing: say what was missing.
+            check(False, "the guest's report is complete and readable", f"{type(error).__name__} {error}")
+            messages[variant] = None
+    prefix = ""
+
+    # -- the same message on every variant, for every error case
+    if len(messages) > 1:
+        names = list(messages)
+        if all(messages.values()):
+            differ = [case for case in messages[names[0]]
+                      if len({messages[v].get(case) for v in names}) != 1]
+            check(not differ, f"every error case gives the same message on {' and '.join(names)}",
+                  "; ".join(f"{case}: " + " | ".join(repr(messages[v].get(case)) for v in names)
+                            for case in differ))
+        else:
+            check(False, f"every error case gives the same message on {' and '.join(names)}",
+                  "a guest did not report to the end")
     return finish()
 
 
@@ -459,9 +569,4 @@ def finish():
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except (KeyError, IndexError, ValueError, OSError) as error:
-        # A report cut short (the guest died mid-way) or a file missing: say what was missing.
-        print(f"  FAIL the guest's report is incomplete or unreadable: {type(error).__name__} {error}")
-        sys.exit(1)
+    sys.exit(main())

@@ -1,10 +1,13 @@
 /*
  * fake-mpu: plays an MPU-6050 on the kernel's i2c-stub for the kernel-level test
- * (tools/kernel-test/README.md). Runs inside the QEMU guest, as root, statically linked.
+ * (tools/kernel-test/README.md). Runs inside the QEMU guest, as root, statically linked, built
+ * against libgpiod v1 and against v2 (the same #if as Plumb's shim: only v1's <gpiod.h> defines
+ * GPIOD_LINE_BULK_MAX_LINES), so both of its GPIO code paths are proven.
  *
  *   fake-mpu probe-clock --chip LABEL --line NAME --pull PATH
  *   fake-mpu run --bus /dev/i2c-N --pull PATH --edges N --notify SOCKET
  *                --plumb-stderr FILE -- PLUMB ARGUMENTS...
+ *   fake-mpu hold-line --chip LABEL --line NAME -- COMMAND ARGUMENTS...
  *
  * i2c-stub is a plain register file (256 bytes per chip, no side effects), so this program
  * supplies what the chip would do by itself:
@@ -20,23 +23,29 @@
  *   the gpio-sim line is pulled up (the rising edge the kernel timestamps) and down again, at
  *   100 Hz on absolute CLOCK_MONOTONIC deadlines.
  *
- * The registers are watched every millisecond until Plumb says it is ready, through the systemd
- * notification protocol (READY=1 on the AF_UNIX datagram socket named by NOTIFY_SOCKET, which
- * `plumb run` sends once the driver is configured and the loop is about to wait for its first
- * edge). Then the edges start at once (the loop falls back to polling after 3 periods without
- * one). INT_STATUS (0x3A) stays 0: the polling fallback never finds a sample, so every sample
- * Plumb processes comes from an edge.
+ * The registers are watched every millisecond until Plumb says it is configured, through the
+ * systemd notification protocol: on the AF_UNIX datagram socket named by NOTIFY_SOCKET,
+ * `plumb run` sends "STATUS=configured: ..." once the driver is configured and the loop is about
+ * to wait for its first sample. Then the edges start at once (the loop falls back to polling
+ * after 3 periods without one). READY=1 comes later, once the estimator has converged (about
+ * 110 samples in); the edge after which it arrived is reported. INT_STATUS (0x3A) stays 0: the
+ * polling fallback never finds a sample, so every sample Plumb processes comes from an edge.
  *
  * Scheduling: this program runs at SCHED_FIFO 40, below Plumb's SCHED_FIFO 50 and above everything
  * else. Plumb (and the GPIO interrupt thread, also FIFO 50) therefore run as soon as an edge is
  * raised and finish that sample before this program continues: the next sample is never written
  * before Plumb has read the current one, and when the last edge's pull-up returns, Plumb has
- * processed it. That is a property of the scheduler on the guest's single CPU, not a sleep.
+ * processed it (and sent whatever notification that sample caused). That is a property of the
+ * scheduler on the guest's single CPU, not a sleep.
+ *
+ * hold-line requests the line (as an input, consumer "kt-holder") and runs COMMAND while holding
+ * it: Plumb started so must find the line busy. Exits with COMMAND's status.
  *
  * Everything it reports goes to standard output as "KT-..." lines, printed after the
  * timing-critical part; tools/kernel-test/check.py reads them on the host.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -386,40 +395,203 @@ static void become_realtime(void)
 		printf("KT-NOTE mlockall refused (%s)\n", strerror(errno));
 }
 
+/* ---- the GPIO line, through libgpiod v1 or v2 ---- */
+
+#ifdef GPIOD_LINE_BULK_MAX_LINES
+#define LIBGPIOD_API "v1"
+static const char *libgpiod_version(void)
+{
+	return gpiod_version_string();
+}
+#else
+#define LIBGPIOD_API "v2"
+static const char *libgpiod_version(void)
+{
+	return gpiod_api_version();
+}
+#endif
+
+struct gpio_line {
+	struct gpiod_chip *chip;
+#ifdef GPIOD_LINE_BULK_MAX_LINES
+	struct gpiod_line *line;
+#else
+	struct gpiod_line_request *request;
+	struct gpiod_edge_event_buffer *events;
+#endif
+};
+
+#ifndef GPIOD_LINE_BULK_MAX_LINES
+/* v2 has no open-by-label: every /dev/gpiochip* is opened and its label read. */
+static struct gpiod_chip *open_chip_by_label(const char *label)
+{
+	DIR *dev = opendir("/dev");
+	if (!dev)
+		die("opendir /dev: %s", strerror(errno));
+	struct gpiod_chip *found = NULL;
+	struct dirent *entry;
+	while (!found && (entry = readdir(dev)) != NULL) {
+		char path[300];
+		if (strncmp(entry->d_name, "gpiochip", 8) != 0)
+			continue;
+		snprintf(path, sizeof path, "/dev/%s", entry->d_name);
+		if (!gpiod_is_gpiochip_device(path))
+			continue;
+		struct gpiod_chip *chip = gpiod_chip_open(path);
+		if (!chip)
+			die("open %s: %s", path, strerror(errno));
+		struct gpiod_chip_info *info = gpiod_chip_get_info(chip);
+		if (!info)
+			die("chip info of %s: %s", path, strerror(errno));
+		if (strcmp(gpiod_chip_info_get_label(info), label) == 0)
+			found = chip;
+		else
+			gpiod_chip_close(chip);
+		gpiod_chip_info_free(info);
+	}
+	closedir(dev);
+	return found;
+}
+#endif
+
+/* Requests the line NAME of the chip labelled LABEL as an input under CONSUMER, with rising-edge
+ * events on CLOCK_MONOTONIC (v2 asks for it, as Plumb does; v1 takes the kernel's clock) when
+ * EDGES is set. Dies on failure. */
+static void gpio_request(struct gpio_line *g, const char *label, const char *name,
+			 const char *consumer, int edges)
+{
+	memset(g, 0, sizeof *g);
+#ifdef GPIOD_LINE_BULK_MAX_LINES
+	g->chip = gpiod_chip_open_by_label(label);
+	if (!g->chip)
+		die("no GPIO chip labelled %s: %s", label, strerror(errno));
+	g->line = gpiod_chip_find_line(g->chip, name);
+	if (!g->line)
+		die("no line %s on %s: %s", name, label, strerror(errno));
+	int r = edges ? gpiod_line_request_rising_edge_events(g->line, consumer)
+		      : gpiod_line_request_input(g->line, consumer);
+	if (r < 0)
+		die("request %s on %s: %s", name, label, strerror(errno));
+#else
+	g->chip = open_chip_by_label(label);
+	if (!g->chip)
+		die("no GPIO chip labelled %s", label);
+	int offset = gpiod_chip_get_line_offset_from_name(g->chip, name);
+	if (offset < 0)
+		die("no line %s on %s: %s", name, label, strerror(errno));
+	unsigned int offsets[1] = {(unsigned int)offset};
+	struct gpiod_line_settings *settings = gpiod_line_settings_new();
+	struct gpiod_line_config *lines = gpiod_line_config_new();
+	struct gpiod_request_config *request = gpiod_request_config_new();
+	g->events = gpiod_edge_event_buffer_new(1);
+	if (!settings || !lines || !request || !g->events)
+		die("out of memory");
+	if (gpiod_line_settings_set_direction(settings, GPIOD_LINE_DIRECTION_INPUT) < 0 ||
+	    (edges && gpiod_line_settings_set_edge_detection(settings, GPIOD_LINE_EDGE_RISING) < 0) ||
+	    (edges && gpiod_line_settings_set_event_clock(settings, GPIOD_LINE_CLOCK_MONOTONIC) < 0) ||
+	    gpiod_line_config_add_line_settings(lines, offsets, 1, settings) < 0)
+		die("line settings: %s", strerror(errno));
+	gpiod_request_config_set_consumer(request, consumer);
+	g->request = gpiod_chip_request_lines(g->chip, request, lines);
+	if (!g->request)
+		die("request %s on %s: %s", name, label, strerror(errno));
+	gpiod_request_config_free(request);
+	gpiod_line_config_free(lines);
+	gpiod_line_settings_free(settings);
+#endif
+}
+
+/* 1 when an edge event is pending within TIMEOUT_NS, 0 on timeout, -1 on error. */
+static int gpio_wait(struct gpio_line *g, int64_t timeout_ns)
+{
+#ifdef GPIOD_LINE_BULK_MAX_LINES
+	struct timespec timeout = {.tv_sec = timeout_ns / 1000000000,
+				   .tv_nsec = timeout_ns % 1000000000};
+	return gpiod_line_event_wait(g->line, &timeout);
+#else
+	return gpiod_line_request_wait_edge_events(g->request, timeout_ns);
+#endif
+}
+
+/* Reads one edge event: its timestamp (ns) and whether it was a rising edge. 0 or -1. */
+static int gpio_read(struct gpio_line *g, int64_t *stamp, int *rising)
+{
+#ifdef GPIOD_LINE_BULK_MAX_LINES
+	struct gpiod_line_event event;
+	if (gpiod_line_event_read(g->line, &event) < 0)
+		return -1;
+	*stamp = (int64_t)event.ts.tv_sec * 1000000000 + event.ts.tv_nsec;
+	*rising = event.event_type == GPIOD_LINE_EVENT_RISING_EDGE;
+#else
+	if (gpiod_line_request_read_edge_events(g->request, g->events, 1) < 1)
+		return -1;
+	struct gpiod_edge_event *event = gpiod_edge_event_buffer_get_event(g->events, 0);
+	*stamp = (int64_t)gpiod_edge_event_get_timestamp_ns(event);
+	*rising = gpiod_edge_event_get_event_type(event) == GPIOD_EDGE_EVENT_RISING_EDGE;
+#endif
+	return 0;
+}
+
+static void gpio_release(struct gpio_line *g)
+{
+#ifdef GPIOD_LINE_BULK_MAX_LINES
+	gpiod_line_release(g->line);
+#else
+	gpiod_line_request_release(g->request);
+	gpiod_edge_event_buffer_free(g->events);
+#endif
+	gpiod_chip_close(g->chip);
+}
+
 /* ---- probe-clock: which clock the kernel stamps edge events with ---- */
 
 static int probe_clock(const char *label, const char *name, const char *pull_path)
 {
-	struct gpiod_chip *chip = gpiod_chip_open_by_label(label);
-	if (!chip)
-		die("no GPIO chip labelled %s: %s", label, strerror(errno));
-	struct gpiod_line *line = gpiod_chip_find_line(chip, name);
-	if (!line)
-		die("no line %s on %s: %s", name, label, strerror(errno));
 	int fd = open_pull(pull_path);
 	pull(fd, 0);
-	if (gpiod_line_request_rising_edge_events(line, "kt-clock-probe") < 0)
-		die("request edge events: %s", strerror(errno));
+	struct gpio_line g;
+	gpio_request(&g, label, name, "kt-clock-probe", 1);
 	int64_t before = now_ns(CLOCK_MONOTONIC);
 	pull(fd, 1);
 	int64_t after = now_ns(CLOCK_MONOTONIC);
-	struct timespec timeout = {.tv_sec = 2};
-	if (gpiod_line_event_wait(line, &timeout) != 1)
+	if (gpio_wait(&g, 2000000000LL) != 1)
 		die("no edge event within 2 s");
-	struct gpiod_line_event event;
-	if (gpiod_line_event_read(line, &event) < 0)
+	int64_t stamp;
+	int rising;
+	if (gpio_read(&g, &stamp, &rising) < 0)
 		die("read edge event: %s", strerror(errno));
 	int64_t read = now_ns(CLOCK_MONOTONIC);
 	int64_t realtime = now_ns(CLOCK_REALTIME);
-	int64_t stamp = (int64_t)event.ts.tv_sec * 1000000000 + event.ts.tv_nsec;
-	gpiod_line_release(line);
+	gpio_release(&g);
 	pull(fd, 0);
 	close(fd);
-	gpiod_chip_close(chip);
 	printf("KT-CLOCK stamp=%lld before=%lld after=%lld read=%lld realtime=%lld rising=%d\n",
 	       (long long)stamp, (long long)before, (long long)after, (long long)read,
-	       (long long)realtime, event.event_type == GPIOD_LINE_EVENT_RISING_EDGE);
+	       (long long)realtime, rising);
 	return 0;
+}
+
+/* ---- hold-line: the line held by another consumer while COMMAND runs ---- */
+
+static int hold_line(const char *label, const char *name, char **command)
+{
+	struct gpio_line g;
+	gpio_request(&g, label, name, "kt-holder", 0);
+	pid_t pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (pid == 0) {
+		execv(command[0], command);
+		dprintf(2, "fake-mpu: exec %s: %s\n", command[0], strerror(errno));
+		_exit(127);
+	}
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+	}
+	gpio_release(&g);
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
 /* ---- run: the chip for one Plumb run ---- */
@@ -496,6 +668,31 @@ static int stop_plumb(pid_t pid, char *how, size_t size)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* What Plumb has told the service manager so far. */
+struct notifications {
+	int configured;  /* "STATUS=configured: ..." seen */
+	int readies;     /* READY=1 messages */
+	int ready_edge;  /* the edge after which the first READY=1 had arrived (0: before any) */
+};
+
+/* Receives every queued notification (without waiting), records each line, and notes the
+ * configured status and READY=1 (seen after edge EDGE). */
+static void receive_notifications(int socket_fd, struct notifications *n, int edge)
+{
+	char message[512];
+	ssize_t size;
+	while ((size = recv(socket_fd, message, sizeof message - 1, MSG_DONTWAIT)) > 0) {
+		message[size] = 0;
+		for (char *line = strtok(message, "\n"); line; line = strtok(NULL, "\n")) {
+			record("notify %s", line);
+			if (strncmp(line, "STATUS=configured:", 18) == 0)
+				n->configured = 1;
+			if (strcmp(line, "READY=1") == 0 && n->readies++ == 0)
+				n->ready_edge = edge;
+		}
+	}
+}
+
 static int run(const struct run_options *o)
 {
 	struct chip c = {0};
@@ -515,49 +712,40 @@ static int run(const struct run_options *o)
 	preload(&c);
 	record("preloaded");
 
-	/* Start-up: the chip follows Plumb's writes every millisecond until READY=1. */
+	/* Start-up: the chip follows Plumb's writes every millisecond until Plumb says it is
+	 * configured (STATUS=configured: ...) and waits for its first sample. */
 	int64_t started = now_ns(CLOCK_MONOTONIC);
 	pid_t plumb = start_plumb(o);
 	record("plumb started (pid %d)", (int)plumb);
-	int ready = 0;
+	struct notifications heard = {0};
 	char plumb_exit[96] = "";
-	while (!ready) {
+	while (!heard.configured) {
 		struct pollfd p = {.fd = notify, .events = POLLIN};
-		int r = poll(&p, 1, 1);
+		poll(&p, 1, 1);
 		emulate(&c);
-		if (r > 0 && (p.revents & POLLIN)) {
-			char message[512];
-			ssize_t n = recv(notify, message, sizeof message - 1, 0);
-			if (n > 0) {
-				message[n] = 0;
-				for (char *line = strtok(message, "\n"); line; line = strtok(NULL, "\n")) {
-					record("notify %s", line);
-					if (strcmp(line, "READY=1") == 0)
-						ready = 1;
-				}
-			}
-		}
+		receive_notifications(notify, &heard, 0);
 		int status;
-		if (!ready && waitpid(plumb, &status, WNOHANG) == plumb) {
+		if (!heard.configured && waitpid(plumb, &status, WNOHANG) == plumb) {
 			describe_exit(status, plumb_exit, sizeof plumb_exit);
-			printf("KT-PLUMB-EXIT %s (before READY=1)\n", plumb_exit);
+			printf("KT-PLUMB-EXIT %s (before STATUS=configured)\n", plumb_exit);
 			break;
 		}
-		if (!ready && now_ns(CLOCK_MONOTONIC) - started > o->startup_timeout_s * 1000000000LL) {
+		if (!heard.configured &&
+		    now_ns(CLOCK_MONOTONIC) - started > o->startup_timeout_s * 1000000000LL) {
 			char how[96];
 			stop_plumb(plumb, how, sizeof how);
-			printf("KT-PLUMB-EXIT %s (no READY=1 within %d s)\n", how,
+			printf("KT-PLUMB-EXIT %s (no STATUS=configured within %d s)\n", how,
 			       o->startup_timeout_s);
 			break;
 		}
 	}
-	int64_t ready_at = now_ns(CLOCK_MONOTONIC);
+	int64_t configured_at = now_ns(CLOCK_MONOTONIC);
 
 	int run_resets_before = c.resets;
-	uint8_t ready_regs[0x80] = {0};
-	if (ready) {
+	uint8_t configured_regs[0x80] = {0};
+	if (heard.configured) {
 		/* What Plumb's start-up left in the chip (printed later). */
-		read_registers(&c, ready_regs);
+		read_registers(&c, configured_regs);
 		/* The first edge at once: the loop is waiting for it. */
 		int64_t period = 1000000000LL / o->hz;
 		int64_t next = now_ns(CLOCK_MONOTONIC);
@@ -573,19 +761,27 @@ static int run(const struct run_options *o)
 			pull(pull_fd, 1);
 			edge_after[s - 1] = now_ns(CLOCK_MONOTONIC);
 			pull(pull_fd, 0);
+			/* Plumb has processed sample s (see Scheduling above): whatever it said about
+			 * it is queued now. */
+			receive_notifications(notify, &heard, s);
 		}
 		/* The chip stops: one more period of silence, then Plumb's clean stop. */
 		sleep_until(next + period);
 		char how[96];
 		stop_plumb(plumb, how, sizeof how);
 		printf("KT-PLUMB-EXIT %s\n", how);
+		/* What came after the last edge (STOPPING=1). */
+		receive_notifications(notify, &heard, o->edges + 1);
 	}
 
 	/* Report (after the timing-critical part). */
 	uint8_t trim[4];
 	trim_registers(trim);
-	printf("KT-HARNESS edges=%d hz=%d address=0x%02X startup_ms=%.1f\n", ready ? o->edges : 0,
-	       o->hz, MPU_ADDRESS, (ready_at - started) / 1e6);
+	int ok = heard.configured;
+	printf("KT-HARNESS edges=%d hz=%d address=0x%02X startup_ms=%.1f libgpiod=%s/%s\n",
+	       ok ? o->edges : 0, o->hz, MPU_ADDRESS, (configured_at - started) / 1e6,
+	       LIBGPIOD_API, libgpiod_version());
+	printf("KT-READY count=%d edge=%d\n", heard.readies, heard.ready_edge);
 	printf("KT-TRIM registers=%02X,%02X,%02X,%02X gyro_codes=%d,%d,%d accel_codes=%d,%d,%d "
 	       "gyro_deviation=%.2f,%.2f,%.2f accel_deviation=%.2f,%.2f,%.2f\n",
 	       trim[0], trim[1], trim[2], trim[3], trim_gyro_code[0], trim_gyro_code[1],
@@ -601,23 +797,22 @@ static int run(const struct run_options *o)
 	for (int i = 0; i < event_count; i++)
 		printf("KT-EVENT %lld %s\n", (long long)events[i].t, events[i].text);
 	printf("KT-RESETS startup=%d run=%d\n", run_resets_before, c.resets - run_resets_before);
-	if (ready) {
+	if (ok) {
 		for (int i = 0; i < o->edges; i++)
 			printf("KT-EDGE %d %lld %lld\n", i + 1, (long long)edge_before[i],
 			       (long long)edge_after[i]);
+		print_registers(configured_regs, "configured");
 	}
-	if (ready)
-		print_registers(ready_regs, "ready");
 	uint8_t end_regs[0x80];
 	read_registers(&c, end_regs);
 	print_registers(end_regs, "end");
-	printf("KT-HARNESS-RESULT %s\n", ready ? "ok" : "no READY=1 from plumb");
+	printf("KT-HARNESS-RESULT %s\n", ok ? "ok" : "no STATUS=configured from plumb");
 	fflush(stdout);
 	close(notify);
 	unlink(o->notify);
 	close(pull_fd);
 	close(c.fd);
-	return ready ? 0 : 1;
+	return ok ? 0 : 1;
 }
 
 static void usage(void)
@@ -625,7 +820,8 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: fake-mpu probe-clock --chip LABEL --line NAME --pull PATH\n"
 		"       fake-mpu run --bus DEV --pull PATH --edges N [--hz HZ] --notify SOCKET\n"
-		"                    --plumb-stderr FILE [--startup-timeout S] -- PLUMB ARGS...\n");
+		"                    --plumb-stderr FILE [--startup-timeout S] -- PLUMB ARGS...\n"
+		"       fake-mpu hold-line --chip LABEL --line NAME -- COMMAND ARGS...\n");
 	exit(64);
 }
 
@@ -673,6 +869,11 @@ int main(int argc, char **argv)
 			usage();
 		o.plumb = argv + optind;
 		return run(&o);
+	}
+	if (strcmp(mode, "hold-line") == 0) {
+		if (!chip || !line || optind >= argc)
+			usage();
+		return hold_line(chip, line, argv + optind);
 	}
 	usage();
 	return 64;
