@@ -117,13 +117,16 @@ checked_build() {
 }
 
 release_dir=$CHROOT_SOURCE/.build-arm64/$triple/release
+# What Debian builds its programs with (and lintian checks): relocations read-only after start-up
+# (RELRO) and resolved at once (BIND_NOW). No RUNPATH: nothing is loaded from beside the program.
+hardening="-Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now"
 debug_dir=$CHROOT_SOURCE/.build-arm64-debug/$triple/debug
 
 build_release() {
   local product
   for product in "${products[@]}"; do
     checked_build "release $product" release static --scratch-path .build-arm64 \
-      --disable-local-rpath --product "$product"
+      --disable-local-rpath $hardening --product "$product"
   done
   # Copied out of the environment for people and for `make deb`.
   mkdir -p "$repo/build/arm64"
