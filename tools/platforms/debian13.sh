@@ -27,7 +27,9 @@ run_test() {
     in_debian13 "cd $CHROOT_SOURCE && rm -rf .build && make build" || die "make build failed with $(swift_version)"
   fi
   in_debian13 "cd $CHROOT_SOURCE && make test" || die "make test failed with $(swift_version)"
-  say "PASS: make test with $(swift_version) on Debian 13"
+  # The committed .swift-format, read by this toolchain's swift-format (600.0).
+  in_debian13 "cd $CHROOT_SOURCE && make lint" || die "make lint failed with $(swift_version)'s swift-format"
+  say "PASS: make test and make lint with $(swift_version) on Debian 13"
 }
 
 command=${1:-test}
