@@ -185,3 +185,48 @@ import Testing
     #expect(try CalibrationFile.load(path: calibrationPath).live != nil)
   }
 }
+
+/// The unit's promise about restarts, held against what `plumb run` really exits with: a start
+/// that fails for hardware that is not there (69) or for a wrong board file (78) is not retried
+/// once a second for ever, since a restart cannot fix either; a crash or a stall still is.
+@Suite struct UnitRestartPolicyTests {
+  static let unit = repositoryRoot + "/tools/systemd/plumb.service"
+
+  func restartPreventExitStatuses() throws -> Set<Int32> {
+    let text = try String(contentsOfFile: Self.unit, encoding: .utf8)
+    let line = try #require(
+      text.split(separator: "\n").first { $0.hasPrefix("RestartPreventExitStatus=") })
+    return Set(
+      line.dropFirst("RestartPreventExitStatus=".count).split(separator: " ").compactMap {
+        Int32($0)
+      })
+  }
+
+  @Test func theUnitRestartsOnFailureButNotOnWhatARestartCannotFix() throws {
+    let text = try String(contentsOfFile: Self.unit, encoding: .utf8)
+    #expect(text.contains("\nRestart=on-failure\n"))
+    let prevented = try restartPreventExitStatuses()
+    for board: (edit: (String) -> String, status: Int32, what: String) in [
+      (
+        { $0.replacingOccurrences(of: "\"stdout\"", with: "\"/dev/plumb-no-such-tty\"") }, 69,
+        "a serial device that is not there"
+      ),
+      (
+        { $0.replacingOccurrences(of: "\"sampleRateHz\": 100", with: "\"sampleRateHz\": -3") }, 78,
+        "a wrong board file"
+      ),
+    ] {
+      let original = try String(
+        contentsOfFile: repositoryRoot + "/Boards/simulated.json", encoding: .utf8)
+      let edited = board.edit(original)
+      #expect(edited != original, "\(board.what): the edit did not apply")
+      let path = try temporaryDirectory().appendingPathComponent("board.json").path
+      try edited.write(toFile: path, atomically: true, encoding: .utf8)
+      let result = try runPlumb(["run", "--board", path, "--duration", "1"])
+      #expect(result.status == board.status, "\(board.what): \(result.standardError)")
+      #expect(prevented.contains(result.status), "\(board.what): exit \(result.status) is retried")
+    }
+    // What a restart can fix stays retried: a crash (a signal) and any other failure status.
+    #expect(!prevented.contains(1) && !prevented.contains(70))
+  }
+}

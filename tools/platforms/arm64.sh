@@ -155,7 +155,7 @@ check_golden() {
       cmp "$DEBIAN13_ROOT$out" "$repo/$golden/$expected" >&2 || true
       failures=$((failures + 1))
     else
-      say "ok   $label $name: byte for byte $golden/$expected ($(sha256sum "$DEBIAN13_ROOT$out" | cut -c1-16)…)"
+      say "ok   $label $name: byte for byte $golden/$expected (sha256 $(sha256sum "$DEBIAN13_ROOT$out" | cut -d" " -f1))"
     fi
   done <"$repo/$golden/cases.txt"
   return "$failures"
