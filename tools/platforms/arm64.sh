@@ -197,9 +197,7 @@ case $command in build | test) ;; *)
   exit 64
   ;;
 esac
-lock_debian13
-prepare_debian13
-sync_source_into_debian13
+enter_debian13
 prepare_sysroot
 case $command in
   build) build_release ;;

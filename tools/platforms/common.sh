@@ -11,7 +11,8 @@ PLUMB_CACHE=${PLUMB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/plumb}
 # The Debian 13 environment: trixie's swiftlang, libgpiod 2, libi2c 4.4 (debian13.sh prepare).
 DEBIAN13_DIR=$PLUMB_CACHE/debian13
 DEBIAN13_ROOT=$DEBIAN13_DIR/root
-# Inside the chroot: the copy of the tree that is built, and the arm64 sysroot.
+# Inside the chroot: the copy of the tree that is built, and the arm64 sysroot (arm64.sh).
+# shellcheck disable=SC2034
 CHROOT_SOURCE=/build/plumb
 CHROOT_SYSROOT=/opt/sysroot-arm64
 
@@ -150,3 +151,10 @@ prepare_debian13() {
   fi
 }
 
+
+# What every script does first: the lock, the environment made or updated, the tree copied in.
+enter_debian13() {
+  lock_debian13
+  prepare_debian13
+  sync_source_into_debian13
+}

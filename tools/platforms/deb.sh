@@ -204,9 +204,7 @@ case $command in build | test) ;; *)
   exit 64
   ;;
 esac
-lock_debian13
-prepare_debian13
-sync_source_into_debian13
+enter_debian13
 build_packages
 [ "$command" = test ] && install_test
 exit 0

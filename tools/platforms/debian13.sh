@@ -18,7 +18,6 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 swift_version() { in_debian13 'swift --version 2>/dev/null | head -1'; }
 
 run_test() {
-  sync_source_into_debian13
   say "$(swift_version), libgpiod-dev $(in_debian13 "dpkg-query -W -f='\${Version}' libgpiod-dev"), libi2c-dev $(in_debian13 "dpkg-query -W -f='\${Version}' libi2c-dev")"
   # The build inside is kept between runs. A stale incremental build can fail where a clean one
   # passes (a stored property added to a type another module inlines): then once more, clean.
@@ -34,21 +33,21 @@ run_test() {
 
 command=${1:-test}
 [ $# -gt 0 ] && shift
-lock_debian13
 case $command in
-  prepare) prepare_debian13 ;;
-  test)
+  prepare)
+    lock_debian13
     prepare_debian13
+    ;;
+  test)
+    enter_debian13
     run_test
     ;;
   run)
-    prepare_debian13
-    sync_source_into_debian13
+    enter_debian13
     in_debian13 "cd $CHROOT_SOURCE && $*"
     ;;
   shell)
-    prepare_debian13
-    sync_source_into_debian13
+    enter_debian13
     in_debian13 "cd $CHROOT_SOURCE && exec bash -i"
     ;;
   *)
