@@ -12,8 +12,8 @@ PLUMB_CACHE=${PLUMB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/plumb}
 DEBIAN13_DIR=$PLUMB_CACHE/debian13
 DEBIAN13_ROOT=$DEBIAN13_DIR/root
 # Inside the chroot: the copy of the tree that is built, and the arm64 sysroot (arm64.sh).
-# shellcheck disable=SC2034
 CHROOT_SOURCE=/build/plumb
+# shellcheck disable=SC2034
 CHROOT_SYSROOT=/opt/sysroot-arm64
 
 tag=${tag:-platforms}
