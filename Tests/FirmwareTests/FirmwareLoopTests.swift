@@ -374,7 +374,7 @@ import Testing
   }
 }
 
-@Suite struct AllocationTests {
+@Suite(.countsAllocations) struct AllocationTests {
   @Test func theSamplePathAllocatesNothing() throws {
     let rig = try Rig(motion: TiltScenario())
     try rig.loop.start()

@@ -81,7 +81,11 @@ import Testing
       live = AllocationCounter.liveBytes
     }
     #expect(document != nil)
-    #expect(live < 100 * Int64(text.utf8.count), "\(live) bytes for a \(text.utf8.count)-byte file")
+    // Not in the sanitized builds, whose runtime owns malloc: there the heap cannot be counted.
+    if AllocationCounter.isAvailable {
+      #expect(
+        live < 100 * Int64(text.utf8.count), "\(live) bytes for a \(text.utf8.count)-byte file")
+    }
     // Positions are still found: the array starts after the key.
     let array = document.flatMap { try? JSONReader($0).required(key) }
     #expect(array?.position == SourcePosition(line: 1, column: 20_006))

@@ -13,7 +13,21 @@ import Testing
 // Only success and "nothing now" paths are measured: Swift Testing records a backtrace for every
 // thrown error, which allocates inside the test process (typed throws themselves do not).
 
-@Suite struct AllocationTests {
+/// Who owns malloc decides which tests run: the counting interposer in every ordinary build (or
+/// the allocation tests would be skipped unseen), a sanitizer's runtime in the builds
+/// `make test-asan` and `make test-tsan` mark PLUMB_SANITIZED (or those would check nothing).
+@Suite struct MallocOwnerTests {
+  @Test func theInterposerOrTheSanitizerIsMalloc() {
+    #if PLUMB_SANITIZED
+      #expect(!AllocationCounter.isAvailable, "PLUMB_SANITIZED, but no sanitizer owns malloc")
+    #else
+      #expect(AllocationCounter.isAvailable, "a sanitizer owns malloc in an ordinary build")
+      #expect(AllocationCounter.isActive)
+    #endif
+  }
+}
+
+@Suite(.countsAllocations) struct AllocationTests {
   /// The counter itself works: without it every test below would pass vacuously.
   @Test func theCounterSeesAnAllocation() {
     #expect(AllocationCounter.isActive)

@@ -8,7 +8,7 @@ import Testing
 /// The per-sample path allocates nothing: the driver's burst read and conversion, the chip's
 /// internal steps, the bus and the line. Counted per thread by the interposer in
 /// Tests/TestSupportC, after a warm-up (the runtime instantiates generic metadata lazily, once).
-@Suite("Allocation-free sample path")
+@Suite("Allocation-free sample path", .countsAllocations)
 struct AllocationTests {
   @Test("edge → burst → sample: zero allocations over 2 000 samples")
   func interruptPath() throws {

@@ -5,7 +5,7 @@ import Testing
 
 /// The HIL runner feeds the monitor at full speed for long runs: decoding, counting and the
 /// latency histogram allocate nothing per frame.
-@Suite struct MonitorAllocationTests {
+@Suite(.countsAllocations) struct MonitorAllocationTests {
   @Test(arguments: TelemetryFormat.allCases)
   func consumingFramesAllocatesNothing(format: TelemetryFormat) {
     #expect(AllocationCounter.isActive)

@@ -9,7 +9,7 @@ import Testing
 /// The loop may hand records to the writer on the hot path: appending must not allocate.
 /// Counted per thread by the malloc interposer in Tests/TestSupportC, after a warm-up (the
 /// runtime instantiates metadata and the CRC table once).
-@Suite("Allocation-free recording")
+@Suite("Allocation-free recording", .countsAllocations)
 struct RecordingAllocationTests {
   @Test("appending samples allocates nothing, write-back starts included")
   func appendAllocatesNothing() throws {

@@ -237,7 +237,7 @@ func abstractName(_ tag: String) -> String {
     #expect(delivered == 100 - refused)
   }
 
-  @Test func aPingAllocatesNothing() throws {
+  @Test(.countsAllocations) func aPingAllocatesNothing() throws {
     #expect(AllocationCounter.isActive)
     let listener = try NotifyListener()
     let notifier = try SystemdNotifier(address: NotifySocketAddress(listener.notifySocket))

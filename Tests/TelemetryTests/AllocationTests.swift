@@ -14,7 +14,7 @@ private func allocations(_ iterations: Int, _ body: () -> Void) -> Int {
 
 /// The hot path allocates nothing: encoding, decoding and command parsing, per frame and per
 /// line. Counted per thread by the interposer in Tests/TestSupportC, so the bound is exactly 0.
-@Suite
+@Suite(.countsAllocations)
 struct AllocationTests {
   @Test(arguments: TelemetryFormat.allCases)
   func encodingAndDecodingAFrameAllocateNothing(format: TelemetryFormat) {

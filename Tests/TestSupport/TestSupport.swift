@@ -1,8 +1,14 @@
 import TestSupportC
+import Testing
 
 /// Counts heap allocations made by the calling thread (every malloc-family call, through the
 /// interposer in TestSupportC, which is linked into the test executable).
 public enum AllocationCounter {
+  /// Whether allocations can be counted in this process at all: not in the AddressSanitizer and
+  /// ThreadSanitizer builds (`make test-asan`, `make test-tsan`), where the sanitizer's runtime
+  /// is malloc and TestSupportC defines none. Known when the C library is compiled.
+  public static var isAvailable: Bool { plumb_alloc_sanitizer_owns_malloc() == 0 }
+
   /// Whether the interposer is the process's malloc (it should always be in the test executable).
   public static var isActive: Bool {
     plumb_alloc_counting(1)
@@ -23,6 +29,17 @@ public enum AllocationCounter {
     defer { plumb_alloc_counting(0) }
     try body()
     return plumb_alloc_count() - before
+  }
+}
+
+extension Trait where Self == ConditionTrait {
+  /// For a test whose point is counting heap allocations: disabled only where they cannot be
+  /// counted (`AllocationCounter.isAvailable`: the sanitized builds). Everywhere else it runs and
+  /// must find the interposer active.
+  public static var countsAllocations: Self {
+    .disabled(
+      if: !AllocationCounter.isAvailable,
+      "the sanitizer's runtime owns malloc here: allocations cannot be counted")
   }
 }
 

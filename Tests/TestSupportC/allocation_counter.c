@@ -4,6 +4,13 @@
 // Counters are initial-exec TLS in the executable, so touching them never allocates.
 // While counting, the thread also keeps the net usable bytes it allocated less those it freed
 // (malloc_usable_size), for "memory stays flat" checks of single-threaded runs.
+//
+// Under AddressSanitizer or ThreadSanitizer (`make test-asan`, `make test-tsan`) the sanitizer's
+// runtime is the process's malloc: it must see every block (ASan to poison and check it, TSan to
+// reset its shadow when memory is reused), and this file's malloc, instrumented itself, would be
+// called before the runtime is initialised. So there it defines no malloc: the counters stay at
+// zero, plumb_alloc_interposed() says 0, and the allocation tests are disabled in those builds
+// (the `.countsAllocations` trait, in TestSupport).
 #include <errno.h>
 #include <malloc.h>
 #include <stddef.h>
@@ -23,10 +30,24 @@ static __thread uint64_t allocations __attribute__((tls_model("initial-exec")));
 static __thread int64_t live_bytes __attribute__((tls_model("initial-exec")));
 static int interposed;
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define PLUMB_MALLOC_IS_THE_SANITIZERS 1
+#endif
+#endif
+
 void plumb_alloc_counting(int enable) { counting = enable; }
 uint64_t plumb_alloc_count(void) { return allocations; }
 int64_t plumb_alloc_live_bytes(void) { return live_bytes; }
 int plumb_alloc_interposed(void) { return interposed; }
+
+#ifdef PLUMB_MALLOC_IS_THE_SANITIZERS
+int plumb_alloc_sanitizer_owns_malloc(void) { return 1; }
+#else
+int plumb_alloc_sanitizer_owns_malloc(void) { return 0; }
+#endif
+
+#ifndef PLUMB_MALLOC_IS_THE_SANITIZERS
 
 static inline void note(void) {
   interposed = 1;
@@ -66,3 +87,5 @@ void free(void *pointer) {
   removed(pointer);
   __libc_free(pointer);
 }
+
+#endif  // PLUMB_MALLOC_IS_THE_SANITIZERS

@@ -20,6 +20,10 @@ int64_t plumb_alloc_live_bytes(void);
 /// linked into the test executable, which SwiftPM does for every test target that depends on it).
 int plumb_alloc_interposed(void);
 
+/// Whether the process was built with AddressSanitizer or ThreadSanitizer, whose runtime then
+/// owns malloc: this library defines no malloc there, and allocations are not counted.
+int plumb_alloc_sanitizer_owns_malloc(void);
+
 /// Runs `body(context)` on a new thread whose effective capabilities lack CAP_DAC_OVERRIDE and
 /// CAP_DAC_READ_SEARCH, so file permissions apply even when the tests run as root. Linux
 /// capabilities are per thread when set with the raw capset system call, so nothing else in the
