@@ -370,9 +370,19 @@ import Testing
     let directory = try temporaryDirectory()
     let fifo = directory.appendingPathComponent("board.json").path
     #expect(mkfifo(fifo, 0o600) == 0)
+    #if PLUMB_SANITIZED
+      // A sanitizer reserves terabytes of address space for its shadow memory, so under
+      // `ulimit -v` it cannot start: its own resident-memory limit bounds the run instead.
+      let bounded = #"""
+        export ASAN_OPTIONS="$ASAN_OPTIONS:hard_rss_limit_mb=1000" \
+          TSAN_OPTIONS="$TSAN_OPTIONS:hard_rss_limit_mb=1000"
+        """#
+    #else
+      let bounded = "ulimit -v 1000000"
+    #endif
     for (path, says) in [("/dev/zero", "larger than 1 MiB"), (fifo, "the file is empty")] {
       let result = try runPlumb(
-        ["-c", #"ulimit -v 1000000; exec "$0" check-board "$1""#, plumbExecutable, path],
+        ["-c", bounded + #"; exec "$0" check-board "$1""#, plumbExecutable, path],
         executable: "/bin/sh"
       ) { process in
         let deadline = Date().addingTimeInterval(20)
