@@ -32,6 +32,17 @@ test: build venv
 	.venv/bin/python tools/scripts/check_mavlink.py
 	.venv/bin/python tools/scripts/check_allan.py --plumb-cal .build/debug/plumb-cal
 
+# The Swift tests under AddressSanitizer (with LeakSanitizer) and under ThreadSanitizer, each in
+# its own scratch path (.build/asan, .build/tsan; `make test`'s debug build is left alone), zero
+# warnings; the executables the tests start are sanitized too. Exclusions and suppressions, each
+# with its reason: tools/sanitizers/.
+.PHONY: test-asan test-tsan
+test-asan: deps
+	@SWIFT=$(SWIFT) JOBS=$(JOBS) tools/sanitizers/run.sh address
+
+test-tsan: deps
+	@SWIFT=$(SWIFT) JOBS=$(JOBS) tools/sanitizers/run.sh thread
+
 # The simulated board, live text frames on the terminal, for RUN_SECONDS of real time
 # (RUN_SECONDS=0: until Ctrl-C).
 RUN_SECONDS ?= 30
