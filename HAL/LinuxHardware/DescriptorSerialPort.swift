@@ -21,10 +21,12 @@ public final class DescriptorSerialPort: SerialPort {
 
   /// Writes to standard output, and reads commands from standard input when `readsInput`.
   /// The descriptors stay open when the port closes (they belong to the process).
+  /// (A descriptor that cannot be copied, standard output closed by the caller, leaves the port
+  /// closed: its writes throw `notOpen`.)
   public static func standardOutput(readsInput: Bool) -> DescriptorSerialPort {
     DescriptorSerialPort(
-      name: "stdout", output: FileDescriptor(taking: dup(1)),
-      input: readsInput ? FileDescriptor(taking: dup(0)) : .closed,
+      name: "stdout", output: (try? FileDescriptor.duplicate(1)) ?? .closed,
+      input: readsInput ? (try? FileDescriptor.duplicate(0)) ?? .closed : .closed,
       path: nil)
   }
 

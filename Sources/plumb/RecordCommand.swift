@@ -154,7 +154,12 @@ func checkRecordingOutput(_ path: String, option: String, overwrite: Bool) throw
 func isBeingRecorded(_ path: String) -> Bool {
   let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
   guard fd >= 0 else { return false }
-  defer { close(fd) }
+  // The shared lock taken to look is released explicitly, not only by the close: see
+  // `PlumbRawWriter`'s unlockAndClose.
+  defer {
+    flock(fd, LOCK_UN)
+    close(fd)
+  }
   return flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK
 }
 
