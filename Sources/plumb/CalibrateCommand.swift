@@ -80,6 +80,13 @@ func calibrateCommand(_ arguments: ParsedArguments) throws {
     result = try calibrateAccelerometer(
       setup, options: AccelerometerCalibrationOptions(fullMatrix: arguments.flag("full-matrix")),
       instruct: { printError("plumb: " + $0) })
+  } catch .stopped {
+    // Stopped by a signal: nothing measured is kept, so not the 0 of a finished run.
+    let signal = stopSignal.load(ordering: .relaxed)
+    throw CommandFailure(
+      ExitCode(stoppedBy: signal) ?? .interrupted,
+      "stopped by \(signalName(signal)) before all six poses were measured: \(output) was not "
+        + "written; run it again to calibrate")
   } catch {
     throw CommandFailure(.unavailable, "\(error)")
   }

@@ -14,9 +14,10 @@ let recordSpec = CommandSpec(
     transcript, in the documented, append-safe .plumbraw format (Sources/Recording/PLUMBRAW.md):
     a file cut by a power loss reads up to its last whole record. Frames still go to the board's
     serial device (or --serial). A progress bar with the time left is shown on a terminal.
-    SIGINT/SIGTERM end the recording early, whole, and say so (exit 0); a hang-up (SIGHUP: the
-    terminal or ssh session closed) or SIGKILL ends it without a word, the file reading up to its
-    last record: run long captures under nohup, tmux or systemd-run. If the recording cannot
+    SIGINT, SIGTERM, SIGQUIT and a hang-up (SIGHUP: the terminal or ssh session closed) end the
+    recording early, whole, and say so (exit 0); SIGKILL ends it without a word, the file
+    reading up to its last record. A recording that must outlive its terminal runs under nohup,
+    tmux or systemd-run. If the recording cannot
     go on (a full disk, a file-size limit, the file deleted or moved), the run stops at once and
     says what the file keeps: its samples up to the failure, readable (exit 74). An output that
     cannot be created (a device, a pipe, a folder, no such folder, a recording another run is
@@ -70,9 +71,8 @@ func recordCommand(_ arguments: ParsedArguments) throws {
     printError(summary.recordedLine(path: output))
     let signal = stopSignal.load(ordering: .relaxed)
     if signal != 0 {
-      let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)"
       printError(
-        "plumb: warning: stopped by \(name) after \(NumberText.fixed(summary.sampleSeconds, 3)) s "
+        "plumb: warning: stopped by \(signalName(signal)) after \(NumberText.fixed(summary.sampleSeconds, 3)) s "
           + "of the \(NumberText.compact(seconds)) s asked: \(output) holds what was "
           + "taken (a whole recording, only shorter)")
     }

@@ -13,8 +13,8 @@ let runSpec = CommandSpec(
     samples of that time are missed, counted and flagged).
     Frames go to the board's serial device, or to --serial PATH (a tty or pty in raw mode, a
     file, or a named pipe whose reader is already running: `mkfifo f; plumb-monitor f &`; a
-    full pipe drops frames, counted, and never stalls the loop). On a terminal, binary frames are shown as text. SIGINT, SIGTERM and
-    SIGHUP (the terminal closed) finish the frame, flush, close, write the learnt gyro bias
+    full pipe drops frames, counted, and never stalls the loop). On a terminal, binary frames are shown as text. SIGINT, SIGTERM,
+    SIGQUIT and SIGHUP (the terminal closed) finish the frame, flush, close, write the learnt gyro bias
     back to the board's calibration file and exit 0; so does standard output's reader going
     away (`plumb run … | head`). Exit status: 64 usage, 69 hardware missing or not answering
     (the sensor, its data-ready line, the serial device), 73 an output that cannot be created,
@@ -65,7 +65,7 @@ func runCommand(_ arguments: ParsedArguments) throws {
     }
     try arguments.refuseOutput(
       "serial", overwriting: [CommandInput(replay, "the --replay recording")])
-    installStopHandlers(hangUp: true)
+    installStopHandlers()
     var options = RunOptions(serialPath: arguments.value("serial"), log: { printError($0) })
     options.realTime = arguments.flag("realtime")
     options.skipDamaged = arguments.flag("skip-damaged")
@@ -111,7 +111,7 @@ func runCommand(_ arguments: ParsedArguments) throws {
   } else if arguments.flag("overwrite") {
     throw UsageError("--overwrite replaces an existing --record file; there is none", spec: runSpec)
   }
-  installStopHandlers(hangUp: true)
+  installStopHandlers()
   var options = RunOptions(
     serialPath: arguments.value("serial"), durationSeconds: duration,
     fast: arguments.flag("fast"), recordPath: arguments.value("record"), log: { printError($0) })

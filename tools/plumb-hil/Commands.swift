@@ -29,7 +29,7 @@ let runSpec = CommandSpec(
     The run ends with one line on standard output:
       hil: scenario=S faults=F frames=N missed=M silent_losses=K incl_rms_deg=E heading_rms_deg=H
 
-    Ctrl-C (SIGINT) or SIGTERM ends the run at the next loop step: the summary line (ending
+    Ctrl-C (SIGINT), SIGTERM, SIGQUIT or SIGHUP ends the run at the next loop step: the summary line (ending
     " interrupted") and the report ("interrupted": true) cover the run up to there.
 
     --board FILE plays the scenario against a board file's configuration — the sample rate,
@@ -50,7 +50,8 @@ let runSpec = CommandSpec(
     standard error, e.g. "limit incl_rms_deg ≤ 2: 0.412 — pass"); 64 usage error; 65 (66) the
     calibration file is invalid (cannot be read); 70 the firmware did not start; 73 the report,
     the frames or the JUnit file cannot be written (checked before the run); 78 the board file
-    is missing or wrong (the message names the key); 130 (143) interrupted by SIGINT (SIGTERM).
+    is missing or wrong (the message names the key); 128 + the signal when interrupted: 130
+    SIGINT, 143 SIGTERM, 129 SIGHUP, 131 SIGQUIT.
     """,
   options: [
     .option("faults", value: "PLAN", help: "a fault plan (plumb-hil faults)", default: "none"),
@@ -214,7 +215,7 @@ func runCommand(_ arguments: ParsedArguments) throws {
       throw CommandFailure(.cannotCreate, error.description)
     }
   }
-  // Ctrl-C (or SIGTERM) ends the run at the next loop step; the summary and the report still
+  // Ctrl-C (or SIGTERM, SIGQUIT, SIGHUP) ends the run at the next loop step; the summary and the report still
   // come, marked as interrupted.
   installStopHandlers()
   options.shouldStop = { stopRequested.load(ordering: .relaxed) }
@@ -256,8 +257,8 @@ func runCommand(_ arguments: ParsedArguments) throws {
   if result.interrupted {
     let signal = stopSignal.load(ordering: .relaxed)
     throw CommandFailure(
-      signal == SIGTERM ? .terminated : .interrupted,
-      "interrupted by \(signal == SIGTERM ? "SIGTERM" : "SIGINT") after \(fixed(result.seconds, 2)) s "
+      ExitCode(stoppedBy: signal) ?? .interrupted,
+      "interrupted by \(signalName(signal)) after \(fixed(result.seconds, 2)) s "
         + "of simulated time: the summary"
         + (arguments.value("report") == nil ? "" : " and the report") + " cover the run up to there"
     )

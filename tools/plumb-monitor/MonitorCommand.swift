@@ -30,7 +30,8 @@ let monitorSpec = CommandSpec(
     (reference frame, m/s²) (binary).
 
     The run ends at the end of a file, after --count frames or --duration seconds, on Ctrl-C
-    (SIGINT) or SIGTERM, or, with --send and neither of those, once the replies are in.
+    (SIGINT), SIGTERM, SIGQUIT or a hang-up (SIGHUP), with the statistics, or, with --send and
+    none of those, once the replies are in.
 
     Exit status: 0 done; 1 an expectation (--expect-frames, --expect-rate) was not met or a
     command was refused or unanswered; 64 usage error; 65 no Plumb stream in the input;
@@ -256,14 +257,21 @@ func exitCode(for error: MonitorError) -> ExitCode {
   }
 }
 
-/// Set by SIGINT and SIGTERM; the session checks it every iteration and ends cleanly, with the
-/// statistics.
+/// Set by SIGINT, SIGTERM, SIGHUP (the terminal closed) and SIGQUIT (Ctrl-\); the session
+/// checks it every iteration and ends cleanly, with the statistics.
 let stopRequested = Atomic<Bool>(false)
 
+/// Installs the handlers, and unblocks the signals: a process inherits its parent's signal
+/// mask, and launchers that spawn from thread pools start children with them blocked, which
+/// would leave a `kill -INT` pending for ever.
 func installStopHandlers() {
-  for number in [SIGINT, SIGTERM] {
+  var unblock = sigset_t()
+  sigemptyset(&unblock)
+  for number in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
     _ = signal(number) { _ in stopRequested.store(true, ordering: .relaxed) }
+    sigaddset(&unblock, number)
   }
+  sigprocmask(SIG_UNBLOCK, &unblock, nil)
 }
 
 /// The whole command: parse, open, run, print; returns the exit status.
