@@ -25,7 +25,8 @@ struct ReplayCommand {
       (more columns may follow and are ignored, except an eighth named temp_c, the die
       temperature in °C), then one sample per line: time in seconds, strictly increasing, at
       any rate (the interval comes from t_s); angular rate in rad/s; specific force in m/s²
-      (about +9.8 on the up axis at rest); body axes.
+      (about +9.8 on the up axis at rest); body axes. Lines end with LF or CRLF; a UTF-8
+      byte-order mark may precede the header.
 
       OUTPUT: a CSV file with the header
           \(ReplayFormat.outputHeader)
@@ -117,7 +118,15 @@ struct ReplayCommand {
     var hasTemperature = false
     var writeFailure: AtomicFile.Failure?
     do throws(ReplayFormat.InputError) {
-      for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+      let lines = ReplayFormat.lines(text)
+      if lines.allSatisfy({ $0.trimmingCharacters().isEmpty }) {
+        throw ReplayFormat.InputError(
+          line: 1,
+          message:
+            "the file is empty: it needs the header \(ReplayFormat.inputColumns.joined(separator: ","))[,temp_c] and a line per sample"
+        )
+      }
+      for line in lines {
         lineNumber += 1
         if lineNumber == 1 {
           hasTemperature = try ReplayFormat.checkHeader(line)
@@ -152,9 +161,6 @@ struct ReplayCommand {
           }
           buffer = ""
         }
-      }
-      if lineNumber == 0 || (lineNumber == 1 && text.isEmpty) {
-        throw ReplayFormat.InputError(line: 1, message: "the file is empty: it needs a header")
       }
     } catch {
       throw CommandFailure(.dataError, "\(inputPath): \(error.description)")
