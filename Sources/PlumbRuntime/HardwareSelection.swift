@@ -57,6 +57,20 @@ public enum SelectedPort: SerialPort {
     return !port.isOpen
   }
 
+  /// Why the file the frames go to stopped taking them (a full disk, a size limit), once it
+  /// has: a file does not come back, unlike a device.
+  public var writeFailure: SerialError? {
+    guard case .descriptor(let port) = self else { return nil }
+    return port.writeFailure
+  }
+
+  /// The bytes of whole frames in the file the frames go to (nil for a device or a pipe).
+  public var fileLength: Int64? {
+    guard case .descriptor(let port) = self, port.writeFailure != nil || port.fileLength > 0
+    else { return nil }
+    return port.fileLength
+  }
+
   public var statistics: SerialStatistics {
     switch self {
     case .termios(let port): port.statistics

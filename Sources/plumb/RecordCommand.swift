@@ -78,6 +78,12 @@ func recordCommand(_ arguments: ParsedArguments) throws {
     }
   } catch {
     bar?.finish()
+    if case .framesStopped(let summary) = error {
+      // The recording went on to the end and is whole; only the frames stopped.
+      printError(summary.description)
+      printError(summary.recordedLine(path: output))
+      throw CommandFailure(exitCode(for: error), error.description)
+    }
     if case .recordingStopped(let failure, let summary) = error {
       printError(summary.description)
       throw CommandFailure(

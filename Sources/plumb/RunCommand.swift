@@ -18,6 +18,8 @@ let runSpec = CommandSpec(
     back to the board's calibration file and exit 0; so does standard output's reader going
     away (`plumb run … | head`). Exit status: 64 usage, 69 hardware missing or not answering
     (the sensor, its data-ready line, the serial device), 73 an output that cannot be created,
+    74 an output that failed while written (a full disk: frames to a file stop the run there, the
+    file ending with its last whole frame; a --record stops and the frames go on),
     78 the board or calibration file (the message names the key); with --replay, 66 a
     recording that cannot be read and 65 one that does not replay. Host commands (tare, format, rate, status, version) are read from
     the serial line (from standard input when writing to a terminal).
@@ -74,6 +76,9 @@ func runCommand(_ arguments: ParsedArguments) throws {
       summary = try replayRecording(path: replay, format: format, options: options)
     } catch {
       switch error {
+      case .framesStopped(let summary):
+        printError(summary.description)
+        throw CommandFailure(exitCode(for: error), error.description)
       case .replayInput, .framesFile, .serial:
         throw CommandFailure(exitCode(for: error), error.description)
       default:
@@ -121,7 +126,11 @@ func runCommand(_ arguments: ParsedArguments) throws {
     printError(summary.description)
     if let record = options.recordPath { printError(summary.recordedLine(path: record)) }
   } catch {
-    if case .recordingStopped(_, let summary) = error { printError(summary.description) }
+    switch error {
+    case .recordingStopped(_, let summary), .framesStopped(let summary):
+      printError(summary.description)
+    default: break
+    }
     throw CommandFailure(exitCode(for: error), error.description)
   }
 }
@@ -138,7 +147,7 @@ func exitCode(for error: RunError) -> ExitCode {
   switch error {
   case .setup, .simulation, .start(.invalidSettings): .configuration
   case .recording, .framesFile: .cannotCreate
-  case .recordingStopped: .ioError
+  case .recordingStopped, .framesStopped: .ioError
   case .replayInput(let input): input.kind == .unreadable ? .noInput : .dataError
   default: .unavailable
   }
