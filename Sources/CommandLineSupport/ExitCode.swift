@@ -52,6 +52,22 @@ public enum ExitCode: Int32, Sendable {
   }
 }
 
+extension ExitCode {
+  /// The status for an output that could not be written, from the errno that stopped it.
+  ///
+  /// The device could not take the bytes — a full disk (`ENOSPC`), a quota (`EDQUOT`), a size
+  /// limit (`EFBIG`), a failing device (`EIO`) — is `EX_IOERR` (74), whether it showed at the
+  /// first byte or the last: free space, or write elsewhere. Anything about the path itself — no
+  /// such folder, a read-only or forbidden one, a folder where the file should be, nothing
+  /// reading a named pipe — is `EX_CANTCREAT` (73): give another path.
+  public init(outputErrno errno: Int32) {
+    switch errno {
+    case ENOSPC, EDQUOT, EFBIG, EIO: self = .ioError
+    default: self = .cannotCreate
+    }
+  }
+}
+
 /// The name a person knows a stop signal by: `SIGINT`, `SIGTERM`, `SIGHUP`, `SIGQUIT` (another
 /// number: `signal N`).
 public func signalName(_ signal: Int32) -> String {

@@ -441,6 +441,8 @@ extension HILResult {
 public struct HILReportError: Error, CustomStringConvertible, Sendable {
   public var path: String
   public var reason: String
+  /// The errno of the call that failed, when one did.
+  public var errno: Int32? = nil
   public var description: String { "cannot write \(path): \(reason)" }
 }
 
@@ -497,7 +499,7 @@ public func writeBytes(_ bytes: [UInt8], to path: String) throws(HILReportError)
   do throws(AtomicFile.Failure) {
     try AtomicFile.write(bytes, to: path)
   } catch {
-    throw HILReportError(path: path, reason: error.message)
+    throw HILReportError(path: path, reason: error.message, errno: error.errno.rawValue)
   }
 }
 

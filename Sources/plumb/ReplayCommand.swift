@@ -175,12 +175,19 @@ struct ReplayCommand {
     return count
   }
 
-  /// The output could not be written: EX_CANTCREAT (73), naming the file.
+  /// The output could not be written, naming it and what to do: EX_IOERR (74) when its device
+  /// could not take it (a full disk), EX_CANTCREAT (73) when the path is wrong. Nothing partial
+  /// is left at `outputPath`.
   func cannotWrite(_ error: AtomicFile.Failure) -> CommandFailure {
-    CommandFailure(
-      .cannotCreate,
-      "cannot write \(error); check the folder exists and is writable (the output is written "
-        + "beside \(outputPath) and renamed over it)")
+    let code = ExitCode(outputErrno: error.errno.rawValue)
+    let advice =
+      code == .ioError
+      ? "free space on that device, or write elsewhere"
+      : "check the folder exists and can be written to"
+    return CommandFailure(
+      code,
+      "cannot write \(outputPath): \(error.message); \(advice) (nothing was written to "
+        + "\(outputPath))")
   }
 
   /// A .plumbraw recording in the CSV layout (through `exportCSV`, the one conversion of recorded
@@ -189,20 +196,8 @@ struct ReplayCommand {
     String, Matrix3
   ) {
     let reader = try openRecording(path, skipDamaged: skipDamaged)
-    let temporary = "\(temporaryDirectoryPath)/plumb-replay-\(getpid()).csv"
-    defer { unlink(temporary) }
-    do {
-      let selection = try exportCSV(reader: reader, to: temporary)
-      if let note = selection.outOfOrderNote { printError("plumb: warning: \(path): \(note)") }
-    } catch {
-      throw CommandFailure(.cannotCreate, error.description)
-    }
-    let text: String
-    do {
-      text = try readTextFile(temporary)
-    } catch {
-      throw CommandFailure(.cannotCreate, "cannot read back \(temporary)")
-    }
+    let (text, selection) = exportCSVText(reader: reader)
+    if let note = selection.outOfOrderNote { printError("plumb: warning: \(path): \(note)") }
     let m = reader.header.mounting
     let mounting = Matrix3(
       rows: Vector3(m.row0.x, m.row0.y, m.row0.z), Vector3(m.row1.x, m.row1.y, m.row1.z),

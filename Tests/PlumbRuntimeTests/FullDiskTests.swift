@@ -82,4 +82,69 @@ import Testing
     ])
     #expect(export.status == 0 && export.standardError.contains("\(said ?? -1) samples"))
   }
+
+  /// Issue 21: `plumb replay` and `plumb export` on a full disk exited 73 ("cannot create")
+  /// instead of 74. The output was created; writing it failed. Nothing partial is left.
+  @Test(arguments: ["export", "replay"], ["/dev/full", "limited"])
+  func anOutputThatFillsTheDiskIsAnIOError(command: String, output: String) throws {
+    let directory = try temporaryDirectory()
+    let recording = try simulatedRecording(in: directory)
+    let target =
+      output == "/dev/full" ? output : directory.appendingPathComponent("out.csv").path
+    let arguments =
+      command == "export"
+      ? ["export", recording, "--csv", "--output", target]
+      : ["replay", "--input", recording, "--output", target]
+    let result = try runLimited(blocks: output == "/dev/full" ? 100_000 : 10, arguments)
+    #expect(result.status == 74, "\(result.standardError)")
+    #expect(result.standardError.contains(target), "\(result.standardError)")
+    #expect(!result.standardError.contains("renamed over it"), "\(result.standardError)")
+    if output != "/dev/full" {
+      #expect(!FileManager.default.fileExists(atPath: target))
+      #expect(
+        try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == [
+          "sim.plumbraw"
+        ])
+    }
+  }
+
+  /// The other outputs on a full disk: a calibration file (plumb-cal save, plumb calibrate),
+  /// a plot (plumb-cal allan --plot: a size limit left a cut SVG behind, exit 74), a HIL report
+  /// file (plumb-hil --junit: 73). Each is 74 and leaves nothing partial.
+  @Test(arguments: ["save", "calibrate", "plot", "junit"], ["/dev/full", "limited"])
+  func otherOutputsOnAFullDiskAreIOErrorsAndLeaveNothing(output: String, device: String) throws {
+    let directory = try temporaryDirectory()
+    let csv = directory.appendingPathComponent("still.csv").path
+    let recording = directory.appendingPathComponent("sim.plumbraw").path
+    let record = try runPlumb([
+      "record", "--board", "Boards/simulated.json", "--fast", "--seconds", "12", "--output",
+      recording, "--serial", "/dev/null",
+    ])
+    #expect(record.status == 0, "\(record.standardError)")
+    let export = try runPlumb(["export", recording, "--csv", "--output", csv])
+    #expect(export.status == 0, "\(export.standardError)")
+    let target =
+      device == "/dev/full" ? device : directory.appendingPathComponent("output").path
+    let (executable, arguments): (String, [String])
+    switch output {
+    case "save": (executable, arguments) = ("plumb-cal", ["save", csv, "--output", target])
+    case "calibrate":
+      (executable, arguments) = (
+        "plumb", ["calibrate", "accel", "--board", "Boards/simulated.json", "--output", target]
+      )
+    case "plot": (executable, arguments) = ("plumb-cal", ["allan", csv, "--plot", target])
+    default:
+      (executable, arguments) = ("plumb-hil", ["run", "rest", "--seconds", "2", "--junit", target])
+    }
+    let result = try runLimited(
+      blocks: device == "/dev/full" ? 100_000 : 0, arguments,
+      executable: builtExecutable(executable))
+    #expect(result.status == 74, "\(arguments): \(result.standardError)")
+    #expect(result.standardError.contains(target), "\(result.standardError)")
+    if device != "/dev/full" {
+      #expect(!FileManager.default.fileExists(atPath: target), "\(arguments)")
+      let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+      #expect(left == ["sim.plumbraw", "still.csv"], "\(arguments)")
+    }
+  }
 }

@@ -212,7 +212,7 @@ func runCommand(_ arguments: ParsedArguments) throws {
     do {
       try writeBytes(Array(report.xml.utf8), to: junitPath)
     } catch {
-      throw CommandFailure(.cannotCreate, error.description)
+      throw outputFailure(error)
     }
   }
   // Ctrl-C (or SIGTERM, SIGQUIT, SIGHUP) ends the run at the next loop step; the summary and the report still
@@ -238,7 +238,7 @@ func runCommand(_ arguments: ParsedArguments) throws {
     do {
       try result.writeReport(to: report)
     } catch {
-      throw CommandFailure(.cannotCreate, error.description)
+      throw outputFailure(error)
     }
     printError("plumb-hil: report in \(report)/ (report.json and four plots)")
   }
@@ -246,7 +246,7 @@ func runCommand(_ arguments: ParsedArguments) throws {
     do {
       try writeBytes(result.bytes, to: framesPath)
     } catch {
-      throw CommandFailure(.cannotCreate, error.description)
+      throw outputFailure(error)
     }
   }
   try writeJUnit(
@@ -345,7 +345,7 @@ func soakCommand(_ arguments: ParsedArguments) throws {
     do {
       try result.writeReport(to: report)
     } catch {
-      throw CommandFailure(.cannotCreate, error.description)
+      throw outputFailure(error)
     }
   }
   let verdict = SoakVerdict(result: result, memory: memory, requestedSeconds: hours * 3600)
@@ -353,7 +353,7 @@ func soakCommand(_ arguments: ParsedArguments) throws {
     do {
       try writeBytes(Array(HILJUnitReport(soak: verdict, hours: hours).xml.utf8), to: junitPath)
     } catch {
-      throw CommandFailure(.cannotCreate, error.description)
+      throw outputFailure(error)
     }
   }
   for line in verdict.lines(wallSeconds: elapsed) { print(line) }
@@ -375,4 +375,10 @@ func fixed(_ value: Double, _ digits: Int) -> String {
   while text.count <= digits { text = "0" + text }
   text.insert(".", at: text.index(text.endIndex, offsetBy: -digits))
   return text
+}
+
+/// An output written after the run that failed: 74 when its device could not take it (a full
+/// disk), 73 when the path is wrong (the paths were checked before the run, so that is rare).
+func outputFailure(_ error: HILReportError) -> CommandFailure {
+  CommandFailure(error.errno.map { ExitCode(outputErrno: $0) } ?? .cannotCreate, error.description)
 }
