@@ -290,6 +290,11 @@ func applyBoard(_ path: String, format: TelemetryFormat?, to options: inout HILO
     } catch {
       throw .board(error)
     }
+    // Its simulation section is not played (the scenario and faults come from the command
+    // line), but a wrong one is a wrong board file, as plumb check-board says.
+    if let simulation = board.simulation {
+      try PlumbSetup.checkSimulation(simulation, boardPath: path)
+    }
     do {
       settings = try PlumbSetup.firmwareSettings(board: board, calibration: nil, format: format)
     } catch {
