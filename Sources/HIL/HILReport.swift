@@ -468,9 +468,13 @@ public func checkWritableFile(_ path: String) throws(HILReportError) {
   var fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
   if fd < 0 && errno == EEXIST {
     created = false
-    fd = open(path, O_WRONLY | O_CLOEXEC)
+    // Without blocking: a named pipe nothing reads fails (ENXIO) instead of waiting for ever.
+    fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
   }
-  guard fd >= 0 else { throw HILReportError(path: path, reason: String(cString: strerror(errno))) }
+  guard fd >= 0 else {
+    let code = errno
+    throw HILReportError(path: path, reason: fileErrorText(Errno(rawValue: code)), errno: code)
+  }
   close(fd)
   if created { unlink(path) }
 }

@@ -94,8 +94,10 @@ public enum RunError: Error, CustomStringConvertible, Sendable {
     case .framesStopped(let summary): summary.framesStoppedMessage ?? "the frames stopped"
     case .replayInput(let error): error.description
     case .framesFile(let path, let error):
-      "cannot write the frames to \(path)\(error.errno.map { ": \($0)" } ?? ""); "
-        + "check the folder exists and is writable"
+      "cannot write the frames to \(path)\(error.errno.map { ": \(fileErrorText($0))" } ?? ""); "
+        + (error.errno?.rawValue == EISDIR
+          ? "give a file name in that folder, or a device"
+          : "check the folder exists and can be written to")
     }
   }
 }
@@ -171,6 +173,8 @@ func openOutput(_ setup: PlumbSetup, options: RunOptions) throws(RunError) -> Se
     } catch {
       throw .serial(error)
     }
+  case .directory:
+    throw .framesFile(path: target, SerialError(.ioError, errno: Errno(rawValue: EISDIR)))
   case .other:
     throw .serial(SerialError(.notATerminal, device: target))
   }

@@ -80,7 +80,7 @@ public func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
 
 /// What kind of file `path` is, for choosing how to write frames to it.
 public enum PathKind: Sendable {
-  case missing, characterDevice, regularFile, namedPipe, other
+  case missing, characterDevice, regularFile, namedPipe, directory, other
 }
 
 public func pathKind(_ path: String) -> PathKind {
@@ -90,6 +90,7 @@ public func pathKind(_ path: String) -> PathKind {
   case S_IFCHR: return .characterDevice
   case S_IFREG: return .regularFile
   case S_IFIFO: return .namedPipe
+  case S_IFDIR: return .directory
   default: return .other
   }
 }

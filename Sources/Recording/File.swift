@@ -118,6 +118,10 @@ public func fileErrorText(_ errno: Errno) -> String {
   case EROFS: "the file system is read-only"
   case EDQUOT: "the disk quota is used up"
   case EIO: "an I/O error: the device failed (see dmesg)"
+  case ENXIO: "nothing reads this named pipe: start its reader first"
   default: String(cString: strerror(errno.rawValue))
   }
 }
+
+/// `fileErrorText` for an errno number.
+public func fileErrorText(code: Int32) -> String { fileErrorText(Errno(rawValue: code)) }
