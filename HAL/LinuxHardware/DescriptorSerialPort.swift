@@ -37,13 +37,22 @@ public final class DescriptorSerialPort: SerialPort {
 
   /// Writes to standard output, and reads commands from standard input when `readsInput`.
   /// The descriptors stay open when the port closes (they belong to the process).
-  /// (A descriptor that cannot be copied, standard output closed by the caller, leaves the port
-  /// closed: its writes throw `notOpen`.)
+  /// Standard output redirected to a file (`plumb run > frames.txt`), or to a device that is
+  /// not a terminal, is written as a file is (whole writes; a full disk fails the port); a
+  /// terminal or a pipe as a stream. (A descriptor that cannot be copied, standard output closed
+  /// by the caller, leaves the port closed: its writes throw `notOpen`.)
   public static func standardOutput(readsInput: Bool) -> DescriptorSerialPort {
-    DescriptorSerialPort(
-      name: "stdout", output: (try? FileDescriptor.duplicate(1)) ?? .closed,
+    let output = (try? FileDescriptor.duplicate(1)) ?? .closed
+    var status = stat()
+    let kind =
+      output.isOpen && fstat(output.rawValue, &status) == 0 ? status.st_mode & S_IFMT : 0
+    let isFile = kind == S_IFREG || (kind == S_IFCHR && isatty(output.rawValue) == 0)
+    let port = DescriptorSerialPort(
+      name: "stdout", output: output,
       input: readsInput ? (try? FileDescriptor.duplicate(0)) ?? .closed : .closed,
-      path: nil)
+      path: nil, isFile: isFile)
+    port.isRegularFile = kind == S_IFREG
+    return port
   }
 
   /// Creates (or truncates) the regular file at `path` and writes frames to it.
@@ -140,6 +149,9 @@ public final class DescriptorSerialPort: SerialPort {
   /// A file's write: all of `bytes`, in as many `write(2)` calls as the kernel needs, or none
   /// of them and the port failed for good.
   private func writeWhole(_ bytes: UnsafeRawBufferPointer) throws(SerialError) -> Int {
+    // Where this write starts, to cut back to (standard output may be a file opened by the
+    // shell, with bytes before Plumb's).
+    let start = isRegularFile ? lseek(output.rawValue, 0, SEEK_CUR) : -1
     var written = 0
     var reason: Errno?
     while written < bytes.count {
@@ -161,7 +173,10 @@ public final class DescriptorSerialPort: SerialPort {
       return written
     }
     // What was taken of this write is cut off again (a regular file; a device keeps nothing).
-    if written > 0 && isRegularFile { _ = ftruncate(output.rawValue, off_t(fileLength)) }
+    if written > 0 && start >= 0 {
+      _ = ftruncate(output.rawValue, start)
+      _ = lseek(output.rawValue, start, SEEK_SET)
+    }
     statistics.shortWrites += 1
     statistics.bytesRefused += UInt64(bytes.count)
     let failure = SerialError(.outputFailed, errno: reason, device: name)

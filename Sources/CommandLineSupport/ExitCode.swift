@@ -146,15 +146,15 @@ public func runCommand(
   }
   if parsed.wantsHelp {
     print(spec.help, terminator: "")
-    return ExitCode.success.rawValue
+    return finishStandardOutput(spec.name)
   }
   if parsed.wantsVersion {
     print(versionLine(program: spec.name))
-    return ExitCode.success.rawValue
+    return finishStandardOutput(spec.name)
   }
   do {
     try body(parsed)
-    return ExitCode.success.rawValue
+    return finishStandardOutput(spec.name)
   } catch let failure as CommandFailure {
     printError("\(spec.name): \(failure.message)")
     return failure.exitCode.rawValue
@@ -214,11 +214,11 @@ public struct CommandGroup: Sendable {
     }
     if first == "-h" || first == "--help" || first == "help" {
       print(help, terminator: "")
-      return ExitCode.success.rawValue
+      return finishStandardOutput(name)
     }
     if first == "--version" {
       print(versionLine(program: name))
-      return ExitCode.success.rawValue
+      return finishStandardOutput(name)
     }
     guard let subcommand = subcommands.first(where: { $0.word == first }) else {
       let close = subcommands.map(\.word).filter { editDistance($0, first) <= 2 }

@@ -54,7 +54,7 @@ public enum SelectedPort: SerialPort {
   /// device or a file, it can never be reopened.
   public var isStandardOutputGone: Bool {
     guard case .descriptor(let port) = self, port.name == "stdout" else { return false }
-    return !port.isOpen
+    return !port.isOpen && port.writeFailure == nil
   }
 
   /// Why the file the frames go to stopped taking them (a full disk, a size limit), once it

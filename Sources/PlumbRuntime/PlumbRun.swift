@@ -437,7 +437,8 @@ func framesFileFailure<Port: SerialPort>(_ port: Port) -> (
   path: String, error: SerialError, bytesKept: Int64
 )? {
   guard let selected = port as? SelectedPort, let error = selected.writeFailure else { return nil }
-  return (error.device ?? "the frames file", error, selected.fileLength ?? 0)
+  let path = error.device.map { $0 == "stdout" ? "standard output" : $0 } ?? "the frames file"
+  return (path, error, selected.fileLength ?? 0)
 }
 
 /// Why the frames stopped and what the file keeps, for a person.
