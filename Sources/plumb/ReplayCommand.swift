@@ -35,8 +35,11 @@ struct ReplayCommand {
       without a magnetometer the heading is relative and drifts slowly); gravity's direction in
       the body; linear acceleration (m/s²); bias-corrected rate (rad/s); gyro bias and its 1σ
       uncertainty (rad/s); rest (1/0); the estimator's flags (bits: 0 initialising, 1 at rest,
-      2 acceleration rejected, 3 recovering, 4 gap, 5 clipped input, 8 rest started, 9 bias
-      limited); samples missed before this one. The attitude is the estimator's own: each
+      2 acceleration rejected, 3 recovering, 4 gap, 5 clipped input, 6 time rejected,
+      7 impossible input, 8 rest started, 9 bias limited, 10 heading uncertain); samples missed
+      before this one. A sample no sensor gives (a rate and force beyond 10⁴ together: a unit or a column
+      gone wrong) is refused and its line repeats the attitude before it (bit 7): said on
+      standard error with the first one's line, and when every sample is refused, exit 65. The attitude is the estimator's own: each
       rate is integrated over the interval before its sample, as that interval's mean, so it
       holds half a period after t_s, less (for chip data) the low-pass filter's delay; `plumb
       run` frames carry it to their sample time (FORMATS.md, Time).
@@ -117,6 +120,8 @@ struct ReplayCommand {
     var previous: Int64?
     var hasTemperature = false
     var writeFailure: AtomicFile.Failure?
+    var impossible = 0
+    var firstImpossibleLine = 0
     do throws(ReplayFormat.InputError) {
       let lines = ReplayFormat.lines(text)
       if lines.allSatisfy({ $0.trimmingCharacters().isEmpty }) {
@@ -149,6 +154,10 @@ struct ReplayCommand {
         }
         previous = nanoseconds
         let estimate = estimator.update(sample)
+        if estimate.flags.contains(.invalidInput) {
+          if impossible == 0 { firstImpossibleLine = lineNumber }
+          impossible += 1
+        }
         buffer += ReplayFormat.format(timeText: timeText, estimate)
         buffer += "\n"
         count += 1
@@ -164,6 +173,15 @@ struct ReplayCommand {
       }
     } catch {
       throw CommandFailure(.dataError, "\(inputPath): \(error.description)")
+    }
+    if impossible > 0 {
+      let what =
+        "\(impossible == count ? "all \(count)" : "\(impossible) of \(count)") samples "
+        + "(the first at line \(firstImpossibleLine)) hold a rate and force no sensor gives "
+        + "(beyond 10⁴ together): refused by the estimator, their lines repeat the attitude "
+        + "before them (flag bit 7); check the columns' units: rad/s and m/s²"
+      if impossible == count { throw CommandFailure(.dataError, "\(inputPath): \(what)") }
+      printError("plumb: warning: \(inputPath): \(what)")
     }
     if let writeFailure { throw cannotWrite(writeFailure) }
     do {
