@@ -68,6 +68,9 @@ public enum RunError: Error, CustomStringConvertible, Sendable {
   case start(FirmwareStartError)
   case simulation(String)
   case recording(String)
+  /// The recording could not be started (its file created, its header and start-up written);
+  /// the file is not left.
+  case recordingNotStarted(PlumbRawError)
   /// The recording started and then stopped (a full disk, the file deleted or moved): the
   /// writer's error and the run's summary. The file holds the records up to the failure.
   case recordingStopped(PlumbRawError, RunSummary)
@@ -88,6 +91,7 @@ public enum RunError: Error, CustomStringConvertible, Sendable {
     case .start(let error): error.description
     case .simulation(let message): message
     case .recording(let message): message
+    case .recordingNotStarted(let error): error.description
     case .recordingStopped(let error, let summary):
       summary.recordingStoppedMessage(error)
         + (summary.framesStoppedMessage.map { "; and " + $0 } ?? "")

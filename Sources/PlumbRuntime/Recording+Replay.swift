@@ -139,7 +139,7 @@ func beginRecording<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: M
         interval: .sampleTime(nanoseconds: 1_000_000_000), method: .startWriteback),
       overwrite: overwrite)
   } catch {
-    throw .recording(error.description)
+    throw .recordingNotStarted(error)
   }
   loop.recorder = recorder
 }

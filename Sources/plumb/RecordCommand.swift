@@ -19,9 +19,10 @@ let recordSpec = CommandSpec(
     reading up to its last record. A recording that must outlive its terminal runs under nohup,
     tmux or systemd-run. If the recording cannot
     go on (a full disk, a file-size limit, the file deleted or moved), the run stops at once and
-    says what the file keeps: its samples up to the failure, readable (exit 74). An output that
-    cannot be created (a device, a pipe, a folder, no such folder, a recording another run is
-    writing) is refused before the board starts (exit 73).
+    says what the file keeps: its samples up to the failure, readable (exit 74; a disk too full
+    for the recording's start leaves no file, also 74). An output that cannot be created (a
+    device, a pipe, a folder, no such folder, a recording another run is writing) is refused
+    before the board starts (exit 73).
     """,
   options: [
     .option("board", value: "FILE", help: "the board file", required: true),

@@ -147,6 +147,10 @@ func exitCode(for error: RunError) -> ExitCode {
   switch error {
   case .setup, .simulation, .start(.invalidSettings): .configuration
   case .recording, .framesFile: .cannotCreate
+  // A full disk is 74 from the first byte on, as for every output; a path that cannot take the
+  // file is 73.
+  case .recordingNotStarted(let error):
+    error.errno.map { ExitCode(outputErrno: $0.rawValue) } ?? .cannotCreate
   case .recordingStopped, .framesStopped: .ioError
   case .replayInput(let input): input.kind == .unreadable ? .noInput : .dataError
   default: .unavailable
