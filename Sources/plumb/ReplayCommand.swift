@@ -200,11 +200,11 @@ struct ReplayCommand {
     let code = ExitCode(outputErrno: error.errno.rawValue)
     let advice =
       code == .ioError
-      ? "free space on that device, or write elsewhere"
-      : "check the folder exists and can be written to"
+      ? "; free space on that device, or write elsewhere"
+      : error.errno.rawValue == ENXIO ? "" : "; check the folder exists and can be written to"
     return CommandFailure(
       code,
-      "cannot write \(outputPath): \(error.message); \(advice) (nothing was written to "
+      "cannot write \(outputPath): \(error.message)\(advice) (nothing was written to "
         + "\(outputPath))")
   }
 

@@ -79,7 +79,8 @@ import Testing
     #expect(result.status == 128 + signal, "\(result.standardError)")
     expectNoCrashReport(result)
     #expect(
-      result.standardError.contains("interrupted by \(Self.name(signal))"),
+      result.standardError.contains("interrupted by \(Self.name(signal))")
+        && result.standardError.contains("the summary covers the run up to there"),
       "\(result.standardError)")
     #expect(String(decoding: result.standardOutput, as: UTF8.self).hasSuffix(" interrupted\n"))
   }

@@ -259,8 +259,10 @@ func runCommand(_ arguments: ParsedArguments) throws {
     throw CommandFailure(
       ExitCode(stoppedBy: signal) ?? .interrupted,
       "interrupted by \(signalName(signal)) after \(fixed(result.seconds, 2)) s "
-        + "of simulated time: the summary"
-        + (arguments.value("report") == nil ? "" : " and the report") + " cover the run up to there"
+        + "of simulated time: "
+        + (arguments.value("report") == nil
+          ? "the summary covers" : "the summary and the report cover")
+        + " the run up to there"
     )
   }
   if result.accounting.silentLosses > 0 {
