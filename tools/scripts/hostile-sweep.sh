@@ -14,9 +14,8 @@
 # Needs root for the read-only and the small (full) file systems: tmpfs mounts under the work
 # folder, unmounted at the end. Not part of `make test`; issue 21's tests pin what it found.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 BIN=$(cd "${1:-.build/debug}" && pwd)
-ROOT=$(pwd)
 W=$(mktemp -d /tmp/plumb-sweep.XXXXXX)
 trap 'umount "$W/full" "$W/small" "$W/ro" 2>/dev/null; rm -rf "$W"' EXIT
 LIMIT=${SWEEP_TIME_LIMIT:-20}
