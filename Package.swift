@@ -267,7 +267,9 @@ targets += [
     swiftSettings: swift6),
   .executableTarget(
     name: "plumb-cal",
-    dependencies: ["Calibration", "Plotting", "CommandLineSupport", "Geometry", "JSON"],
+    dependencies: [
+      "Calibration", "Plotting", "CommandLineSupport", "Geometry", "JSON", "Recording",
+    ],
     path: "tools/plumb-cal", exclude: ["CALIBRATION-FILE.md"], swiftSettings: swift6),
 ]
 products += [.executable(name: "plumb-cal", targets: ["plumb-cal"])]

@@ -82,6 +82,10 @@ public struct SerialError: Error, Hashable, Sendable, CustomStringConvertible {
     case disconnected
     /// The port is closed.
     case notOpen
+    /// A file (not a device, not a pipe) that cannot take more: its disk is full (`ENOSPC`), a
+    /// quota (`EDQUOT`) or a size limit (`EFBIG`) is reached, or its device failed (`EIO`). It
+    /// does not come back by itself: the port stays closed and `reopen()` fails the same way.
+    case outputFailed
     /// Any other I/O failure.
     case ioError
   }
@@ -116,6 +120,9 @@ public struct SerialError: Error, Hashable, Sendable, CustomStringConvertible {
     case .disconnected:
       "the device went away (USB adapter unplugged?); it is reopened when it returns"
     case .notOpen: "the port is closed"
+    case .outputFailed:
+      "the file cannot take more frames: free space on its device (or raise the limit, "
+        + "ulimit -f), or write the frames elsewhere"
     case .ioError: "an I/O error on the serial device"
     }
   }

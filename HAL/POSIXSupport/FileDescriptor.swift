@@ -27,13 +27,20 @@ public struct FileDescriptor: ~Copyable {
   @inlinable
   public var isOpen: Bool { rawValue >= 0 }
 
-  /// `open(2)`, retrying `EINTR`. Converting `path` to a C string allocates: open devices at
-  /// set-up, not per sample.
+  /// `open(2)`, retrying `EINTR`, always with `O_CLOEXEC`: a program this process starts must
+  /// not inherit the device (a serial port held open by a child, a recording's lock kept).
+  /// Converting `path` to a C string allocates: open devices at set-up, not per sample.
   public static func open(_ path: String, flags: CInt, permissions: mode_t = 0)
     throws(SystemCallError) -> FileDescriptor
   {
-    let number = try retryingOnInterrupt { Glibc.open(path, flags, permissions) }
+    let number = try retryingOnInterrupt { Glibc.open(path, flags | O_CLOEXEC, permissions) }
     return FileDescriptor(taking: number)
+  }
+
+  /// A copy of the descriptor `number` (which stays open), close-on-exec like every descriptor
+  /// Plumb opens: `fcntl(F_DUPFD_CLOEXEC)` (plain `dup(2)` would clear the flag on the copy).
+  public static func duplicate(_ number: CInt) throws(SystemCallError) -> FileDescriptor {
+    FileDescriptor(taking: try retryingOnInterrupt { fcntl(number, F_DUPFD_CLOEXEC, 0) })
   }
 
   /// Moves the descriptor out, leaving this value closed (like `Optional.take()`): hands an

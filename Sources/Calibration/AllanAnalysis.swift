@@ -162,7 +162,9 @@ public struct AllanAnalysis: Sendable {
   public static let minimumDurationSeconds = 10.0
 
   /// Analyses `axes` of `recording` (all six by default). Throws when the timestamps hold an
-  /// extra sample or the samples cover less than `minimumDurationSeconds`. Gaps are holes in
+  /// extra sample or the samples cover less than `minimumDurationSeconds`, and when an axis has
+  /// no read-offs (`.notMeasurable`: the same value in every sample, or values so large its
+  /// deviation overflows), so every axis asked for has its curve and its read-offs. Gaps are holes in
   /// the grid (`AllanDeviation.overlapping(_:samplePeriodSeconds:clusterSizes:gaps:)`).
   ///
   /// Cost: one pass per τ over each axis, about 50 τ × 720 000 samples × 6 axes for 2 h at
@@ -177,7 +179,44 @@ public struct AllanAnalysis: Sendable {
         "the recording is \(formatSeconds(timing.durationSeconds)) long; the Allan analysis needs at least \(Int(minimumDurationSeconds)) s (τ reaches a tenth of the record and N is read at τ = 1 s). Record a still unit for an hour or two to see its bias instability and rate random walk"
       )
     }
-    return analyze(recording, timing: timing, axes: axes)
+    let analysis = analyze(recording, timing: timing, axes: axes)
+    for axis in axes where analysis.readOffs[axis] == nil {
+      throw notMeasurable(axis, of: recording, curve: analysis.curves[axis])
+    }
+    return analysis
+  }
+
+  /// Why `axis` has no read-offs (its curve has a σ that is zero or not finite), for a person.
+  static func notMeasurable(
+    _ axis: InertialAxis, of recording: InertialRecording, curve: AllanCurve?
+  ) -> RecordingError {
+    let values = recording.samples(axis)
+    let unit = axis.sensor == .gyroscope ? "rad/s" : "m/s²"
+    let largest = values.map(abs).max() ?? 0
+    let problem: String
+    if let first = values.first, values.allSatisfy({ $0 == first }) {
+      problem =
+        "\(axis.columnName) holds the same value (\(first)) in every sample: there is no noise "
+        + "to measure. A sensor's axis always shows some; a constant one is stuck, not connected, "
+        + "or a column filled in by hand: record the unit again"
+    } else if curve?.deviation.contains(where: { !$0.isFinite }) ?? true
+      || !(largest * largest).isFinite
+    {
+      let range = axis.sensor == .gyroscope ? "±34.9 rad/s" : "±157 m/s²"
+      problem =
+        "\(axis.columnName) holds values up to \(largest) \(unit), too large to compute an Allan "
+        + "deviation with (an MPU-6050 reads at most \(range)): not a sensor's reading; check the "
+        + "column's units (\(unit))"
+    } else {
+      var tau = "some τ"
+      if let curve, let zero = curve.deviation.firstIndex(of: 0) {
+        tau = formatSeconds(curve.tauSeconds[zero])
+      }
+      problem =
+        "\(axis.columnName)'s Allan deviation is zero at τ = \(tau): the axis barely changes, too "
+        + "little noise to read N, B and K off; record the unit again (a real axis shows noise)"
+    }
+    return RecordingError(.notMeasurable, path: recording.source, problem)
   }
 
   /// The same with timing already measured.

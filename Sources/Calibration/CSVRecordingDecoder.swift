@@ -12,7 +12,8 @@
 ///
 /// seconds, rad/s, m/s² and °C. Columns are found by name in the header, so extra columns (for
 /// example the optical truth of the BROAD recordings) are ignored; blank lines and lines starting
-/// with `#` are skipped. Every needed field must be a finite number and time must increase:
+/// with `#` are skipped. Lines end with LF or CRLF; a UTF-8 byte-order mark may precede the
+/// header. Every needed field must be a finite number and time must increase:
 /// anything else is an error naming the line and the column.
 public struct CSVRecordingDecoder: RecordingDecoder {
   public static let requiredColumns = ["t_s", "gyr_x", "gyr_y", "gyr_z", "acc_x", "acc_y", "acc_z"]
@@ -44,7 +45,9 @@ public struct CSVRecordingDecoder: RecordingDecoder {
         return
       }
       let end = bytes.count
-      var index = 0
+      // A UTF-8 byte-order mark before the header (Excel's "CSV UTF-8") is not part of it.
+      let hasByteOrderMark = end >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF
+      var index = hasByteOrderMark ? 3 : 0
       var lineNumber = 0
       // Column index → slot: 0 time, 1…6 channels, 7 temperature, -1 ignored.
       var slots: [Int] = []

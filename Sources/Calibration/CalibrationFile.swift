@@ -233,7 +233,7 @@ public enum CalibrationFileError: Error, Hashable, Sendable, CustomStringConvert
     case .content(let path, let error), .hashMismatch(let path, let error):
       "calibration file \(path): \(error)"
     case .unwritable(let path, let code):
-      "calibration file \(path): cannot write: \(fileErrorMessage(code))"
+      "calibration file \(path): cannot write: \(fileErrorText(code: code))"
     case .boardFile(let path):
       "\(path) is a board file, not a calibration file: give it with --board; a calibration file "
         + "comes from plumb-cal save or plumb calibrate accel"

@@ -22,6 +22,9 @@ public struct RecordingError: Error, Hashable, Sendable, CustomStringConvertible
     case notUniform
     /// The recording is too short for what was asked.
     case tooShort
+    /// An axis holds nothing an analysis can measure: the same value in every sample (no
+    /// noise), or values too large to compute with.
+    case notMeasurable
   }
 
   public var kind: Kind

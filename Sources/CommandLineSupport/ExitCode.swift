@@ -30,10 +30,71 @@ public enum ExitCode: Int32, Sendable {
   case ioError = 74
   /// `EX_CONFIG`: a configuration error.
   case configuration = 78
+  /// 128 + SIGHUP: stopped because the terminal or session that ran it went away.
+  case hungUp = 129
   /// 128 + SIGINT: stopped by Ctrl-C before the end (what a shell reports for it).
   case interrupted = 130
+  /// 128 + SIGQUIT: stopped by Ctrl-\ before the end.
+  case quit = 131
   /// 128 + SIGTERM: stopped by `kill` or a service manager before the end.
   case terminated = 143
+
+  /// What a shell reports for a command stopped by `signal` (SIGHUP, SIGINT, SIGQUIT, SIGTERM):
+  /// 128 + its number; `nil` for another signal.
+  public init?(stoppedBy signal: Int32) {
+    switch signal {
+    case SIGHUP: self = .hungUp
+    case SIGINT: self = .interrupted
+    case SIGQUIT: self = .quit
+    case SIGTERM: self = .terminated
+    default: return nil
+    }
+  }
+}
+
+extension ExitCode {
+  /// The status for an output that could not be written, from the errno that stopped it.
+  ///
+  /// The device could not take the bytes — a full disk (`ENOSPC`), a quota (`EDQUOT`), a size
+  /// limit (`EFBIG`), a failing device (`EIO`) — is `EX_IOERR` (74), whether it showed at the
+  /// first byte or the last: free space, or write elsewhere. Anything about the path itself — no
+  /// such folder, a read-only or forbidden one, a folder where the file should be, nothing
+  /// reading a named pipe — is `EX_CANTCREAT` (73): give another path.
+  public init(outputErrno errno: Int32) {
+    switch errno {
+    case ENOSPC, EDQUOT, EFBIG, EIO: self = .ioError
+    default: self = .cannotCreate
+    }
+  }
+}
+
+/// The name a person knows a stop signal by: `SIGINT`, `SIGTERM`, `SIGHUP`, `SIGQUIT` (another
+/// number: `signal N`).
+public func signalName(_ signal: Int32) -> String {
+  switch signal {
+  case SIGHUP: "SIGHUP"
+  case SIGINT: "SIGINT"
+  case SIGQUIT: "SIGQUIT"
+  case SIGTERM: "SIGTERM"
+  default: "signal \(signal)"
+  }
+}
+
+/// SIGQUIT (Ctrl-\) back to its default action: the process ends at once, status 128 + 3, with a
+/// core dump where core dumps are enabled — what a shell user means by it.
+///
+/// Swift's runtime installs a crash handler for SIGQUIT: without this, Ctrl-\ printed "Program
+/// crashed" with registers and a backtrace, and the program then went on running. Every Plumb
+/// command calls this first (`runCommand`); the long-running ones then stop cleanly on SIGQUIT
+/// as on SIGTERM (PlumbRuntime's `installStopHandlers`, plumb-monitor's). SIGQUIT is unblocked
+/// too: launchers that spawn from thread pools start children with it blocked, where Ctrl-\
+/// would do nothing.
+public func restoreDefaultQuitAction() {
+  signal(SIGQUIT, SIG_DFL)
+  var quit = sigset_t()
+  sigemptyset(&quit)
+  sigaddset(&quit, SIGQUIT)
+  sigprocmask(SIG_UNBLOCK, &quit, nil)
 }
 
 /// Writes `text` to standard error, unbuffered.
@@ -75,6 +136,7 @@ public func versionLine(program: String) -> String {
 public func runCommand(
   _ arguments: [String], spec: CommandSpec, _ body: (ParsedArguments) throws -> Void
 ) -> Int32 {
+  restoreDefaultQuitAction()
   let parsed: ParsedArguments
   do {
     parsed = try ParsedArguments(arguments, spec: spec)
@@ -84,15 +146,15 @@ public func runCommand(
   }
   if parsed.wantsHelp {
     print(spec.help, terminator: "")
-    return ExitCode.success.rawValue
+    return finishStandardOutput(spec.name)
   }
   if parsed.wantsVersion {
     print(versionLine(program: spec.name))
-    return ExitCode.success.rawValue
+    return finishStandardOutput(spec.name)
   }
   do {
     try body(parsed)
-    return ExitCode.success.rawValue
+    return finishStandardOutput(spec.name)
   } catch let failure as CommandFailure {
     printError("\(spec.name): \(failure.message)")
     return failure.exitCode.rawValue
@@ -152,11 +214,11 @@ public struct CommandGroup: Sendable {
     }
     if first == "-h" || first == "--help" || first == "help" {
       print(help, terminator: "")
-      return ExitCode.success.rawValue
+      return finishStandardOutput(name)
     }
     if first == "--version" {
       print(versionLine(program: name))
-      return ExitCode.success.rawValue
+      return finishStandardOutput(name)
     }
     guard let subcommand = subcommands.first(where: { $0.word == first }) else {
       let close = subcommands.map(\.word).filter { editDistance($0, first) <= 2 }

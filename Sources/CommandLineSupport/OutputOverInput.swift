@@ -15,6 +15,30 @@ public func sameFile(_ a: String, _ b: String) -> Bool {
   return first.st_dev == second.st_dev && first.st_ino == second.st_ino
 }
 
+/// What is at an output's path now (through symbolic links), for a command that updates an
+/// existing file or writes a new one.
+public enum ExistingOutput: Sendable, Equatable {
+  /// Nothing: the output will be created.
+  case nothing
+  /// A regular file: the output will replace it (a command may read it first).
+  case file
+  /// A folder: no file can be written there.
+  case folder
+  /// A device, a named pipe or a socket (`/dev/stdout`): written straight to, nothing to read.
+  case stream
+}
+
+/// What is at `path` now (`stat`, so a symbolic link is what it leads to).
+public func existingOutput(at path: String) -> ExistingOutput {
+  var status = stat()
+  guard stat(path, &status) == 0 else { return .nothing }
+  switch status.st_mode & S_IFMT {
+  case S_IFREG: return .file
+  case S_IFDIR: return .folder
+  default: return .stream
+  }
+}
+
 /// One file a command reads, for `ParsedArguments.refuseOutput(_:overwriting:)`.
 public struct CommandInput: Sendable {
   /// The path as given.

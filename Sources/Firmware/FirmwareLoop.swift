@@ -559,7 +559,10 @@ public struct FirmwareLoop<
   }
 
   private mutating func portFailed(_ error: SerialError) {
-    guard error.isDisconnect || error.kind == .notOpen || error.kind == .ioError else { return }
+    guard
+      error.isDisconnect || error.kind == .notOpen || error.kind == .ioError
+        || error.kind == .outputFailed
+    else { return }
     status.serialDisconnects += 1
     status.bytesNeverSent += UInt64(queue.removeAll())
     port.close()

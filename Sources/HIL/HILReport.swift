@@ -441,6 +441,8 @@ extension HILResult {
 public struct HILReportError: Error, CustomStringConvertible, Sendable {
   public var path: String
   public var reason: String
+  /// The errno of the call that failed, when one did.
+  public var errno: Int32? = nil
   public var description: String { "cannot write \(path): \(reason)" }
 }
 
@@ -466,9 +468,13 @@ public func checkWritableFile(_ path: String) throws(HILReportError) {
   var fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
   if fd < 0 && errno == EEXIST {
     created = false
-    fd = open(path, O_WRONLY | O_CLOEXEC)
+    // Without blocking: a named pipe nothing reads fails (ENXIO) instead of waiting for ever.
+    fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
   }
-  guard fd >= 0 else { throw HILReportError(path: path, reason: String(cString: strerror(errno))) }
+  guard fd >= 0 else {
+    let code = errno
+    throw HILReportError(path: path, reason: fileErrorText(Errno(rawValue: code)), errno: code)
+  }
   close(fd)
   if created { unlink(path) }
 }
@@ -497,7 +503,7 @@ public func writeBytes(_ bytes: [UInt8], to path: String) throws(HILReportError)
   do throws(AtomicFile.Failure) {
     try AtomicFile.write(bytes, to: path)
   } catch {
-    throw HILReportError(path: path, reason: error.message)
+    throw HILReportError(path: path, reason: error.message, errno: error.errno.rawValue)
   }
 }
 

@@ -54,7 +54,21 @@ public enum SelectedPort: SerialPort {
   /// device or a file, it can never be reopened.
   public var isStandardOutputGone: Bool {
     guard case .descriptor(let port) = self, port.name == "stdout" else { return false }
-    return !port.isOpen
+    return !port.isOpen && port.writeFailure == nil
+  }
+
+  /// Why the file the frames go to stopped taking them (a full disk, a size limit), once it
+  /// has: a file does not come back, unlike a device.
+  public var writeFailure: SerialError? {
+    guard case .descriptor(let port) = self else { return nil }
+    return port.writeFailure
+  }
+
+  /// The bytes of whole frames in the file the frames go to (nil for a device or a pipe).
+  public var fileLength: Int64? {
+    guard case .descriptor(let port) = self, port.writeFailure != nil || port.fileLength > 0
+    else { return nil }
+    return port.fileLength
   }
 
   public var statistics: SerialStatistics {

@@ -16,9 +16,3 @@ public func readTextFile(_ path: String) throws(FileReadError) -> String {
   }
   return String(decoding: try readWholeFile(path), as: UTF8.self)
 }
-
-/// The directory for temporary files: `$TMPDIR` or `/tmp`.
-public var temporaryDirectoryPath: String {
-  if let value = getenv("TMPDIR"), value.pointee != 0 { return String(cString: value) }
-  return "/tmp"
-}

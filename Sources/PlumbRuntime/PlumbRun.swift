@@ -33,7 +33,9 @@ public struct RunOptions: Sendable {
   public var overwriteRecording: Bool = false
   /// End the run as soon as the recording stops (a full disk, the file deleted): `plumb record`,
   /// whose job is the recording. Otherwise (`plumb run --record`) the frames go on and the
-  /// failure is said at once and again at the end.
+  /// failure is said at once and again at the end. The frames are the other way round: when the
+  /// file they go to cannot take more, a run whose job is the recording goes on (said at once
+  /// and at the end), and any other run stops there.
   public var stopWhenRecordingStops: Bool = false
   /// Called for every sample the loop consumes.
   public var onSample: (@Sendable (ConsumedSample) -> Void)?
@@ -66,11 +68,17 @@ public enum RunError: Error, CustomStringConvertible, Sendable {
   case start(FirmwareStartError)
   case simulation(String)
   case recording(String)
+  /// The recording could not be started (its file created, its header and start-up written);
+  /// the file is not left.
+  case recordingNotStarted(PlumbRawError)
   /// The recording started and then stopped (a full disk, the file deleted or moved): the
   /// writer's error and the run's summary. The file holds the records up to the failure.
   case recordingStopped(PlumbRawError, RunSummary)
   /// The recording to replay could not be read (missing, unreadable) or is not a recording.
   case replayInput(PlumbRawError)
+  /// The file the frames went to stopped taking them (a full disk, a size limit): the run's
+  /// summary says why, and what the file keeps.
+  case framesStopped(RunSummary)
   /// The file the frames were to be written to could not be created or opened.
   case framesFile(path: String, SerialError)
 
@@ -83,11 +91,17 @@ public enum RunError: Error, CustomStringConvertible, Sendable {
     case .start(let error): error.description
     case .simulation(let message): message
     case .recording(let message): message
-    case .recordingStopped(let error, let summary): summary.recordingStoppedMessage(error)
+    case .recordingNotStarted(let error): error.description
+    case .recordingStopped(let error, let summary):
+      summary.recordingStoppedMessage(error)
+        + (summary.framesStoppedMessage.map { "; and " + $0 } ?? "")
+    case .framesStopped(let summary): summary.framesStoppedMessage ?? "the frames stopped"
     case .replayInput(let error): error.description
     case .framesFile(let path, let error):
-      "cannot write the frames to \(path)\(error.errno.map { ": \($0)" } ?? ""); "
-        + "check the folder exists and is writable"
+      "cannot write the frames to \(path)\(error.errno.map { ": \(fileErrorText($0))" } ?? ""); "
+        + (error.errno?.rawValue == EISDIR
+          ? "give a file name in that folder, or a device"
+          : "check the folder exists and can be written to")
     }
   }
 }
@@ -108,6 +122,9 @@ public struct RunSummary: Sendable {
   /// A replay that stopped before the recording's end because the recording is damaged there:
   /// what was found, for a person (nil when the whole recording replayed).
   public var damage: String? = nil
+  /// The file the frames went to, when it stopped taking them (a full disk, a size limit):
+  /// where, why, and the bytes of whole frames it keeps.
+  public var framesFailure: (path: String, error: SerialError, bytesKept: Int64)? = nil
 }
 
 /// Runs the firmware for a board file's setup: on simulated hardware when the board is the
@@ -160,6 +177,8 @@ func openOutput(_ setup: PlumbSetup, options: RunOptions) throws(RunError) -> Se
     } catch {
       throw .serial(error)
     }
+  case .directory:
+    throw .framesFile(path: target, SerialError(.ioError, errno: Errno(rawValue: EISDIR)))
   case .other:
     throw .serial(SerialError(.notATerminal, device: target))
   }
@@ -349,6 +368,7 @@ func drive<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: MonotonicC
   var pendingStalls = stalls[...]
   var nextProgress = start
   var recordingFailure: PlumbRawError?
+  var framesFailure: (path: String, error: SerialError, bytesKept: Int64)?
   while !stopRequested.load(ordering: .relaxed) {
     let now = loop.clock.now()
     if let end, now >= end { break }
@@ -365,6 +385,13 @@ func drive<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: MonotonicC
       announcedReady = true
     }
     supervision.tick(at: wall.now()) { statusLine(loop.status) }
+    if framesFailure == nil, let failed = framesFileFailure(loop.port) {
+      framesFailure = failed
+      if !options.stopWhenRecordingStops { break }
+      options.log(
+        "plumb: the frames stopped (the recording goes on): "
+          + framesStoppedText(failed.path, failed.error, bytesKept: failed.bytesKept))
+    }
     if (loop.port as? SelectedPort)?.isStandardOutputGone == true {
       // Standard output cannot be reopened: its reader (`plumb run … | head`) left for good.
       options.log(
@@ -398,12 +425,37 @@ func drive<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: MonotonicC
     setup: setup, estimateBody: loop.lastEstimate?.gyroBiasRadiansPerSecond,
     uncertaintyBody: loop.lastEstimate?.gyroBiasUncertaintyRadiansPerSecond,
     temperatureCelsius: loop.lastFrame.temperatureCelsius, log: options.log)
-  let summary = RunSummary(
+  var summary = RunSummary(
     status: loop.status, driver: loop.driver.counters, sampleSeconds: sampleSeconds,
     rests: loop.estimator.restStatistics, tiltRestarts: loop.estimator.gapReacquisitions,
     recordedSamples: recorder?.samplesRecorded)
+  summary.framesFailure = framesFailure ?? framesFileFailure(loop.port)
   if let recordingFailure { throw .recordingStopped(recordingFailure, summary) }
+  if summary.framesFailure != nil { throw .framesStopped(summary) }
   return summary
+}
+
+/// The file the frames go to, when it has stopped taking them: its path, why, and the bytes of
+/// whole frames it keeps.
+func framesFileFailure<Port: SerialPort>(_ port: Port) -> (
+  path: String, error: SerialError, bytesKept: Int64
+)? {
+  guard let selected = port as? SelectedPort, let error = selected.writeFailure else { return nil }
+  let path = error.device.map { $0 == "stdout" ? "standard output" : $0 } ?? "the frames file"
+  return (path, error, selected.fileLength ?? 0)
+}
+
+/// Why the frames stopped and what the file keeps, for a person.
+func framesStoppedText(_ path: String, _ error: SerialError, bytesKept: Int64) -> String {
+  let reason = error.errno.map { fileErrorText($0) } ?? "the write failed"
+  let advice: String
+  switch error.errno?.rawValue {
+  case EFBIG: advice = "raise the limit (ulimit -f), or write the frames to another file system"
+  case EIO: advice = "the device failed (see dmesg): write the frames to another one"
+  default: advice = "free space on that device, or write the frames to another one"
+  }
+  return "the frames could not be written to \(path) (\(reason)): "
+    + "it keeps the \(bytesKept) bytes written before, whole frames up to the last one; \(advice)"
 }
 
 /// When the board's calibration file was made for another part than the chip that answered
@@ -441,6 +493,11 @@ extension RunSummary {
           + "them)" : "")
       + (tiltRestarts > 0
         ? ", \(tiltRestarts) tilt restarts after gaps in the samples" : "")
+  }
+
+  /// Why the frames stopped, when they did (`framesFailure`).
+  public var framesStoppedMessage: String? {
+    framesFailure.map { framesStoppedText($0.path, $0.error, bytesKept: $0.bytesKept) }
   }
 
   /// What `plumb record` wrote to `path`, in the counts a user checks against `plumb export`.

@@ -4,6 +4,8 @@ import Firmware
 import Geometry
 import HardwareAbstraction
 import MPU6050
+import MPU6050Simulation
+import MotionScenarios
 import Telemetry
 
 /// A board file, its calibration file, and the firmware settings they make: what `plumb run`,
@@ -29,6 +31,9 @@ public struct PlumbSetup: Sendable {
     } catch {
       throw .board(error)
     }
+    if let simulation = board.simulation {
+      try checkSimulation(simulation, boardPath: boardPath)
+    }
     var calibration: CalibrationFile?
     if let path = board.calibrationPath {
       do {
@@ -46,6 +51,26 @@ public struct PlumbSetup: Sendable {
     }
     return PlumbSetup(
       boardPath: boardPath, board: board, calibration: calibration, settings: settings)
+  }
+
+  /// A simulated board's scenario and fault plan must be ones the simulator has: every command
+  /// that reads the board (check-board, run, record, probe, the HIL) refuses the same file the
+  /// same way, rather than one saying OK and another refusing it, or probing another motion.
+  public static func checkSimulation(_ simulation: SimulationSettings, boardPath: String)
+    throws(SetupError)
+  {
+    if ScenarioCatalog.entry(named: simulation.scenario) == nil {
+      throw .settings(
+        key: "simulation.scenario",
+        "\"\(simulation.scenario)\" is not a scenario; choose one of "
+          + ScenarioCatalog.names.joined(separator: ", "), boardPath: boardPath)
+    }
+    if let faults = simulation.faults, !SimulatedMPU6050FaultPlan.names.contains(faults) {
+      throw .settings(
+        key: "simulation.faults",
+        "\"\(faults)\" is not a fault plan; choose one of "
+          + SimulatedMPU6050FaultPlan.names.joined(separator: ", "), boardPath: boardPath)
+    }
   }
 
   /// The firmware settings a board (and its calibration) describe; problems name the board key.

@@ -1,26 +1,30 @@
 import Glibc
 import Synchronization
 
-/// Set by SIGINT and SIGTERM (and SIGHUP where asked): the loop finishes its frame, flushes,
-/// closes and exits 0.
+/// Set by SIGINT, SIGTERM, SIGHUP and SIGQUIT: the loop finishes its frame, flushes, closes and
+/// exits 0.
 /// An atomic store is async-signal-safe; the loop checks the flag once per iteration (at most
 /// three sample periods apart).
 public let stopRequested = Atomic<Bool>(false)
 
-/// The signal that set `stopRequested` (SIGINT, SIGTERM, SIGHUP; 0 before one came), for a command
-/// that reports a stop with the shell's exit status, 128 + the signal.
+/// The signal that set `stopRequested` (SIGINT, SIGTERM, SIGHUP, SIGQUIT; 0 before one came), for
+/// a command that reports a stop with the shell's exit status, 128 + the signal.
 public let stopSignal = Atomic<Int32>(0)
 
-/// Installs the SIGINT/SIGTERM handlers, and ignores SIGPIPE (a closed pipe on standard output
+/// The signals that stop a long-running command cleanly.
+///
+/// SIGHUP is the terminal or the SSH session that started the command going away: a stop like
+/// the others (the summary, the bias write-back, a recording closed whole), not the default
+/// sudden death. SIGQUIT (Ctrl-\) is a person who wants it to end now: without a handler,
+/// Swift's runtime took it for a crash, printed a backtrace and let the program run on.
+public let stopSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+
+/// Installs the handlers of `stopSignals`, and ignores SIGPIPE (a closed pipe on standard output
 /// is reported as a disconnect by the port instead of killing the process). Also unblocks
 /// them: a process inherits its parent's signal mask, and some launchers (test runners, thread
 /// pools that spawn) start children with them blocked, which would leave `kill -TERM` pending
 /// for ever.
-///
-/// `hangUp`: SIGHUP stops too (`plumb run`). It is the terminal or the SSH session that
-/// started the command going away: a stop like the others (the summary, the bias
-/// write-back), not the default sudden death.
-public func installStopHandlers(hangUp: Bool = false) {
+public func installStopHandlers() {
   var action = sigaction()
   action.__sigaction_handler.sa_handler = { signal in
     stopSignal.store(signal, ordering: .relaxed)
@@ -28,15 +32,13 @@ public func installStopHandlers(hangUp: Bool = false) {
   }
   sigemptyset(&action.sa_mask)
   action.sa_flags = 0
-  sigaction(SIGINT, &action, nil)
-  sigaction(SIGTERM, &action, nil)
-  if hangUp { sigaction(SIGHUP, &action, nil) }
-  signal(SIGPIPE, SIG_IGN)
   var unblock = sigset_t()
   sigemptyset(&unblock)
-  sigaddset(&unblock, SIGINT)
-  sigaddset(&unblock, SIGTERM)
-  if hangUp { sigaddset(&unblock, SIGHUP) }
+  for number in stopSignals {
+    sigaction(number, &action, nil)
+    sigaddset(&unblock, number)
+  }
+  signal(SIGPIPE, SIG_IGN)
   sigprocmask(SIG_UNBLOCK, &unblock, nil)
 }
 
@@ -78,7 +80,7 @@ public func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
 
 /// What kind of file `path` is, for choosing how to write frames to it.
 public enum PathKind: Sendable {
-  case missing, characterDevice, regularFile, namedPipe, other
+  case missing, characterDevice, regularFile, namedPipe, directory, other
 }
 
 public func pathKind(_ path: String) -> PathKind {
@@ -88,6 +90,7 @@ public func pathKind(_ path: String) -> PathKind {
   case S_IFCHR: return .characterDevice
   case S_IFREG: return .regularFile
   case S_IFIFO: return .namedPipe
+  case S_IFDIR: return .directory
   default: return .other
   }
 }

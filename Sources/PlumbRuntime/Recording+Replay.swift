@@ -139,7 +139,7 @@ func beginRecording<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: M
         interval: .sampleTime(nanoseconds: 1_000_000_000), method: .startWriteback),
       overwrite: overwrite)
   } catch {
-    throw .recording(error.description)
+    throw .recordingNotStarted(error)
   }
   loop.recorder = recorder
 }
@@ -278,6 +278,8 @@ public func replayRecording(
   while clock.now() < last && !stopRequested.load(ordering: .relaxed) {
     pacing?.wait()
     loop.step()
+    // A frames file that cannot take more (a full disk): the frames are the replay's job.
+    if framesFileFailure(loop.port) != nil { break }
     let now = clock.now()
     if board.chip.progress != progress {
       progress = board.chip.progress
@@ -306,11 +308,14 @@ public func replayRecording(
       "plumb: the replay diverged from the recording \(statistics.divergences) time(s); first: \(statistics.firstDivergence ?? "?")"
     )
   }
-  return RunSummary(
+  var summary = RunSummary(
     status: loop.status, driver: loop.driver.counters,
     sampleSeconds: Double(clock.now().nanoseconds(since: start)) * 1e-9,
     rests: loop.estimator.restStatistics, tiltRestarts: loop.estimator.gapReacquisitions,
     damage: damage)
+  summary.framesFailure = framesFileFailure(loop.port)
+  if summary.framesFailure != nil { throw .framesStopped(summary) }
+  return summary
 }
 
 /// Sample time a replay may run without taking a record before it calls the recording damaged

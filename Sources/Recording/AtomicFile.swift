@@ -68,10 +68,16 @@ public final class AtomicFile {
     }
     hasName = !target.isStream
     do {
+      // A named pipe opens without waiting for a reader (ENXIO when none: said, not a hang),
+      // then writes block as they should while the reader catches up.
       descriptor = try POSIXFile.open(
-        writing, target.isStream ? O_WRONLY : O_WRONLY | O_CREAT | O_TRUNC)
+        writing, target.isStream ? O_WRONLY | O_NONBLOCK : O_WRONLY | O_CREAT | O_TRUNC)
     } catch {
       throw Failure(path: writing, errno: error.errno)
+    }
+    if target.isStream {
+      let flags = fcntl(descriptor, F_GETFL)
+      if flags >= 0 { _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) }
     }
   }
 

@@ -146,7 +146,8 @@ public func exportCSV(reader: PlumbRawReader, to path: String) throws(PlumbRawEr
   if let failure {
     throw PlumbRawError(
       .writeFailed, path: path, errno: failure.errno,
-      "writing the CSV failed: \(POSIXFile.message(failure.errno)); \(path) was not changed")
+      "writing the CSV failed: \(POSIXFile.message(failure.errno))"
+        + (file.isStream ? "" : "; \(path) was not changed"))
   }
   do {
     try file.commit()
@@ -156,6 +157,19 @@ public func exportCSV(reader: PlumbRawReader, to path: String) throws(PlumbRawEr
       "cannot move the CSV into place: \(POSIXFile.message(error.errno)); \(path) was not changed")
   }
   return selection
+}
+
+/// `reader`'s samples as the CSV text `exportCSV` writes, in memory (for a command that reads
+/// the CSV layout itself: no temporary file, which a full `/tmp` would fail). Returns the text
+/// and what was selected.
+public func exportCSVText(reader: PlumbRawReader) -> (
+  text: String, selection: PlumbRawSampleSelection
+) {
+  var bytes: [UInt8] = []
+  bytes.append(contentsOf: plumbRawCSVHeader.utf8)
+  bytes.append(0x0A)
+  let selection = reader.forEachSISample { appendCSVRow($0, to: &bytes) }
+  return (String(decoding: bytes, as: UTF8.self), selection)
 }
 
 /// One CSV row for `sample`, with its line end.

@@ -100,18 +100,28 @@ enum POSIXFile {
   }
 
   /// `strerror` text for people.
-  static func message(_ errno: Errno) -> String {
-    switch errno.rawValue {
-    case ENOENT: "no such file or folder"
-    case EACCES: "permission denied"
-    case EEXIST: "the file already exists"
-    case EISDIR: "is a folder, not a file"
-    case ENODEV: "is a device, not a file (a recording is a file: plumb record writes one)"
-    case ENOSPC: "no space left on the device"
-    case EFBIG:
-      "the file has reached the largest size this process may write (ulimit -f) or its file system allows"
-    case EROFS: "the file system is read-only"
-    default: String(cString: strerror(errno.rawValue))
-    }
+  static func message(_ errno: Errno) -> String { fileErrorText(errno) }
+}
+
+/// What a failed file operation's errno means, for people: a full disk, a size limit and the
+/// like in words that say what to look at (`strerror`'s text for the rest).
+public func fileErrorText(_ errno: Errno) -> String {
+  switch errno.rawValue {
+  case ENOENT: "no such file or folder"
+  case EACCES: "permission denied"
+  case EEXIST: "the file already exists"
+  case EISDIR: "is a folder, not a file"
+  case ENODEV: "is a device, not a file (a recording is a file: plumb record writes one)"
+  case ENOSPC: "no space left on the device"
+  case EFBIG:
+    "the file has reached the largest size this process may write (ulimit -f) or its file system allows"
+  case EROFS: "the file system is read-only"
+  case EDQUOT: "the disk quota is used up"
+  case EIO: "an I/O error: the device failed (see dmesg)"
+  case ENXIO: "nothing reads this named pipe: start its reader first"
+  default: String(cString: strerror(errno.rawValue))
   }
 }
+
+/// `fileErrorText` for an errno number.
+public func fileErrorText(code: Int32) -> String { fileErrorText(Errno(rawValue: code)) }

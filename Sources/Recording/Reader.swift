@@ -136,10 +136,15 @@ public struct PlumbRawReader: Sendable {
   /// For a file that ends with a torn record: what was dropped, for a person. `nil` otherwise.
   public var truncationNote: String? {
     guard tornBytes > 0 else { return nil }
-    return
+    let torn =
       "the last \(tornBytes) byte\(tornBytes == 1 ? " is" : "s are") not a whole record (a write "
-      + "cut short, e.g. by a power loss); the recording ends after record \(recordCount - 1) "
-      + "at byte \(validEnd)"
+      + "cut short, e.g. by a power loss); "
+    guard recordCount > 0 else {
+      return torn
+        + "the file ends inside its first record: it holds no record after its header, which "
+        + "ends at byte \(validEnd)"
+    }
+    return torn + "the recording ends after record \(recordCount - 1) at byte \(validEnd)"
   }
 
   /// For a file that ends with a torn record, one line for people: the file, the samples read

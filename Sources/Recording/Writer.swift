@@ -174,7 +174,7 @@ public final class PlumbRawWriter {
       // A file created here is removed; one replaced is left empty (removing it by name would
       // remove a symbolic link instead of the file it leads to).
       if overwrite { _ = Glibc.ftruncate(fd, 0) }
-      _ = Glibc.close(fd)
+      Self.unlockAndClose(fd)
       if !overwrite { _ = Glibc.unlink(path) }
       throw PlumbRawError(
         .writeFailed, path: path, errno: error.errno,
@@ -196,9 +196,22 @@ public final class PlumbRawWriter {
   }
 
   deinit {
-    if fd >= 0 { _ = Glibc.close(fd) }
+    if fd >= 0 { Self.unlockAndClose(fd) }
     buffer.deallocate()
     free(cPath)
+  }
+
+  /// Releases the recording's lock, then closes the descriptor.
+  ///
+  /// The lock belongs to the open file description, which every copy of the descriptor shares,
+  /// and a child process holds a copy from the moment it is forked until it execs (or closes
+  /// it): `O_CLOEXEC` closes that copy only at the exec. Closed alone, the descriptor would leave
+  /// the lock held for as long as a child spawned meanwhile by another thread (a supervisor, a
+  /// test runner) takes to get there, and a new recording to the same file would be refused as
+  /// "being recorded by another process". `LOCK_UN` releases it through any copy, at once.
+  private static func unlockAndClose(_ fd: Int32) {
+    _ = flock(fd, LOCK_UN)
+    _ = Glibc.close(fd)
   }
 
   /// Appends one record with one `write(2)`; syncs when the policy says. Allocation-free.
@@ -297,7 +310,7 @@ public final class PlumbRawWriter {
     guard !isClosed else { return }
     isClosed = true
     defer {
-      _ = Glibc.close(fd)
+      Self.unlockAndClose(fd)
       fd = -1
     }
     if failure != nil { return }

@@ -76,10 +76,13 @@ public enum HostCommandError: Error, Hashable, Sendable {
   case unexpectedArgument(HostCommandName, FixedText)
   /// `format X` with X not binary, text or mavlink.
   case unknownFormat(FixedText)
-  /// `rate X` with X not a whole number (or of more than 18 digits).
+  /// `rate X` with X not a whole number.
   case invalidRate(FixedText)
   /// `rate N` with N outside 1 … the sample rate.
   case rateOutOfRange(hertz: Int, sampleRateHz: Int)
+  /// `rate N` with N a whole number of more than nine significant digits (far above any
+  /// sample rate, and too long to show whole in a reply).
+  case rateTooLarge(digits: Int, sampleRateHz: Int)
   /// `rate N` with N not dividing the sample rate.
   case rateNotDivisor(hertz: Int, sampleRateHz: Int)
   /// The format/rate would not fit the serial line.
@@ -89,8 +92,16 @@ public enum HostCommandError: Error, Hashable, Sendable {
   /// A byte that is not printable ASCII, space or tab.
   case invalidByte(UInt8)
 
-  /// The reply to send.
+  /// The reply to send: at most `HostReply.maximumTextLength` characters, never cut. Where the
+  /// usual wording would be longer (the longest words echoed, 8000 Hz, 921600 baud), a shorter
+  /// one says the same.
   public var reply: HostReply {
+    let full = text(compact: false)
+    return HostReply(
+      .error, full.count <= HostReply.maximumTextLength ? full : text(compact: true))
+  }
+
+  private func text(compact: Bool) -> FixedText {
     var text = FixedText()
     switch self {
     case .unknownCommand(let word):
@@ -117,27 +128,33 @@ public enum HostCommandError: Error, Hashable, Sendable {
     case .invalidRate(let word):
       text.append("rate \"")
       text.append(word)
-      text.append("\"? give whole Hz, e.g. rate 50")
+      text.append(compact ? "\"? whole Hz, e.g. rate 50" : "\"? give whole Hz, e.g. rate 50")
     case .rateOutOfRange(let hertz, let sampleRateHz):
       text.append("rate ")
       text.append(decimal: hertz)
       text.append(" Hz: must be 1 to ")
       text.append(decimal: sampleRateHz)
       text.append(" Hz")
+    case .rateTooLarge(let digits, let sampleRateHz):
+      text.append("rate of ")
+      text.append(decimal: digits)
+      text.append(" digits: must be 1 to ")
+      text.append(decimal: sampleRateHz)
+      text.append(" Hz")
     case .rateNotDivisor(let hertz, let sampleRateHz):
       text.append(decimal: hertz)
       text.append(" Hz does not divide ")
       text.append(decimal: sampleRateHz)
-      text.append(" Hz")
+      if !compact { text.append(" Hz") }
       let (below, above) = Self.neighbouringDivisors(of: sampleRateHz, around: hertz)
       text.append(": try ")
       text.append(decimal: below)
       if let above {
-        text.append(" or ")
+        text.append(compact ? ", " : " or ")
         text.append(decimal: above)
       }
     case .linkBudget(let refusal):
-      text.append(refusal.shortDescription)
+      text.append(refusal.shortDescription(compact: compact))
     case .lineTooLong(let limit):
       text.append("line longer than ")
       text.append(decimal: limit)
@@ -148,7 +165,7 @@ public enum HostCommandError: Error, Hashable, Sendable {
       text.append(TextFormat.hexDigit(Int(byte & 0xF)))
       text.append(" not allowed in commands")
     }
-    return HostReply(.error, text)
+    return text
   }
 
   /// Whether the line was garbage rather than a mistyped command: a control or non-ASCII byte,
@@ -433,6 +450,10 @@ public struct HostCommandParser: Sendable {
       case .rate:
         guard let argument else { return .failure(.missingArgument(.rate)) }
         if let extra { return .failure(.unexpectedArgument(.rate, echo(extra))) }
+        let digits = Self.significantDigits(argument)
+        if digits > 9 {
+          return .failure(.rateTooLarge(digits: digits, sampleRateHz: context.sampleRateHz))
+        }
         guard let value = DecimalFormat.parseUnsigned(argument, maximumDigits: 18) else {
           return .failure(.invalidRate(echo(argument)))
         }
@@ -472,10 +493,30 @@ public struct HostCommandParser: Sendable {
     return nil
   }
 
+  /// `word` for a reply: whole up to 12 characters; longer, its first 9 and "...", so a cut
+  /// word is never shown as if it had been typed so.
   private func echo(_ word: UnsafeRawBufferPointer) -> FixedText {
     var text = FixedText()
-    text.append(word, limit: 12)
+    if word.count <= 12 {
+      text.append(word)
+    } else {
+      text.append(UnsafeRawBufferPointer(rebasing: word[0..<9]))
+      text.append("...")
+    }
     return text
+  }
+
+  /// The digits of `word` after its leading zeros when it is all digits (a whole number, however
+  /// long); 0 otherwise.
+  /// Plain loops: closures over the bytes allocate in unoptimised builds, and parsing allocates
+  /// nothing.
+  private static func significantDigits(_ word: UnsafeRawBufferPointer) -> Int {
+    var digits = 0
+    for byte in word {
+      guard byte >= 0x30 && byte <= 0x39 else { return 0 }
+      if digits > 0 || byte != 0x30 { digits += 1 }
+    }
+    return digits
   }
 
   private static func equalsIgnoringCase(_ word: UnsafeRawBufferPointer, _ candidate: StaticString)

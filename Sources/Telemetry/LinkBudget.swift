@@ -181,7 +181,11 @@ public struct LinkBudgetRefusal: Error, Hashable, Sendable, CustomStringConverti
   }
 
   /// At most 46 characters, for a command reply: `6300 B/s > 816 B/s at 9600 baud; max 10 Hz`.
-  public var shortDescription: FixedText {
+  public var shortDescription: FixedText { shortDescription(compact: false) }
+
+  /// The same, `compact` without the unit of the allowed rate (for the widest settings, whose
+  /// figures would not fit a reply otherwise).
+  public func shortDescription(compact: Bool) -> FixedText {
     var text = FixedText()
     switch reason {
     case .invalidRate:
@@ -192,7 +196,7 @@ public struct LinkBudgetRefusal: Error, Hashable, Sendable, CustomStringConverti
       text.append(decimal: bytesPerSecond)
       text.append(" B/s > ")
       text.append(decimal: allowedBytesPerSecond)
-      text.append(" B/s at ")
+      text.append(compact ? " at " : " B/s at ")
       text.append(decimal: baudRate)
       text.append(" baud")
       if let rate = suggestedRateHz {

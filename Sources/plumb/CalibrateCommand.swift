@@ -58,7 +58,14 @@ func calibrateCommand(_ arguments: ParsedArguments) throws {
         + "points at it with \"calibration\")")
   }
   var existing: CalibrationFile?
-  if fileExists(output) {
+  switch existingOutput(at: output) {
+  case .folder:
+    throw CommandFailure(
+      .cannotCreate,
+      "--output \(output) is a folder: give a calibration file's name, e.g. \(output)/unit.json")
+  case .stream:
+    break  // a device or a pipe (/dev/stdout): written to, nothing to keep
+  case .file:
     do {
       existing = try CalibrationFile.load(path: output)
     } catch {
@@ -66,12 +73,13 @@ func calibrateCommand(_ arguments: ParsedArguments) throws {
         .dataError,
         "\(error) — refusing to overwrite it; give another --output or fix the file")
     }
-  } else {
+  case .nothing:
     do {
       _ = try AtomicFile(path: output)  // created beside the target, removed unused
     } catch {
       throw CommandFailure(
-        .cannotCreate, "cannot write \(error); check the folder exists and is writable")
+        .cannotCreate,
+        "cannot write \(output): \(error.message); check the folder exists and can be written to")
     }
   }
   installStopHandlers()
@@ -80,6 +88,13 @@ func calibrateCommand(_ arguments: ParsedArguments) throws {
     result = try calibrateAccelerometer(
       setup, options: AccelerometerCalibrationOptions(fullMatrix: arguments.flag("full-matrix")),
       instruct: { printError("plumb: " + $0) })
+  } catch .stopped {
+    // Stopped by a signal: nothing measured is kept, so not the 0 of a finished run.
+    let signal = stopSignal.load(ordering: .relaxed)
+    throw CommandFailure(
+      ExitCode(stoppedBy: signal) ?? .interrupted,
+      "stopped by \(signalName(signal)) before all six poses were measured: \(output) was not "
+        + "written; run it again to calibrate")
   } catch {
     throw CommandFailure(.unavailable, "\(error)")
   }
@@ -124,10 +139,13 @@ func calibrateCommand(_ arguments: ParsedArguments) throws {
       created: utcTimestamp())
   }
   file.accelerometer = solution.correction
-  do {
+  do throws(CalibrationFileError) {
     try file.write(toPath: output)
   } catch {
-    throw CommandFailure(.cannotCreate, "\(error)")
+    if case .unwritable(_, let code) = error {
+      throw CommandFailure(ExitCode(outputErrno: code), "\(error) (\(output) was not changed)")
+    }
+    throw CommandFailure(.dataError, "\(error)")
   }
   print("wrote \(output) (calibration id \(file.calibrationIdText))")
   print("point the board file at it: \"calibration\": \"\(output)\"")

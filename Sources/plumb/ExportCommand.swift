@@ -38,7 +38,9 @@ func exportCommand(_ arguments: ParsedArguments) throws {
       "plumb: \(selection.selected) samples → \(output) (skipped: \(selection.skippedRepeats) repeated reads, \(selection.skippedOutOfOrder) out-of-order times)"
     )
   } catch {
-    throw CommandFailure(.cannotCreate, error.description)
+    // 74 when the device could not take the CSV (a full disk), 73 when the path is wrong.
+    throw CommandFailure(
+      error.errno.map { ExitCode(outputErrno: $0.rawValue) } ?? .cannotCreate, error.description)
   }
 }
 

@@ -14,13 +14,15 @@ let recordSpec = CommandSpec(
     transcript, in the documented, append-safe .plumbraw format (Sources/Recording/PLUMBRAW.md):
     a file cut by a power loss reads up to its last whole record. Frames still go to the board's
     serial device (or --serial). A progress bar with the time left is shown on a terminal.
-    SIGINT/SIGTERM end the recording early, whole, and say so (exit 0); a hang-up (SIGHUP: the
-    terminal or ssh session closed) or SIGKILL ends it without a word, the file reading up to its
-    last record: run long captures under nohup, tmux or systemd-run. If the recording cannot
+    SIGINT, SIGTERM, SIGQUIT and a hang-up (SIGHUP: the terminal or ssh session closed) end the
+    recording early, whole, and say so (exit 0); SIGKILL ends it without a word, the file
+    reading up to its last record. A recording that must outlive its terminal runs under nohup,
+    tmux or systemd-run. If the recording cannot
     go on (a full disk, a file-size limit, the file deleted or moved), the run stops at once and
-    says what the file keeps: its samples up to the failure, readable (exit 74). An output that
-    cannot be created (a device, a pipe, a folder, no such folder, a recording another run is
-    writing) is refused before the board starts (exit 73).
+    says what the file keeps: its samples up to the failure, readable (exit 74; a disk too full
+    for the recording's start leaves no file, also 74). An output that cannot be created (a
+    device, a pipe, a folder, no such folder, a recording another run is writing) is refused
+    before the board starts (exit 73).
     """,
   options: [
     .option("board", value: "FILE", help: "the board file", required: true),
@@ -70,14 +72,19 @@ func recordCommand(_ arguments: ParsedArguments) throws {
     printError(summary.recordedLine(path: output))
     let signal = stopSignal.load(ordering: .relaxed)
     if signal != 0 {
-      let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)"
       printError(
-        "plumb: warning: stopped by \(name) after \(NumberText.fixed(summary.sampleSeconds, 3)) s "
+        "plumb: warning: stopped by \(signalName(signal)) after \(NumberText.fixed(summary.sampleSeconds, 3)) s "
           + "of the \(NumberText.compact(seconds)) s asked: \(output) holds what was "
           + "taken (a whole recording, only shorter)")
     }
   } catch {
     bar?.finish()
+    if case .framesStopped(let summary) = error {
+      // The recording went on to the end and is whole; only the frames stopped.
+      printError(summary.description)
+      printError(summary.recordedLine(path: output))
+      throw CommandFailure(exitCode(for: error), error.description)
+    }
     if case .recordingStopped(let failure, let summary) = error {
       printError(summary.description)
       throw CommandFailure(
@@ -154,7 +161,12 @@ func checkRecordingOutput(_ path: String, option: String, overwrite: Bool) throw
 func isBeingRecorded(_ path: String) -> Bool {
   let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
   guard fd >= 0 else { return false }
-  defer { close(fd) }
+  // The shared lock taken to look is released explicitly, not only by the close: see
+  // `PlumbRawWriter`'s unlockAndClose.
+  defer {
+    flock(fd, LOCK_UN)
+    close(fd)
+  }
   return flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK
 }
 

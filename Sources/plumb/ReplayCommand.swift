@@ -25,7 +25,8 @@ struct ReplayCommand {
       (more columns may follow and are ignored, except an eighth named temp_c, the die
       temperature in °C), then one sample per line: time in seconds, strictly increasing, at
       any rate (the interval comes from t_s); angular rate in rad/s; specific force in m/s²
-      (about +9.8 on the up axis at rest); body axes.
+      (about +9.8 on the up axis at rest); body axes. Lines end with LF or CRLF; a UTF-8
+      byte-order mark may precede the header.
 
       OUTPUT: a CSV file with the header
           \(ReplayFormat.outputHeader)
@@ -34,8 +35,11 @@ struct ReplayCommand {
       without a magnetometer the heading is relative and drifts slowly); gravity's direction in
       the body; linear acceleration (m/s²); bias-corrected rate (rad/s); gyro bias and its 1σ
       uncertainty (rad/s); rest (1/0); the estimator's flags (bits: 0 initialising, 1 at rest,
-      2 acceleration rejected, 3 recovering, 4 gap, 5 clipped input, 8 rest started, 9 bias
-      limited); samples missed before this one. The attitude is the estimator's own: each
+      2 acceleration rejected, 3 recovering, 4 gap, 5 clipped input, 6 time rejected,
+      7 impossible input, 8 rest started, 9 bias limited, 10 heading uncertain); samples missed
+      before this one. A sample no sensor gives (a rate and force beyond 10⁴ together: a unit or a column
+      gone wrong) is refused and its line repeats the attitude before it (bit 7): said on
+      standard error with the first one's line, and when every sample is refused, exit 65. The attitude is the estimator's own: each
       rate is integrated over the interval before its sample, as that interval's mean, so it
       holds half a period after t_s, less (for chip data) the low-pass filter's delay; `plumb
       run` frames carry it to their sample time (FORMATS.md, Time).
@@ -116,8 +120,18 @@ struct ReplayCommand {
     var previous: Int64?
     var hasTemperature = false
     var writeFailure: AtomicFile.Failure?
+    var impossible = 0
+    var firstImpossibleLine = 0
     do throws(ReplayFormat.InputError) {
-      for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+      let lines = ReplayFormat.lines(text)
+      if lines.allSatisfy({ $0.trimmingCharacters().isEmpty }) {
+        throw ReplayFormat.InputError(
+          line: 1,
+          message:
+            "the file is empty: it needs the header \(ReplayFormat.inputColumns.joined(separator: ","))[,temp_c] and a line per sample"
+        )
+      }
+      for line in lines {
         lineNumber += 1
         if lineNumber == 1 {
           hasTemperature = try ReplayFormat.checkHeader(line)
@@ -140,6 +154,10 @@ struct ReplayCommand {
         }
         previous = nanoseconds
         let estimate = estimator.update(sample)
+        if estimate.flags.contains(.invalidInput) {
+          if impossible == 0 { firstImpossibleLine = lineNumber }
+          impossible += 1
+        }
         buffer += ReplayFormat.format(timeText: timeText, estimate)
         buffer += "\n"
         count += 1
@@ -153,11 +171,17 @@ struct ReplayCommand {
           buffer = ""
         }
       }
-      if lineNumber == 0 || (lineNumber == 1 && text.isEmpty) {
-        throw ReplayFormat.InputError(line: 1, message: "the file is empty: it needs a header")
-      }
     } catch {
       throw CommandFailure(.dataError, "\(inputPath): \(error.description)")
+    }
+    if impossible > 0 {
+      let what =
+        "\(impossible == count ? "all \(count)" : "\(impossible) of \(count)") samples "
+        + "(the first at line \(firstImpossibleLine)) hold a rate and force no sensor gives "
+        + "(beyond 10⁴ together): refused by the estimator, their lines repeat the attitude "
+        + "before them (flag bit 7); check the columns' units: rad/s and m/s²"
+      if impossible == count { throw CommandFailure(.dataError, "\(inputPath): \(what)") }
+      printError("plumb: warning: \(inputPath): \(what)")
     }
     if let writeFailure { throw cannotWrite(writeFailure) }
     do {
@@ -169,12 +193,19 @@ struct ReplayCommand {
     return count
   }
 
-  /// The output could not be written: EX_CANTCREAT (73), naming the file.
+  /// The output could not be written, naming it and what to do: EX_IOERR (74) when its device
+  /// could not take it (a full disk), EX_CANTCREAT (73) when the path is wrong. Nothing partial
+  /// is left at `outputPath`.
   func cannotWrite(_ error: AtomicFile.Failure) -> CommandFailure {
-    CommandFailure(
-      .cannotCreate,
-      "cannot write \(error); check the folder exists and is writable (the output is written "
-        + "beside \(outputPath) and renamed over it)")
+    let code = ExitCode(outputErrno: error.errno.rawValue)
+    let advice =
+      code == .ioError
+      ? "; free space on that device, or write elsewhere"
+      : error.errno.rawValue == ENXIO ? "" : "; check the folder exists and can be written to"
+    return CommandFailure(
+      code,
+      "cannot write \(outputPath): \(error.message)\(advice) (nothing was written to "
+        + "\(outputPath))")
   }
 
   /// A .plumbraw recording in the CSV layout (through `exportCSV`, the one conversion of recorded
@@ -183,20 +214,8 @@ struct ReplayCommand {
     String, Matrix3
   ) {
     let reader = try openRecording(path, skipDamaged: skipDamaged)
-    let temporary = "\(temporaryDirectoryPath)/plumb-replay-\(getpid()).csv"
-    defer { unlink(temporary) }
-    do {
-      let selection = try exportCSV(reader: reader, to: temporary)
-      if let note = selection.outOfOrderNote { printError("plumb: warning: \(path): \(note)") }
-    } catch {
-      throw CommandFailure(.cannotCreate, error.description)
-    }
-    let text: String
-    do {
-      text = try readTextFile(temporary)
-    } catch {
-      throw CommandFailure(.cannotCreate, "cannot read back \(temporary)")
-    }
+    let (text, selection) = exportCSVText(reader: reader)
+    if let note = selection.outOfOrderNote { printError("plumb: warning: \(path): \(note)") }
     let m = reader.header.mounting
     let mounting = Matrix3(
       rows: Vector3(m.row0.x, m.row0.y, m.row0.z), Vector3(m.row1.x, m.row1.y, m.row1.z),

@@ -29,6 +29,16 @@ enum ReplayFormat {
     var description: String { "line \(line): \(message)" }
   }
 
+  /// The lines of `text`, without a UTF-8 byte-order mark before the first (Excel's "CSV UTF-8"
+  /// writes one). Split at each "\n" scalar: Swift's `Character` takes "\r\n" for one, so a
+  /// split into characters would find no line end in a file written on Windows. A line keeps
+  /// its "\r", which the parsing trims with the spaces.
+  static func lines(_ text: String) -> [Substring] {
+    var scalars = Substring(text).unicodeScalars
+    if scalars.first == "\u{FEFF}" { scalars.removeFirst() }
+    return scalars.split(separator: "\n", omittingEmptySubsequences: false).map(Substring.init)
+  }
+
   /// Checks the header line; returns whether an eighth column `temp_c` (°C) follows.
   static func checkHeader(_ line: Substring) throws(InputError) -> Bool {
     let names = line.split(separator: ",", omittingEmptySubsequences: false).map {

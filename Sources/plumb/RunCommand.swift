@@ -13,11 +13,13 @@ let runSpec = CommandSpec(
     samples of that time are missed, counted and flagged).
     Frames go to the board's serial device, or to --serial PATH (a tty or pty in raw mode, a
     file, or a named pipe whose reader is already running: `mkfifo f; plumb-monitor f &`; a
-    full pipe drops frames, counted, and never stalls the loop). On a terminal, binary frames are shown as text. SIGINT, SIGTERM and
-    SIGHUP (the terminal closed) finish the frame, flush, close, write the learnt gyro bias
+    full pipe drops frames, counted, and never stalls the loop). On a terminal, binary frames are shown as text. SIGINT, SIGTERM,
+    SIGQUIT and SIGHUP (the terminal closed) finish the frame, flush, close, write the learnt gyro bias
     back to the board's calibration file and exit 0; so does standard output's reader going
     away (`plumb run … | head`). Exit status: 64 usage, 69 hardware missing or not answering
     (the sensor, its data-ready line, the serial device), 73 an output that cannot be created,
+    74 an output that failed while written (a full disk: frames to a file stop the run there, the
+    file ending with its last whole frame; a --record stops and the frames go on),
     78 the board or calibration file (the message names the key); with --replay, 66 a
     recording that cannot be read and 65 one that does not replay. Host commands (tare, format, rate, status, version) are read from
     the serial line (from standard input when writing to a terminal).
@@ -65,7 +67,7 @@ func runCommand(_ arguments: ParsedArguments) throws {
     }
     try arguments.refuseOutput(
       "serial", overwriting: [CommandInput(replay, "the --replay recording")])
-    installStopHandlers(hangUp: true)
+    installStopHandlers()
     var options = RunOptions(serialPath: arguments.value("serial"), log: { printError($0) })
     options.realTime = arguments.flag("realtime")
     options.skipDamaged = arguments.flag("skip-damaged")
@@ -74,6 +76,9 @@ func runCommand(_ arguments: ParsedArguments) throws {
       summary = try replayRecording(path: replay, format: format, options: options)
     } catch {
       switch error {
+      case .framesStopped(let summary):
+        printError(summary.description)
+        throw CommandFailure(exitCode(for: error), error.description)
       case .replayInput, .framesFile, .serial:
         throw CommandFailure(exitCode(for: error), error.description)
       default:
@@ -111,7 +116,7 @@ func runCommand(_ arguments: ParsedArguments) throws {
   } else if arguments.flag("overwrite") {
     throw UsageError("--overwrite replaces an existing --record file; there is none", spec: runSpec)
   }
-  installStopHandlers(hangUp: true)
+  installStopHandlers()
   var options = RunOptions(
     serialPath: arguments.value("serial"), durationSeconds: duration,
     fast: arguments.flag("fast"), recordPath: arguments.value("record"), log: { printError($0) })
@@ -121,7 +126,11 @@ func runCommand(_ arguments: ParsedArguments) throws {
     printError(summary.description)
     if let record = options.recordPath { printError(summary.recordedLine(path: record)) }
   } catch {
-    if case .recordingStopped(_, let summary) = error { printError(summary.description) }
+    switch error {
+    case .recordingStopped(_, let summary), .framesStopped(let summary):
+      printError(summary.description)
+    default: break
+    }
     throw CommandFailure(exitCode(for: error), error.description)
   }
 }
@@ -138,7 +147,11 @@ func exitCode(for error: RunError) -> ExitCode {
   switch error {
   case .setup, .simulation, .start(.invalidSettings): .configuration
   case .recording, .framesFile: .cannotCreate
-  case .recordingStopped: .ioError
+  // A full disk is 74 from the first byte on, as for every output; a path that cannot take the
+  // file is 73.
+  case .recordingNotStarted(let error):
+    error.errno.map { ExitCode(outputErrno: $0.rawValue) } ?? .cannotCreate
+  case .recordingStopped, .framesStopped: .ioError
   case .replayInput(let input): input.kind == .unreadable ? .noInput : .dataError
   default: .unavailable
   }

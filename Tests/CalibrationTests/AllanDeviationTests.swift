@@ -111,6 +111,34 @@ import Testing
     #expect(!r.minimumReached)
   }
 
+  /// Issue 21: `plumb-cal allan` trapped ("Unexpectedly found nil") on a CSV whose gyro axis was
+  /// exactly constant, or held 1e308: such an axis has no curve to read N, B and K off (σ is zero,
+  /// or overflows), and the analysis returned no read-offs for it without a word. It is refused,
+  /// naming the axis and what is wrong with it. (The axis is constant at 0.001, or swings
+  /// between ±value for the huge ones.)
+  @Test(arguments: [
+    (InertialAxis.gyroX, 0.001, ["gyr_x", "same value (0.001) in every sample", "no noise"]),
+    (InertialAxis.accelY, 1e308, ["acc_y", "1e+308 m/s²", "too large", "units"]),
+    (InertialAxis.gyroZ, -1e200, ["gyr_z", "1e+200 rad/s", "too large"]),
+  ])
+  func anAxisWithoutNoiseOrWithHugeValuesIsRefusedNamingIt(
+    axis: InertialAxis, value: Double, says: [String]
+  ) {
+    var recording = StillSensorSimulation().record(sampleCount: 3000, seed: 4)
+    recording.channels[axis.rawValue] = (0..<recording.count).map {
+      value == 0.001 || $0.isMultiple(of: 2) ? value : -value
+    }
+    #expect {
+      _ = try AllanAnalysis.analyze(recording)
+    } throws: { error in
+      guard let e = error as? RecordingError else { return false }
+      return e.kind == .notMeasurable && says.allSatisfy { e.description.contains($0) }
+    }
+    // Another axis alone still analyses.
+    let other: InertialAxis = axis == .gyroX ? .gyroY : .gyroX
+    #expect(throws: Never.self) { _ = try AllanAnalysis.analyze(recording, axes: [other]) }
+  }
+
   @Test func recordsUnderTenSecondsAreTooShort() {
     let recording = StillSensorSimulation().record(sampleCount: 900, seed: 1)
     #expect {

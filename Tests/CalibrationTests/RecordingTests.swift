@@ -42,6 +42,19 @@ import Testing
     #expect(r.location(ofSample: 1) == "line 5")
   }
 
+  /// Issue 21: a UTF-8 byte-order mark before the header (Excel's "CSV UTF-8") was read as
+  /// part of the first column's name: "the header lacks t_s". It is not part of the text.
+  @Test func aByteOrderMarkBeforeTheHeaderIsNotPartOfIt() throws {
+    let plain = try decode(Self.header + "\r\n0,1,2,3,4,5,6\r\n0.01,1,2,3,4,5,6\r\n")
+    let marked = try decode("\u{FEFF}" + Self.header + "\r\n0,1,2,3,4,5,6\r\n0.01,1,2,3,4,5,6\r\n")
+    #expect(marked.count == 2 && marked.timeSeconds == plain.timeSeconds)
+    #expect(marked.samples(.accelZ) == plain.samples(.accelZ))
+    // Only before the header: one inside a row is an error that says what it is.
+    expectError(
+      Self.header + "\n0,1,2,3,4,5,6\n\u{FEFF}0.01,1,2,3,4,5,6\n", .malformed,
+      ["line 3", "t_s", "not a number"])
+  }
+
   @Test func numbersReadExactlyAsTheirDecimalText() throws {
     // Short decimals take an exact fast path, long ones strtod: both must give the double
     // nearest the text, as Swift's own parser does.

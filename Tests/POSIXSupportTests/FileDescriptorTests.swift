@@ -28,6 +28,21 @@ struct Pipe: ~Copyable {
     }
   }
 
+  /// A descriptor a child process inherits keeps the file (and its locks, and a pipe's end)
+  /// open in the child: every descriptor Plumb opens is close-on-exec, whether the caller
+  /// remembered the flag or not, and so is every copy it makes.
+  @Test func descriptorsAreCloseOnExec() throws {
+    let opened = try FileDescriptor.open("/dev/null", flags: O_RDONLY)
+    let openedFlags = fcntl(opened.rawValue, F_GETFD)
+    #expect(openedFlags >= 0 && openedFlags & FD_CLOEXEC != 0)
+    let copy = try FileDescriptor.duplicate(opened.rawValue)
+    let copyFlags = fcntl(copy.rawValue, F_GETFD)
+    #expect(copy.rawValue != opened.rawValue && copyFlags >= 0 && copyFlags & FD_CLOEXEC != 0)
+    #expect(throws: SystemCallError(.badFileDescriptor)) {
+      _ = try FileDescriptor.duplicate(-1)
+    }
+  }
+
   // Whether a descriptor is closed is observed from the other end of a pipe: checking the
   // number with fcntl races with other tests in this process, whose next open reuses it.
 

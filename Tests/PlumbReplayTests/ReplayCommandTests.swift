@@ -101,6 +101,81 @@ import Testing
     #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["bad.csv"])
   }
 
+  /// Issue 21: a CSV with CRLF line endings (Windows, Excel) and a temp_c column replayed to a
+  /// header alone and exit 0: every row silently lost (Swift reads "\r\n" as one character, so
+  /// the file was one line). Without temp_c it was refused with a header error that quoted the
+  /// whole file. A UTF-8 byte-order mark (Excel's "CSV UTF-8") was refused as a wrong header.
+  /// Line endings and a BOM change nothing: the same samples give the same bytes.
+  @Test(arguments: [
+    (crlf: true, bom: false, temperature: true), (crlf: true, bom: false, temperature: false),
+    (crlf: false, bom: true, temperature: true), (crlf: true, bom: true, temperature: false),
+  ])
+  func lineEndingsAndAByteOrderMarkChangeNothing(crlf: Bool, bom: Bool, temperature: Bool) throws {
+    let dir = try temporaryDirectory()
+    var plain = recording()
+    if temperature {
+      plain =
+        plain.split(separator: "\n").enumerated().map {
+          $0.element + ($0.offset == 0 ? ",temp_c" : ",\(25 + Double($0.offset) / 1000)")
+        }.joined(separator: "\n") + "\n"
+    }
+    var variant = crlf ? plain.replacingOccurrences(of: "\n", with: "\r\n") : plain
+    if bom { variant = "\u{FEFF}" + variant }
+    let plainInput = dir.appendingPathComponent("plain.csv")
+    let variantInput = dir.appendingPathComponent("variant.csv")
+    try plain.write(to: plainInput, atomically: true, encoding: .utf8)
+    try variant.write(to: variantInput, atomically: true, encoding: .utf8)
+    let expected = dir.appendingPathComponent("expected.csv")
+    let output = dir.appendingPathComponent("out.csv")
+    #expect(
+      try plumb(["replay", "--input", plainInput.path, "--output", expected.path]).status == 0)
+    let result = try plumb(["replay", "--input", variantInput.path, "--output", output.path])
+    #expect(result.status == 0, "\(result.standardError)")
+    let bytes = try Data(contentsOf: output)
+    #expect(String(decoding: bytes, as: UTF8.self).split(separator: "\n").count == 1701)
+    #expect(bytes == (try Data(contentsOf: expected)))
+  }
+
+  /// A gyro column of 1e308 rad/s (a unit or an export gone wrong) replayed to exit 0: every
+  /// sample refused by the estimator as impossible, every line the identity attitude with a
+  /// flag (bit 7) the help did not even list. Nothing usable is 65; some refused samples are
+  /// said, with the first one's line.
+  @Test func impossibleSamplesAreSaidAndAllOfThemAreBadData() throws {
+    let dir = try temporaryDirectory()
+    let rows = recording().split(separator: "\n")
+    func write(_ name: String, _ change: (Int, [Substring]) -> [Substring]) throws -> URL {
+      let url = dir.appendingPathComponent(name)
+      let text =
+        rows.enumerated().map { index, row in
+          index == 0
+            ? String(row)
+            : change(index + 1, row.split(separator: ",")).joined(separator: ",")
+        }.joined(separator: "\n") + "\n"
+      try text.write(to: url, atomically: true, encoding: .utf8)
+      return url
+    }
+    let allHuge = try write("huge.csv") { _, fields in [fields[0], "1e308"] + fields[2...] }
+    let output = dir.appendingPathComponent("out.csv")
+    let refused = try plumb(["replay", "--input", allHuge.path, "--output", output.path])
+    #expect(refused.status == 65, "\(refused.standardError)")
+    #expect(
+      refused.standardError.contains("all 1700 samples")
+        && refused.standardError.contains("line 2") && refused.standardError.contains("rad/s"),
+      "\(refused.standardError)")
+    #expect(!FileManager.default.fileExists(atPath: output.path))
+    let oneHuge = try write("one.csv") { line, fields in
+      line == 500 ? [fields[0], fields[1], "-4e4"] + fields[3...] : fields
+    }
+    let said = try plumb(["replay", "--input", oneHuge.path, "--output", output.path])
+    #expect(said.status == 0, "\(said.standardError)")
+    #expect(
+      said.standardError.contains("warning") && said.standardError.contains("1 of 1700 samples")
+        && said.standardError.contains("line 500"),
+      "\(said.standardError)")
+    let help = try plumb(["replay", "--help"]).standardOutput
+    #expect(help.contains("7 impossible input") && help.contains("10 heading uncertain"), "\(help)")
+  }
+
   /// An eighth column named temp_c is the die temperature; it must be a number.
   @Test func readsAnOptionalTemperatureColumn() throws {
     let dir = try temporaryDirectory()

@@ -64,7 +64,8 @@ import Testing
 
   /// Room for the header but not for the start-up's bus transcript left a file of 1001 bytes
   /// with no sample in it, which replayed as nothing (48 divergences) and had to be removed by
-  /// hand before recording again: like a header that cannot be written, it is not left.
+  /// hand before recording again: like a header that cannot be written, it is not left. (A
+  /// full disk, or a size limit, is 74 from the first byte on, as for every output: issue 21.)
   @Test func aRecordingThatCannotHoldItsStartUpIsNotLeft() throws {
     let directory = try temporaryDirectory()
     let output = directory.appendingPathComponent("tiny.plumbraw").path
@@ -74,7 +75,7 @@ import Testing
         "record", "--board", "Boards/simulated.json", "--fast", "--seconds", "5", "--output",
         output, "--serial", "/dev/null",
       ])
-    #expect(result.status == 73, "\(result.standardError)")
+    #expect(result.status == 74, "\(result.standardError)")
     #expect(
       result.standardError.contains(output) && result.standardError.contains("ulimit -f"),
       "\(result.standardError)")
@@ -95,7 +96,7 @@ import Testing
           "record", "--board", "Boards/simulated.json", "--fast", "--seconds", "5", "--output",
           link, "--serial", "/dev/null", "--overwrite",
         ])
-      #expect(result.status == 73, "\(result.standardError)")
+      #expect(result.status == 74, "\(result.standardError)")
       var status = stat()
       #expect(lstat(link, &status) == 0 && (status.st_mode & S_IFMT) == S_IFLNK, "\(blocks)")
       #expect(FileManager.default.fileExists(atPath: target))

@@ -1,5 +1,8 @@
+import Dispatch
+import Foundation
 import HardwareAbstraction
 import Recording
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -80,6 +83,47 @@ struct DurabilityTests {
     let second = try PlumbRawWriter(creating: first.path, header: plainHeader(), overwrite: true)
     try second.close()
     #expect(try PlumbRawReader(contentsOf: first.path).sampleCount == 0)
+  }
+
+  /// `make test` failed once on a fresh machine: a writer closed, and a second writer given the
+  /// same file (with overwrite) found it "being recorded by another process". A test running in
+  /// parallel had spawned a child (Foundation's `Process`, like every test that runs a program),
+  /// and a child holds a copy of every descriptor from its fork until it closes them and execs:
+  /// `O_CLOEXEC` closes the copy only at the exec. The copy kept the first writer's lock alive
+  /// after the writer had closed. Children are spawned here all the time (several at once, as
+  /// the parallel suite does), and a recording closed must be free at once, every time.
+  @Test("a recording closed is free at once, whatever children the process is spawning")
+  func closedRecordingIsFreeWhileChildrenAreSpawned() throws {
+    let stop = Atomic<Bool>(false)
+    let spawners = DispatchGroup()
+    for _ in 0..<2 {
+      DispatchQueue.global().async(group: spawners) {
+        while !stop.load(ordering: .relaxed) {
+          let child = Process()
+          child.executableURL = URL(fileURLWithPath: "/bin/true")
+          guard (try? child.run()) != nil else { return }
+          child.waitUntilExit()
+        }
+      }
+    }
+    defer {
+      stop.store(true, ordering: .relaxed)
+      spawners.wait()
+    }
+    let path = temporaryPath("spawning.plumbraw")
+    var refusals = 0
+    for round in 0..<400 {
+      do {
+        let writer = try PlumbRawWriter(
+          creating: path, header: plainHeader(), overwrite: round > 0)
+        try writer.append(sample(round))
+        try writer.close()
+      } catch {
+        refusals += 1
+        if refusals == 1 { Issue.record("round \(round): \(error)") }
+      }
+    }
+    #expect(refusals == 0)
   }
 
   /// The names in `folder`, `.` and `..` apart.

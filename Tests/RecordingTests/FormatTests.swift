@@ -335,6 +335,17 @@ struct FormatTests {
         _ = try PlumbRawReader(bytes: Array(full[0..<cut]))
       }
     }
+    // Issue 21: cut inside its first record, the file was said to end "after record -1". It
+    // ends inside its first record, with no record before the cut, and says so.
+    for cut in [headerLength + 1, boundaries[1] - 1] {
+      let cutReader = try PlumbRawReader(bytes: Array(full[0..<cut]), path: "first.plumbraw")
+      let note = try #require(cutReader.truncationNote)
+      #expect(!note.contains("-1"), "\(note)")
+      #expect(note.contains("the file ends inside its first record"), "\(note)")
+      #expect(note.contains("holds no record") && note.contains("byte \(headerLength)"), "\(note)")
+      let warning = try #require(cutReader.cutShortWarning)
+      #expect(warning.contains("first.plumbraw") && warning.contains("0 samples"), "\(warning)")
+    }
     // Zeros after the last record (what a file system can leave after a crash) are torn bytes.
     let padded = try PlumbRawReader(bytes: full + [UInt8](repeating: 0, count: 4096))
     #expect(padded.recordCount == records.count && padded.tornBytes == 4096)

@@ -78,7 +78,8 @@ private func parse(
     ("tare\u{7F}\n", .invalidByte(0x7F), "byte 0x7F not allowed in commands"),
     ("dépêche\n", .invalidByte(0xC3), "byte 0xC3 not allowed in commands"),
     (
-      "averyveryverylongword\n", .unknownCommand("averyveryver"), "unknown command \"averyveryver\""
+      "averyveryverylongword\n", .unknownCommand("averyvery..."),
+      "unknown command \"averyvery...\""
     ),
     ("$tare*\n", .unknownCommand("$tare*"), "unknown command \"?tare?\""),
   ])
@@ -87,6 +88,54 @@ private func parse(
     #expect(expected.reply.status == .error)
     #expect(expected.reply.text.description == reply)
     #expect(expected.reply.text.count <= 46)
+  }
+
+  /// Issue 21: `rate 99999999999999999999` was answered `rate "999999999999"? give whole Hz,
+  /// e.g. rat`: the reply cut off mid-word at its 46 characters, and the number shown as if
+  /// twelve nines had been typed. Every refusal, for the longest input and the widest
+  /// settings (8000 Hz, 921600 baud), fits whole; a word too long to echo is shown cut, with
+  /// "...", never as if it were the word typed.
+  @Test func everyRefusalFitsWholeWhateverTheInput() {
+    let long = String(repeating: "9", count: 40)
+    let lines = [
+      "rate \(long)", "rate 99999999999999999999", "rate 999999999999999999", "rate 1234567890",
+      "rate 0000000000000000050x", "rate -\(long)", "rate 1e308", "rate 12.5", "rate 7999",
+      "rate 8001", "rate 999999999", "rate 3", "rate \(long)x", "format \(long)", "format text",
+      "format mavlink", "format binary", "tare \(long)", "status \(long)", "version now",
+      "format text \(long)", "rate 50 \(long)", "\(long)", "rate", "format", "\u{7}",
+      String(repeating: "x", count: 300),
+    ]
+    var checked = 0
+    for sampleRateHz in [4, 100, 1000, 8000] {
+      for baudRate in [9600, 115_200, 921_600] {
+        for format in [TelemetryFormat.binary, .text, .mavlink] {
+          for outputRateHz in [1, sampleRateHz] {
+            let context = HostCommandContext(
+              sampleRateHz: sampleRateHz, baudRate: baudRate, format: format,
+              outputRateHz: outputRateHz)
+            for line in lines {
+              for case .failure(let error) in parse(line + "\n", context: context) {
+                let text = error.reply.text
+                #expect(
+                  !text.isTruncated && text.count <= HostReply.maximumTextLength,
+                  "\(line.prefix(30)) at \(sampleRateHz) Hz, \(baudRate) baud: \(text)")
+                checked += 1
+              }
+            }
+          }
+        }
+      }
+    }
+    #expect(checked > 1000)
+    // Too long to echo whole: cut, and shown cut.
+    let huge = parse("rate 99999999999999999999\n")
+    #expect(huge.first.map { "\($0)" }?.contains("rateTooLarge") == true)
+    if case .failure(let error)? = huge.first {
+      #expect(error.reply.text.description == "rate of 20 digits: must be 1 to 100 Hz")
+    }
+    if case .failure(let error)? = parse("format abcdefghijklmnopqrstuvwxyz\n").first {
+      #expect(error.reply.text.description == "format \"abcdefghi...\"? use binary|text|mavlink")
+    }
   }
 
   @Test func theLinkBudgetRefusesRatesAndFormatsThatDoNotFit() {
@@ -129,7 +178,7 @@ private func parse(
 
   @Test func anOverlongLineIsAnsweredOnceAndIgnoredToItsEnd() {
     let long = String(repeating: "a", count: 64) + "\n"
-    #expect(parse(long) == [.failure(.unknownCommand("aaaaaaaaaaaa"))], "64 bytes is allowed")
+    #expect(parse(long) == [.failure(.unknownCommand("aaaaaaaaa..."))], "64 bytes is allowed")
     let tooLong = String(repeating: "tare ", count: 40) + "\ntare\n"
     #expect(parse(tooLong) == [.failure(.lineTooLong(limit: 64)), .success(.tare)])
     let (_, parser, _) = parse(Array(tooLong.utf8))

@@ -176,12 +176,13 @@ func allanReport(_ analysis: AllanAnalysis, recording: InertialRecording, sensor
       lines.append(
         "  " + NumberText.padRight("τ = " + seconds(taus[i]), label - 2)
           + NumberText.padRight("rad/s, m/s²", unitWidth)
-          + axes.map { cell(sci(analysis.curves[$0]!.deviation[i])) }.joined())
+          + axes.map { cell(analysis.curves[$0].map { sci($0.deviation[i]) } ?? "–") }.joined())
     }
   }
   for sensor in sensors {
     let units = SensorUnits.of(sensor)
-    let readOffs = sensor.axes.map { analysis.readOffs[$0]! }
+    // `AllanAnalysis.analyze` refuses an axis without read-offs; one missing shows as "–".
+    let readOffs = sensor.axes.map { analysis.readOffs[$0] }
     lines.append("")
     lines.append(
       NumberText.padRight(units.title, label + unitWidth) + cell("x") + cell("y") + cell("z"))
@@ -193,31 +194,33 @@ func allanReport(_ analysis: AllanAnalysis, recording: InertialRecording, sensor
     func optional(_ value: Double?, _ factor: Double = 1) -> String {
       value.map { sci($0 * factor) } ?? "not reached"
     }
-    row(units.randomWalkName, units.randomWalkUnit, readOffs.map { optional($0.randomWalk) })
+    func cells(_ text: (NoiseReadOffs) -> String) -> [String] {
+      readOffs.map { $0.map(text) ?? "–" }
+    }
+    row(units.randomWalkName, units.randomWalkUnit, cells { optional($0.randomWalk) })
     row(
       "", units.randomWalkAlternative.unit,
-      readOffs.map { optional($0.randomWalk, units.randomWalkAlternative.factor) })
+      cells { optional($0.randomWalk, units.randomWalkAlternative.factor) })
     row(
       "  slope over 0.1–1 s", "",
-      readOffs.map { $0.randomWalkFitSlope.map { NumberText.fixed($0, 3) } ?? "–" })
-    row("bias instability B", units.instabilityUnit, readOffs.map { sci($0.biasInstability) })
+      cells { $0.randomWalkFitSlope.map { NumberText.fixed($0, 3) } ?? "–" })
+    row("bias instability B", units.instabilityUnit, cells { sci($0.biasInstability) })
     row(
       "", units.instabilityAlternative.unit,
-      readOffs.map { sci($0.biasInstability * units.instabilityAlternative.factor) })
+      cells { sci($0.biasInstability * units.instabilityAlternative.factor) })
     row(
       "  minimum σ at τ", "s",
-      readOffs.map { NumberText.compact($0.minimumTauSeconds, 4) + ($0.minimumReached ? "" : "+") }
-    )
-    row(
-      "rate random walk K", units.rateRandomWalkUnit, readOffs.map { optional($0.rateRandomWalk) })
+      cells { NumberText.compact($0.minimumTauSeconds, 4) + ($0.minimumReached ? "" : "+") })
+    row("rate random walk K", units.rateRandomWalkUnit, cells { optional($0.rateRandomWalk) })
     row(
       "", units.rateRandomWalkAlternative.unit,
-      readOffs.map { optional($0.rateRandomWalk, units.rateRandomWalkAlternative.factor) })
-    if readOffs.contains(where: { !$0.minimumReached }) {
+      cells { optional($0.rateRandomWalk, units.rateRandomWalkAlternative.factor) })
+    let present = readOffs.compactMap { $0 }
+    if present.contains(where: { !$0.minimumReached }) {
       lines.append(
         "  + the curve is still falling at the longest τ: B is an upper bound; record longer")
     }
-    if readOffs.contains(where: { abs(($0.randomWalkFitSlope ?? -0.5) + 0.5) > 0.1 }) {
+    if present.contains(where: { abs(($0.randomWalkFitSlope ?? -0.5) + 0.5) > 0.1 }) {
       lines.append(
         "  note: the slope near 1 s is not −½ on some axis: white noise does not dominate there, so N is an upper bound"
       )

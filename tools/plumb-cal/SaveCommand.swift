@@ -68,6 +68,11 @@ let saveCommand = CommandGroup.Subcommand(saveSpec) { arguments in
   }
   let update = arguments.flag("update")
   let replace = arguments.flag("replace")
+  if existingOutput(at: output) == .folder {
+    throw CommandFailure(
+      .cannotCreate,
+      "--output \(output) is a folder: give a calibration file's name, e.g. \(output)/unit.json")
+  }
   if update && replace {
     throw UsageError(
       "'--update' keeps what '--replace' drops: give one of them", spec: saveSpec)
@@ -106,7 +111,8 @@ let saveCommand = CommandGroup.Subcommand(saveSpec) { arguments in
   }
   // What an existing file holds that this would not write: refused unless told.
   var existing: CalibrationFile?
-  if access(output, F_OK) == 0 && !replace {
+  // Only a file can hold a calibration to keep: a device or a pipe (/dev/stdout) is written to.
+  if existingOutput(at: output) == .file && !replace {
     do throws(CalibrationFileError) {
       existing = try CalibrationFile.load(path: output, verifyingHash: false)
     } catch {

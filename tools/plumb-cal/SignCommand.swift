@@ -60,7 +60,7 @@ let checkCommand = CommandGroup.Subcommand(checkSpec) { arguments in
 func calibrationFailure(_ error: CalibrationFileError) -> CommandFailure {
   switch error {
   case .unreadable: CommandFailure(.noInput, error.description)
-  case .unwritable: CommandFailure(.cannotCreate, error.description)
+  case .unwritable(_, let code): CommandFailure(ExitCode(outputErrno: code), error.description)
   default: CommandFailure(.dataError, error.description)
   }
 }

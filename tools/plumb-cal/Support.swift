@@ -1,6 +1,7 @@
 import Calibration
 import CommandLineSupport
 import Plotting
+import Recording
 
 #if canImport(Glibc)
   import Glibc
@@ -36,23 +37,16 @@ let skipDamagedFlag = OptionSpec.flag(
   "skip-damaged",
   help: "read past damage in the middle of a .plumbraw (the records in it are lost; a gap)")
 
-/// Writes text to a file (whole, replacing it), `EX_CANTCREAT` (73) on failure.
+/// Writes text to a file whole or not at all (`AtomicFile`: a plot cut by a full disk would be
+/// an SVG that does not open). `EX_IOERR` (74) when the device cannot take it (a full disk),
+/// `EX_CANTCREAT` (73) when the path is wrong; nothing partial is left at `path`.
 func writeText(_ text: String, to path: String) throws(CommandFailure) {
-  let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-  guard fd >= 0 else {
+  do throws(AtomicFile.Failure) {
+    try AtomicFile.write(Array(text.utf8), to: path)
+  } catch {
     throw CommandFailure(
-      .cannotCreate, "cannot create \(path): \(String(cString: strerror(errno)))")
-  }
-  defer { close(fd) }
-  let bytes = Array(text.utf8)
-  var offset = 0
-  while offset < bytes.count {
-    let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-    if n < 0 {
-      if errno == EINTR { continue }
-      throw CommandFailure(.ioError, "cannot write \(path): \(String(cString: strerror(errno)))")
-    }
-    offset += n
+      ExitCode(outputErrno: error.errno.rawValue),
+      "cannot write \(path): \(error.message) (nothing was written to \(path))")
   }
 }
 

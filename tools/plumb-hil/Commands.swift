@@ -29,7 +29,7 @@ let runSpec = CommandSpec(
     The run ends with one line on standard output:
       hil: scenario=S faults=F frames=N missed=M silent_losses=K incl_rms_deg=E heading_rms_deg=H
 
-    Ctrl-C (SIGINT) or SIGTERM ends the run at the next loop step: the summary line (ending
+    Ctrl-C (SIGINT), SIGTERM, SIGQUIT or SIGHUP ends the run at the next loop step: the summary line (ending
     " interrupted") and the report ("interrupted": true) cover the run up to there.
 
     --board FILE plays the scenario against a board file's configuration — the sample rate,
@@ -50,7 +50,8 @@ let runSpec = CommandSpec(
     standard error, e.g. "limit incl_rms_deg ≤ 2: 0.412 — pass"); 64 usage error; 65 (66) the
     calibration file is invalid (cannot be read); 70 the firmware did not start; 73 the report,
     the frames or the JUnit file cannot be written (checked before the run); 78 the board file
-    is missing or wrong (the message names the key); 130 (143) interrupted by SIGINT (SIGTERM).
+    is missing or wrong (the message names the key); 128 + the signal when interrupted: 130
+    SIGINT, 143 SIGTERM, 129 SIGHUP, 131 SIGQUIT.
     """,
   options: [
     .option("faults", value: "PLAN", help: "a fault plan (plumb-hil faults)", default: "none"),
@@ -211,10 +212,10 @@ func runCommand(_ arguments: ParsedArguments) throws {
     do {
       try writeBytes(Array(report.xml.utf8), to: junitPath)
     } catch {
-      throw CommandFailure(.cannotCreate, error.description)
+      throw outputFailure(error)
     }
   }
-  // Ctrl-C (or SIGTERM) ends the run at the next loop step; the summary and the report still
+  // Ctrl-C (or SIGTERM, SIGQUIT, SIGHUP) ends the run at the next loop step; the summary and the report still
   // come, marked as interrupted.
   installStopHandlers()
   options.shouldStop = { stopRequested.load(ordering: .relaxed) }
@@ -237,7 +238,7 @@ func runCommand(_ arguments: ParsedArguments) throws {
     do {
       try result.writeReport(to: report)
     } catch {
-      throw CommandFailure(.cannotCreate, error.description)
+      throw outputFailure(error)
     }
     printError("plumb-hil: report in \(report)/ (report.json and four plots)")
   }
@@ -245,7 +246,7 @@ func runCommand(_ arguments: ParsedArguments) throws {
     do {
       try writeBytes(result.bytes, to: framesPath)
     } catch {
-      throw CommandFailure(.cannotCreate, error.description)
+      throw outputFailure(error)
     }
   }
   try writeJUnit(
@@ -256,10 +257,12 @@ func runCommand(_ arguments: ParsedArguments) throws {
   if result.interrupted {
     let signal = stopSignal.load(ordering: .relaxed)
     throw CommandFailure(
-      signal == SIGTERM ? .terminated : .interrupted,
-      "interrupted by \(signal == SIGTERM ? "SIGTERM" : "SIGINT") after \(fixed(result.seconds, 2)) s "
-        + "of simulated time: the summary"
-        + (arguments.value("report") == nil ? "" : " and the report") + " cover the run up to there"
+      ExitCode(stoppedBy: signal) ?? .interrupted,
+      "interrupted by \(signalName(signal)) after \(fixed(result.seconds, 2)) s "
+        + "of simulated time: "
+        + (arguments.value("report") == nil
+          ? "the summary covers" : "the summary and the report cover")
+        + " the run up to there"
     )
   }
   if result.accounting.silentLosses > 0 {
@@ -288,6 +291,11 @@ func applyBoard(_ path: String, format: TelemetryFormat?, to options: inout HILO
       board = try BoardFile.load(path: path)
     } catch {
       throw .board(error)
+    }
+    // Its simulation section is not played (the scenario and faults come from the command
+    // line), but a wrong one is a wrong board file, as plumb check-board says.
+    if let simulation = board.simulation {
+      try PlumbSetup.checkSimulation(simulation, boardPath: path)
     }
     do {
       settings = try PlumbSetup.firmwareSettings(board: board, calibration: nil, format: format)
@@ -344,7 +352,7 @@ func soakCommand(_ arguments: ParsedArguments) throws {
     do {
       try result.writeReport(to: report)
     } catch {
-      throw CommandFailure(.cannotCreate, error.description)
+      throw outputFailure(error)
     }
   }
   let verdict = SoakVerdict(result: result, memory: memory, requestedSeconds: hours * 3600)
@@ -352,7 +360,7 @@ func soakCommand(_ arguments: ParsedArguments) throws {
     do {
       try writeBytes(Array(HILJUnitReport(soak: verdict, hours: hours).xml.utf8), to: junitPath)
     } catch {
-      throw CommandFailure(.cannotCreate, error.description)
+      throw outputFailure(error)
     }
   }
   for line in verdict.lines(wallSeconds: elapsed) { print(line) }
@@ -374,4 +382,10 @@ func fixed(_ value: Double, _ digits: Int) -> String {
   while text.count <= digits { text = "0" + text }
   text.insert(".", at: text.index(text.endIndex, offsetBy: -digits))
   return text
+}
+
+/// An output written after the run that failed: 74 when its device could not take it (a full
+/// disk), 73 when the path is wrong (the paths were checked before the run, so that is rare).
+func outputFailure(_ error: HILReportError) -> CommandFailure {
+  CommandFailure(error.errno.map { ExitCode(outputErrno: $0) } ?? .cannotCreate, error.description)
 }

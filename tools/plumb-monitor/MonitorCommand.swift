@@ -30,7 +30,8 @@ let monitorSpec = CommandSpec(
     (reference frame, m/s²) (binary).
 
     The run ends at the end of a file, after --count frames or --duration seconds, on Ctrl-C
-    (SIGINT) or SIGTERM, or, with --send and neither of those, once the replies are in.
+    (SIGINT), SIGTERM, SIGQUIT or a hang-up (SIGHUP), with the statistics, or, with --send and
+    none of those, once the replies are in.
 
     Exit status: 0 done; 1 an expectation (--expect-frames, --expect-rate) was not met or a
     command was refused or unanswered; 64 usage error; 65 no Plumb stream in the input;
@@ -256,14 +257,21 @@ func exitCode(for error: MonitorError) -> ExitCode {
   }
 }
 
-/// Set by SIGINT and SIGTERM; the session checks it every iteration and ends cleanly, with the
-/// statistics.
+/// Set by SIGINT, SIGTERM, SIGHUP (the terminal closed) and SIGQUIT (Ctrl-\); the session
+/// checks it every iteration and ends cleanly, with the statistics.
 let stopRequested = Atomic<Bool>(false)
 
+/// Installs the handlers, and unblocks the signals: a process inherits its parent's signal
+/// mask, and launchers that spawn from thread pools start children with them blocked, which
+/// would leave a `kill -INT` pending for ever.
 func installStopHandlers() {
-  for number in [SIGINT, SIGTERM] {
+  var unblock = sigset_t()
+  sigemptyset(&unblock)
+  for number in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
     _ = signal(number) { _ in stopRequested.store(true, ordering: .relaxed) }
+    sigaddset(&unblock, number)
   }
+  sigprocmask(SIG_UNBLOCK, &unblock, nil)
 }
 
 /// The whole command: parse, open, run, print; returns the exit status.
@@ -275,23 +283,51 @@ func plumbMonitor(_ arguments: [String]) -> Int32 {
       stopRequested.load(ordering: .relaxed)
     }
     var clock = LinuxMonotonicClock()
-    try runMonitor(
-      command, input: input, clock: &clock,
-      shouldStop: { stopRequested.load(ordering: .relaxed) }
-    ) { line in
-      if line.isDiagnostic { printError(line.text) } else { printLine(line.text) }
+    do {
+      try runMonitor(
+        command, input: input, clock: &clock,
+        shouldStop: {
+          stopRequested.load(ordering: .relaxed)
+            || standardOutputErrno.load(ordering: .relaxed) != 0
+        }
+      ) { line in
+        if line.isDiagnostic { printError(line.text) } else { printLine(line.text) }
+      }
+    } catch {
+      try checkStandardOutput()
+      throw error
     }
+    try checkStandardOutput()
   }
+}
+
+/// The errno of the first write to standard output that failed (0 while none has): the lines
+/// are the monitor's output, and a run whose output is lost (a full disk) ends there, with 74.
+let standardOutputErrno = Atomic<Int32>(0)
+
+/// Fails the command when standard output could not be written.
+func checkStandardOutput() throws(CommandFailure) {
+  let code = standardOutputErrno.load(ordering: .relaxed)
+  guard code != 0 else { return }
+  throw CommandFailure(
+    .ioError,
+    "cannot write to standard output: \(String(cString: strerror(code)).lowercased()); the "
+      + "monitor stopped there (free space where its output goes, or send it elsewhere)")
 }
 
 /// Writes `text` and a newline to standard output at once (one `write(2)` per line, so
 /// `plumb-monitor … --json | consumer` sees every line as it happens, whatever stdio buffers).
+/// A failed write is kept in `standardOutputErrno`, and nothing more is written.
 func printLine(_ text: String) {
+  guard standardOutputErrno.load(ordering: .relaxed) == 0 else { return }
   var bytes = Array((text + "\n").utf8)[...]
   while !bytes.isEmpty {
     let written = bytes.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
     if written < 0 && errno == EINTR { continue }
-    guard written > 0 else { return }
+    guard written > 0 else {
+      standardOutputErrno.store(written < 0 ? errno : EIO, ordering: .relaxed)
+      return
+    }
     bytes = bytes.dropFirst(written)
   }
 }
