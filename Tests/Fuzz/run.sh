@@ -105,7 +105,7 @@ for target in $targets; do
   echo "fuzz-$target: FAIL  ${what:-exit status $status}; $summary" >&2
   # What failed, and where in Plumb's code (the first frames in Sources/ or HAL/).
   { grep -E 'Fatal error|Swift runtime failure|ERROR: (Address|Leak)Sanitizer' "$log" | head -n 3
-    grep -E '^ +#[0-9]+ .* in .*/(Sources|HAL|Tests/Fuzz)/' "$log" | head -n 3 |
+    grep -E '^ +#[0-9]+ .* in .*/(Sources|HAL|Tests/Fuzz)/' "$log" | grep -v FuzzSupport/ | head -n 3 |
       sed -E 's/^ +#[0-9]+ 0x[0-9a-f]+ in [^ ]+ //'; } | sed 's/^/  /' >&2
   if [[ -n $reproducer ]]; then
     echo "  reproducer: $reproducer" >&2
