@@ -9,7 +9,7 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps build test run soak format lint clean check-swift bench
+.PHONY: all deps build test run soak format lint clean check-swift bench fuzz
 
 all: build
 
@@ -61,6 +61,15 @@ SOAK_REPORT ?= .build/soak-report
 soak: deps
 	@set -o pipefail; $(SWIFT) build -c release --product plumb-hil -j $(JOBS) 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]'
 	.build/release/plumb-hil soak --hours $(SOAK_HOURS) --seed $(SOAK_SEED) --report $(SOAK_REPORT)
+
+# libFuzzer targets for every decoder of outside bytes (Tests/Fuzz/README.md): a release build
+# with -sanitize=fuzzer,address in its own scratch path (.build/fuzz), then each target for
+# FUZZ_SECONDS from a copy of its committed seed corpus; PASS/FAIL per target, exit 1 on a crash,
+# hang or leak with the input that did it. FUZZ_TARGETS="json csv" runs some.
+FUZZ_SECONDS ?= 300
+fuzz: deps
+	@FUZZ_SECONDS="$(FUZZ_SECONDS)" FUZZ_TARGETS="$(FUZZ_TARGETS)" FUZZ_NO_DICT="$(FUZZ_NO_DICT)" \
+	  FUZZ_JOBS="$(JOBS)" SWIFT="$(SWIFT)" Tests/Fuzz/run.sh
 
 format: check-swift
 	$(SWIFT) format --in-place --recursive Package.swift HAL Sources Tests tools

@@ -348,6 +348,47 @@ targets += [
     path: "tools/plumb-bench", exclude: ["README.md", "NOTES.md"], swiftSettings: swift6)
 ]
 
+// MARK: - Fuzzing (issue 21): libFuzzer targets for every decoder of outside bytes
+
+// Only with PLUMB_FUZZ set (`make fuzz`, Tests/Fuzz/README.md): they link libFuzzer's runtime
+// (`-sanitize=fuzzer,address`, which the Makefile passes to every module of that build), which
+// an ordinary `swift build` or `make test` neither has nor needs. Each is an executable whose
+// `@main` hands its `LLVMFuzzerTestOneInput` to libFuzzer's driver (FuzzSupport); they are built
+// in their own scratch path, `.build/fuzz`, never beside the test build.
+if Context.environment["PLUMB_FUZZ"] != nil {
+  let fuzzSettings = swift6 + [.unsafeFlags(["-parse-as-library"])]
+  targets += [
+    // libFuzzer's driver entry point, declared for Swift (the library comes with the toolchain).
+    .systemLibrary(name: "CLibFuzzer", path: "Tests/Fuzz/CLibFuzzer"),
+    .target(
+      name: "FuzzSupport", dependencies: ["CLibFuzzer"], path: "Tests/Fuzz/FuzzSupport",
+      swiftSettings: swift6),
+    .target(
+      name: "MonitorFuzzing",
+      dependencies: ["FuzzSupport", "Monitoring", "Telemetry", "Geometry", "JSON"],
+      path: "Tests/Fuzz/MonitorFuzzing", swiftSettings: swift6),
+  ]
+  let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
+    ("json", ["JSON"]),
+    ("board-file", ["Boards", "PlumbRuntime", "JSON"]),
+    ("calibration-file", ["Calibration", "Boards", "PlumbRuntime", "JSON", "Geometry"]),
+    ("csv", ["Calibration"]),
+    ("plumbraw", ["Recording", "Calibration", "HardwareAbstraction"]),
+    ("host-commands", ["Telemetry"]),
+    ("monitor-binary", ["MonitorFuzzing"]),
+    ("monitor-text", ["MonitorFuzzing"]),
+    ("monitor-mavlink", ["MonitorFuzzing"]),
+    ("monitor-auto", ["MonitorFuzzing"]),
+    ("mavlink", ["Telemetry"]),
+  ]
+  for target in fuzzTargets {
+    targets.append(
+      .executableTarget(
+        name: "fuzz-\(target.name)", dependencies: ["FuzzSupport"] + target.dependencies,
+        path: "Tests/Fuzz/\(target.name)", swiftSettings: fuzzSettings))
+  }
+}
+
 let package = Package(
   name: "Plumb",
   platforms: [.macOS(.v15)],

@@ -143,21 +143,28 @@ public struct SampleTiming: Sendable, Hashable {
     var timing = SampleTiming(
       samplePeriodSeconds: period, medianIntervalSeconds: median, sampleCount: t.count)
     timing.runs = runs
-    timing.gapMissing = runs.dropFirst().map { run in
+    // Counted as doubles, and compared with the limit before they become integers: a time far
+    // ahead of the rest (1e34 s, a damaged or hand-made file) is a gap of more samples than an
+    // `Int` holds, and an interval too long for a double (−1e308 s to 1e308 s) of infinitely
+    // many.
+    let gapMissing = runs.dropFirst().map { run in
       let interval = t[run.lowerBound] - t[run.lowerBound - 1]
-      return max(1, Int((interval / period).rounded()) - 1)
+      return max(1, (interval / period).rounded() - 1)
     }
-    timing.missingSamples = timing.gapMissing.reduce(0, +)
+    let missing = gapMissing.reduce(0, +)
     // Mostly holes: a clock set mid-recording or files joined, not lost samples; bridging it
     // would also cost memory in proportion (the Allan deviation's grid).
-    if timing.missingSamples > maximumMissingRatio * t.count {
-      let longest = timing.gapMissing.indices.max { timing.gapMissing[$0] < timing.gapMissing[$1] }!
+    guard missing <= Double(maximumMissingRatio * t.count) else {
+      let longest = gapMissing.indices.max { gapMissing[$0] < gapMissing[$1] }!
       let after = runs[longest + 1].lowerBound
+      let count = missing < 1e15 ? "\(Int(missing))" : "more than 10¹⁵"
       throw RecordingError(
         .notUniform, path: recording.source, location: recording.location(ofSample: after),
-        "the recording is mostly holes: its \(timing.gapCount) gap\(timing.gapCount == 1 ? "" : "s") miss \(timing.missingSamples) samples, more than \(maximumMissingRatio) times the \(t.count) it holds; the longest is a gap of \(formatSeconds(t[after] - t[after - 1])) after t_s \(t[after - 1]). If the times jumped (a clock set while recording, recordings joined), split the recording at that gap; if samples were lost throughout, find why (plumb run's summary counts them: the wiring, the bus speed, a stalled host) and record again"
+        "the recording is mostly holes: its \(timing.gapCount) gap\(timing.gapCount == 1 ? "" : "s") miss \(count) samples, more than \(maximumMissingRatio) times the \(t.count) it holds; the longest is a gap of \(formatSeconds(t[after] - t[after - 1])) after t_s \(t[after - 1]). If the times jumped (a clock set while recording, recordings joined), split the recording at that gap; if samples were lost throughout, find why (plumb run's summary counts them: the wiring, the bus speed, a stalled host) and record again"
       )
     }
+    timing.gapMissing = gapMissing.map { Int($0) }
+    timing.missingSamples = Int(missing)
     if runs.count > 1 { timing.firstGapLocation = recording.location(ofSample: runs[1].lowerBound) }
     return timing
   }

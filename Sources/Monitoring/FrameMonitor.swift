@@ -180,11 +180,22 @@ public struct FrameMonitor: Sendable {
     body(.frame(frame))
     if let interval = statisticsIntervalNanoseconds, let due = nextReportNanoseconds, time >= due {
       reportDue = true
-      // The next report time after `time` on the grid first + k·interval.
+      // The next report time after `time` on the grid first + k·interval. A frame carries any
+      // 64-bit time: `time − first` (never negative) may exceed `Int64.max`, so it is counted
+      // unsigned, and a grid time after the last 64-bit time is no report at all.
       let first = tally.firstSampleTimeNanoseconds ?? time
-      let periods = (time - first) / interval + 1
-      nextReportNanoseconds = first + periods * interval
+      let elapsed = UInt64(bitPattern: time &- first)
+      let periods = elapsed / UInt64(interval) + 1
+      let (offset, overflow) = periods.multipliedReportingOverflow(by: UInt64(interval))
+      nextReportNanoseconds = overflow ? nil : Self.time(first, plus: offset)
     }
+  }
+
+  /// `start` + `offset` nanoseconds, or `nil` when that is after the last 64-bit time.
+  static func time(_ start: Int64, plus offset: UInt64) -> Int64? {
+    // Int64.max − start as an unsigned count: exact, up to 2⁶⁴ − 1 for start = Int64.min.
+    guard offset <= UInt64(bitPattern: Int64.max &- start) else { return nil }
+    return Int64(bitPattern: UInt64(bitPattern: start) &+ offset)
   }
 
   /// ms → ns, saturating: a text line's time reaches −9 223 372 036.855 s (Int64.min ns
@@ -199,7 +210,7 @@ public struct FrameMonitor: Sendable {
     tally.lastSampleTimeNanoseconds = time
     tally.framesInRateWindow = 1
     if let interval = statisticsIntervalNanoseconds {
-      nextReportNanoseconds = time &+ interval
+      nextReportNanoseconds = Self.time(time, plus: UInt64(interval))
     }
   }
 }

@@ -36,7 +36,13 @@ public struct MonitorStatistics: Hashable, Sendable {
     guard let first = firstSampleTimeNanoseconds, let last = lastSampleTimeNanoseconds else {
       return nil
     }
-    return Double(last - first) / 1e9
+    return Double(Self.nanoseconds(from: first, to: last)) / 1e9
+  }
+
+  /// `last − first` (`last ≥ first`), ns: unsigned, as two 64-bit sample times (frames carry
+  /// any) may be up to 2⁶⁴ − 1 ns apart.
+  static func nanoseconds(from first: Int64, to last: Int64) -> UInt64 {
+    UInt64(bitPattern: last &- first)
   }
 
   /// Frames per second of sample time: (frames in the window − 1) / span. Measured from the
@@ -47,8 +53,9 @@ public struct MonitorStatistics: Hashable, Sendable {
     guard framesInRateWindow >= 2, let first = firstSampleTimeNanoseconds,
       let last = lastSampleTimeNanoseconds, last > first
     else { return nil }
-    // Frames × 10⁹ / ns: both exact in a Double, so the one division rounds once.
-    return Double(framesInRateWindow - 1) * 1e9 / Double(last - first)
+    // Frames × 10⁹ / ns: both exact in a Double (below 2⁵³ ns, 104 days), so the one division
+    // rounds once.
+    return Double(framesInRateWindow - 1) * 1e9 / Double(Self.nanoseconds(from: first, to: last))
   }
 
   /// The lost units are frames for binary and text, packets for MAVLink (its sequence

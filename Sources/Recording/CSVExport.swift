@@ -18,7 +18,7 @@ public struct PlumbRawSISample: Hashable, Sendable {
 
   /// Seconds since the first sample: `relativeNanoseconds / 1e9`, correctly rounded, which is
   /// exactly the value the CSV's `t_s` text parses back to.
-  public var relativeSeconds: Double { Double(relativeNanoseconds) / 1e9 }
+  public var relativeSeconds: Double { seconds(nanoseconds: relativeNanoseconds) }
 }
 
 /// What `forEachSISample` selected.
@@ -186,6 +186,18 @@ func appendCSVRow(_ sample: PlumbRawSISample, to out: inout [UInt8]) {
     out.append(contentsOf: value.description.utf8)
   }
   out.append(0x0A)
+}
+
+/// `nanoseconds / 10⁹`, correctly rounded. Below 2⁵³ ns (104 days) both are exact doubles and
+/// the division rounds once; beyond, `Double(nanoseconds)` would round first (a sample 9·10¹⁸ +
+/// 513 ns after the first came out 2 µs late), so the quotient is read from its exact decimal
+/// text, the CSV's `t_s`, instead.
+func seconds(nanoseconds: Int64) -> Double {
+  if nanoseconds.magnitude < 1 << 53 { return Double(nanoseconds) / 1e9 }
+  var text: [UInt8] = []
+  appendSeconds(nanoseconds, to: &text)
+  // Digits, a point and nine decimals: always a number.
+  return Double(String(decoding: text, as: UTF8.self))!
 }
 
 /// `12.345678901`: nanoseconds as seconds with nine decimals, exactly.

@@ -13,7 +13,8 @@
 /// in the new format: the `OK format X` reply, which already travels in it, is delivered, and
 /// no frame is lost or counted as damage. If no framer finds a valid frame in
 /// `redetectAfterBytes` bytes, detection starts again. The statistics of a detection stretch
-/// are the winner's.
+/// are the winner's (and, when the format changes, the bytes the winner still held after its
+/// latest frame count as skipped), so every byte is counted once.
 public struct StreamDecoder: Sendable {
   /// In automatic mode, bytes without a valid frame after which the format is detected again
   /// (about 7 of the largest MAVLink frames, 89 ms at 115200 baud).
@@ -34,6 +35,10 @@ public struct StreamDecoder: Sendable {
   private var bytesAtStretchStart: UInt64 = 0
   /// The winner's counts at the end of its latest frame (automatic detection).
   private var winnerAtLastFrame = LinkStatistics()
+  /// Bytes the winner held after its latest frame when it was delivered (automatic detection):
+  /// a MAVLink packet found by resynchronising inside the framer's buffer leaves bytes there,
+  /// and the other framers start after them, so on a format change they are skipped here.
+  private var winnerPendingAtLastFrame = 0
 
   /// A decoder for `format`, or one that detects the format when `format` is `nil`.
   public init(format: TelemetryFormat? = nil) {
@@ -91,9 +96,9 @@ public struct StreamDecoder: Sendable {
     }
     guard requestedFormat == nil else { return }
     if found {
-      // The background framers start again right after the winner's frame, so what they
-      // count is exactly the bytes the winner has not accounted for in a frame.
-      winnerAtLastFrame = book(format).statistics
+      // The background framers start again after this byte: what they count is exactly the
+      // bytes the winner has not accounted for, less those it still holds (`markFrame`).
+      markFrame(of: format)
       restartBackground(except: format)
       bytesSinceFrame = 0
       return
@@ -125,6 +130,7 @@ public struct StreamDecoder: Sendable {
         switchFormat(from: current, to: .mavlink)
         try body(message)
         while mavlink.mayHaveMessage, let more = mavlink.poll() { try body(more) }
+        markFrame(of: .mavlink)
         return true
       }
     }
@@ -140,6 +146,7 @@ public struct StreamDecoder: Sendable {
 
   private mutating func switchFormat(from old: TelemetryFormat, to new: TelemetryFormat) {
     committed = committed.adding(winnerAtLastFrame)
+    committed.bytesSkipped += UInt64(winnerPendingAtLastFrame)
     switch old {
     case .binary: binary.restart()
     case .text: text.restart()
@@ -197,6 +204,7 @@ public struct StreamDecoder: Sendable {
       lock(.mavlink)
       try body(message)
       while mavlink.mayHaveMessage, let more = mavlink.poll() { try body(more) }
+      markFrame(of: .mavlink)
     } else if text.hasMessage, let message = text.poll() {
       lock(.text)
       try body(message)
@@ -212,7 +220,19 @@ public struct StreamDecoder: Sendable {
     case .text: text.book.statistics.formatDetections += 1
     case .mavlink: mavlink.book.statistics.formatDetections += 1
     }
+    markFrame(of: winner)
+  }
+
+  /// Notes the winner's counts, and the bytes it still holds, after the frames it delivered
+  /// for the current byte: where a format change takes up the count.
+  private mutating func markFrame(of winner: TelemetryFormat) {
     winnerAtLastFrame = book(winner).statistics
+    winnerPendingAtLastFrame =
+      switch winner {
+      case .binary: binary.pendingCount
+      case .text: text.pendingCount
+      case .mavlink: mavlink.pendingCount
+      }
   }
 
   /// Closes the current stretch (its partial frame counts as skipped) and detects again.

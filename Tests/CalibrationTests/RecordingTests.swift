@@ -155,6 +155,29 @@ import Testing
     }
   }
 
+  /// Found by fuzzing (fuzz-csv, this minimised input): a time far ahead of the rest, 1e34 s,
+  /// is a gap of about 10³⁶ samples, more than an `Int` counts, and measuring the timing
+  /// trapped converting it; an interval too long for a double (−1e308 s to 1.7e308 s) trapped
+  /// the same way. Both are recordings that are mostly holes, refused as such.
+  @Test func aGapOfMoreSamplesThanAnIntHoldsIsRefusedAsMostlyHoles() throws {
+    let fuzzed = try decode(
+      "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,\n0,5,4,1,3,0,9,\n.019,0,0,1,6,3,6,\n"
+        + ".04,3,6,5,3,6,3,\n1e34,5,9,1,6,5,6,6")
+    var beyondADouble = (0..<10).map { -1e308 + Double($0) * 1e293 }
+    beyondADouble.append(1.7e308)
+    for (recording, line, gap) in [
+      (fuzzed, "line 5", "gap of 1e+34 s"), (uniformRecording(beyondADouble), "line 12", "gap of"),
+    ] {
+      #expect {
+        _ = try SampleTiming.measure(recording)
+      } throws: { error in
+        guard let e = error as? RecordingError else { return false }
+        return e.kind == .notUniform && e.location == line && e.message.contains("mostly holes")
+          && e.message.contains(gap)
+      }
+    }
+  }
+
   @Test func extraSamplesAreRejectedWithTheirLine() {
     var extra = (0..<100).map { Double($0) * 0.01 }
     extra.insert(0.502, at: 51)

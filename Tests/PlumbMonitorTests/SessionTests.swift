@@ -210,6 +210,52 @@ import Testing
     #expect(log.periodicStatistics.map(\.telemetryFrames) == [101, 201, 301])
     #expect(log.periodicStatistics.map(\.frameRateHz) == [100, 100, 100])
   }
+
+  /// Found by fuzzing (fuzz-monitor-binary): a binary frame carries any 64-bit sample time
+  /// (FORMATS.md's vector C has −2⁶³ ns), and with `--stats-every` the monitor trapped on the
+  /// next report's time, and the summary on the rate and span, where two sample times are more
+  /// than 2⁶³ ns apart or a report would fall after the last 64-bit time. The first input is
+  /// the fuzzer's, minimised: vector C, then a frame 9·10¹⁸ ns later.
+  @Test func sampleTimesAcrossTheWhole64BitRangeGiveStatisticsNotATrap() {
+    let fuzzed: [UInt8] = [
+      0x07, 0x01, 0x01, 0xff, 0xff, 0xff, 0xff, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x12, 0x80,
+      0x8b, 0x38, 0x34, 0xbf, 0x30, 0x32, 0xca, 0xbb, 0xf2, 0xcc, 0x35, 0xbf, 0x30, 0x32, 0xca,
+      0x3b, 0x18, 0x80, 0xff, 0x7f, 0x01, 0x80, 0xff, 0x7f, 0x01, 0x80, 0xff, 0x7f, 0x01, 0x80,
+      0xff, 0x03, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x01, 0x01, 0x03, 0xb5,
+      0xff, 0x00, 0x04, 0x01, 0x01, 0x08, 0x01, 0x01, 0x05, 0x35, 0xbc, 0x8c, 0x6e, 0x01, 0x01,
+      0x01, 0x11, 0x35, 0xf7, 0x7f, 0x3f, 0xad, 0x6d, 0x84, 0x3c, 0xd3, 0x43, 0xb4, 0xba, 0x21,
+      0x46, 0x14, 0x3b, 0x01, 0x01, 0x01, 0x01, 0x01, 0x06, 0xe0, 0xff, 0xf0, 0xff, 0x07, 0x03,
+      0x03, 0x0a, 0x02, 0x05, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01,
+      0x03, 0x92, 0x14, 0x00,
+    ]
+    func run(_ bytes: [UInt8]) -> (reports: [MonitorStatistics], final: MonitorStatistics) {
+      var monitor = FrameMonitor(format: .binary, statisticsIntervalNanoseconds: 1_000_000_000)
+      var reports: [MonitorStatistics] = []
+      monitor.consume(bytes) { if case .statistics(let s, _) = $0 { reports.append(s) } }
+      monitor.finish()
+      // The summary a person sees computes the rate and the span too.
+      _ = MonitorPrinter.summary(monitor.statistics, input: "capture.bin")
+      return (reports, monitor.statistics)
+    }
+    func frames(_ times: [Int64]) -> [UInt8] {
+      var encoder = TelemetryEncoder(format: .binary)
+      return times.flatMap { encoder.encode(TelemetryFrame(sampleTimeNanoseconds: $0)) }
+    }
+
+    let (_, fuzzedFinal) = run(fuzzed)
+    #expect(fuzzedFinal.telemetryFrames == 2)
+    #expect(fuzzedFinal.sampleTimeSpanSeconds.map { $0 > 9.2e9 } == true)
+
+    // 2⁶⁴ − 1 ns apart: a second of sample time has passed, so a report is due.
+    let (wide, wideFinal) = run(frames([.min, .max]))
+    #expect(wide.count == 1)
+    #expect(wideFinal.sampleTimeSpanSeconds == Double(UInt64.max) / 1e9)
+    #expect(wideFinal.frameRateHz == 1e9 / Double(UInt64.max))
+    // A report would fall after the last 64-bit time: none is due.
+    let (late, lateFinal) = run(frames([.max - 1, .max]))
+    #expect(late.isEmpty)
+    #expect(lateFinal.frameRateHz == 1e9)
+  }
 }
 
 @Suite struct ExpectationTests {

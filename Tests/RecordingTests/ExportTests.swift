@@ -133,6 +133,33 @@ struct ExportTests {
     #expect(lines[3].hasPrefix("0.020000123,"))
   }
 
+  /// Found by fuzzing (fuzz-plumbraw): beyond 2⁵³ ns (104 days) after the first sample,
+  /// `Double(ns) / 1e9` rounds twice and can miss the double the CSV's exact `t_s` text reads
+  /// as, by a microsecond; `plumb-cal` then read other times from a recording than from its
+  /// export. 9 000 000 000.000000513 s is 9e9 s to the nearest double; rounded twice it was
+  /// 9 000 000 000.000002 s.
+  @Test("seconds are the CSV's t_s exactly, however long after the first sample")
+  func secondsAreTheCSVsBeyond2To53Nanoseconds() throws {
+    let path = temporaryPath("long.plumbraw")
+    let writer = try PlumbRawWriter(creating: path, header: plainHeader())
+    let burst = PlumbRawBurstBytes([UInt8](repeating: 1, count: 14))
+    for ns: Int64 in [1_000_000_000, 9_000_000_001_000_000_513, 9_000_000_001_000_004_000] {
+      try writer.append(
+        .sample(PlumbRawSample(timestamp: Timestamp(nanoseconds: ns), bytes: burst)))
+    }
+    try writer.close()
+    let reader = try PlumbRawReader(contentsOf: path)
+    var seconds: [Double] = []
+    reader.forEachSISample { seconds.append($0.relativeSeconds) }
+    #expect(seconds == [0, 9e9, 9_000_000_000.000004])
+    let csv = temporaryPath("long.csv")
+    try exportCSV(reader: reader, to: csv)
+    let lines = String(decoding: readBytes(csv), as: UTF8.self).split(separator: "\n")
+    #expect(lines[2].hasPrefix("9000000000.000000513,"))
+    #expect(lines.dropFirst().map { Double($0.split(separator: ",")[0])! } == seconds)
+    #expect(try RecordingLoader.standard.load(path: path).timeSeconds == seconds)
+  }
+
   @Test("the export replaces its target whole or not at all")
   func exportIsAtomic() throws {
     let reader = try PlumbRawReader(contentsOf: try recordingFile())

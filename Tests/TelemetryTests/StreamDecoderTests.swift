@@ -284,6 +284,64 @@ private func damage(
     }
   }
 
+  /// Found by fuzzing (fuzz-monitor-auto, the first input, minimised): a MAVLink packet found
+  /// by resynchronising inside the framer's buffer, after a longer candidate whose CRC failed,
+  /// leaves bytes buffered after it. Those bytes were counted nowhere when the sender then
+  /// switched format (the other framers start after the current byte, not after the packet),
+  /// and after `finish()` more bytes had been received than accepted and skipped. The second
+  /// input makes the same case from encoders: a HIGHRES_IMU header (a 74-byte packet) before
+  /// an ATTITUDE_QUATERNION, another header and blanks after it, then text lines.
+  @Test func bytesAMAVLinkWinnerStillHeldAreCountedWhenTheFormatChanges() {
+    let fuzzed: [UInt8] = [
+      0xfd, 0x3e, 0x00, 0x00, 0x02, 0x01, 0xc8, 0x69, 0x00, 0x00, 0x2c, 0x31, 0x2e, 0x39, 0x30,
+      0x2c, 0x2d, 0x4d, 0x51, 0xfd, 0x08, 0x00, 0x00, 0x01, 0x01, 0xc8, 0x1f, 0x00, 0x00, 0x88,
+      0x13, 0x00, 0x00, 0x00, 0x00, 0x80, 0x3f, 0x90, 0xc8, 0xfd, 0x3e, 0x00, 0x00, 0x02, 0x01,
+      0xc8, 0x69, 0x00, 0x00, 0xdf, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+      0x00, 0x44, 0x0a, 0x24, 0x1c, 0x61, 0x66, 0x65, 0x34, 0x2a, 0x31, 0x31, 0x0d, 0x0a, 0x24,
+      0x50, 0x4c, 0x4d, 0x42, 0x2c, 0x33, 0x2c, 0x31, 0x2e, 0x38, 0x30, 0x35, 0x2c, 0x31, 0x2e,
+      0x39, 0x32, 0x2c, 0x2d, 0x30, 0x2e, 0x33, 0x33, 0x2c, 0x2d, 0x30, 0x2e, 0x30, 0x38, 0x2c,
+      0x30, 0x35, 0x30, 0x30, 0x2c, 0x30, 0x2c, 0x30, 0x2c, 0x32, 0x35, 0x2e, 0x36, 0x35, 0x2a,
+      0x31, 0x44, 0x0a, 0x1c,
+    ]
+    let highResHeader: [UInt8] = [0xFD, 62, 0, 0, 2, 1, 200, 105, 0, 0]
+    var packet = [UInt8](repeating: 0, count: MAVLink.maximumPacketCount)
+    let attitude = MAVLinkMessage.AttitudeQuaternion(
+      timeBootMilliseconds: 5000, attitude: MAVLinkQuaternion(w: 1, x: 0, y: 0, z: 0),
+      rateRadiansPerSecond: .zero, representationOffset: .zero)
+    let packetCount = packet.withUnsafeMutableBytes {
+      MAVLink.encode(
+        MAVLinkPacket(
+          sequence: 1, systemID: 1, componentID: 200, message: .attitudeQuaternion(attitude)),
+        into: $0)
+    }
+    var text = TelemetryEncoder(format: .text)
+    var lines: [UInt8] = []
+    for k in 0..<3 { lines += text.encode(TelemetryFrame(sequence: UInt32(k))) }
+    let made =
+      highResHeader + packet[0..<packetCount] + highResHeader
+      + [UInt8](repeating: 0x20, count: 60) + lines
+
+    for (name, stream) in [("fuzzed", fuzzed), ("made", made)] {
+      var decoder = StreamDecoder()
+      var formats: [TelemetryFormat] = []
+      decoder.decode(stream) { message in
+        switch message {
+        case .mavlink: formats.append(.mavlink)
+        case .text: formats.append(.text)
+        default: break
+        }
+      }
+      decoder.finish()
+      let s = decoder.statistics
+      #expect(s.bytesReceived == UInt64(stream.count), "\(name)")
+      #expect(s.bytesAccepted + s.bytesSkipped == s.bytesReceived, "\(name): \(s)")
+      if name == "made" {
+        #expect(formats == [.mavlink, .text, .text, .text])
+        #expect(s.bytesAccepted == UInt64(packetCount + lines.count), "\(s)")
+      }
+    }
+  }
+
   @Test func repliesInterleavedWithFramesAreDeliveredAndNotCountedAsLoss() {
     for format in TelemetryFormat.allCases {
       var encoder = TelemetryEncoder(format: format)
