@@ -178,6 +178,20 @@ import Testing
     }
   }
 
+  /// Found by fuzzing (fuzz-csv): the header was split into Swift `Character`s, and a comma
+  /// followed by a combining mark (U+0301) is one character, not a comma, so the header lost a
+  /// column the rows have: the rows of the file were refused ("the row has 9 fields; the header
+  /// has 8"), and rows short of that column were accepted. Columns are split at the comma byte,
+  /// as the rows are.
+  @Test func aCombiningMarkAfterACommaInTheHeaderDoesNotMergeTwoColumns() throws {
+    let header = "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,note,\u{301}x\n"
+    let recording = try decode(header + "0,1,2,3,4,5,6,a,b\n0.01,1,2,3,4,5,7,a,b\n")
+    #expect(recording.timeSeconds == [0, 0.01])
+    #expect(recording.channels[5] == [6, 7])
+    expectError(
+      header + "0,1,2,3,4,5,6,a\n", .malformed, ["line 2", "the row has 8 fields; the header has 9"])
+  }
+
   @Test func extraSamplesAreRejectedWithTheirLine() {
     var extra = (0..<100).map { Double($0) * 0.01 }
     extra.insert(0.502, at: 51)
