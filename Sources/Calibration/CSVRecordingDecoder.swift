@@ -65,12 +65,11 @@ public struct CSVRecordingDecoder: RecordingDecoder {
         if first == contentEnd || base[first] == UInt8(ascii: "#") { continue }
 
         if slots.isEmpty {
-          let names = String(
-            decoding: UnsafeBufferPointer(start: base + index, count: contentEnd - index),
-            as: UTF8.self
-          )
-          .split(separator: ",", omittingEmptySubsequences: false)
-          .map { $0.trimmingSpaces() }
+          // Split at the comma byte, as the rows are: split into `Character`s, a comma
+          // followed by a combining mark would be one character and two columns one.
+          let names = UnsafeBufferPointer(start: base + index, count: contentEnd - index)
+            .split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
+            .map { String(decoding: $0, as: UTF8.self).trimmingSpaces() }
           var missing: [String] = []
           slots = names.map { name in
             if let i = CSVRecordingDecoder.requiredColumns.firstIndex(of: name) { return i }
