@@ -112,7 +112,7 @@ targets += [
     swiftSettings: swift6 + [.unsafeFlags(["-O"])]),
   .testTarget(
     name: "PlumbReplayTests",
-    dependencies: ["plumb", "plumb-broad", "MotionScenarios", "Geometry"],
+    dependencies: ["plumb", "plumb-broad", "MotionScenarios", "Geometry", "TestSupport"],
     swiftSettings: swift6),
   .executableTarget(
     name: "plumb-broad", dependencies: ["AttitudeEstimation", "CommandLineSupport", "Geometry"],
@@ -237,6 +237,7 @@ targets += [
       "Telemetry", "SimulatedHardware", "LinuxHardware",
       "HardwareAbstraction", "Calibration", "Geometry", "MPU6050Simulation", "Boards",
       "Firmware", "MotionScenarios", "Recording", "AttitudeEstimation", "MPU6050", "Randomness",
+      "TestSupport",
     ], exclude: ["Golden"], swiftSettings: swift6),
 ]
 

@@ -1,6 +1,7 @@
 import Foundation
 import HIL
 import Telemetry
+import TestSupport
 
 /// The repository's root, from this file's path.
 let repositoryRoot: String = {
@@ -64,12 +65,9 @@ func runPlumbHIL(_ arguments: [String]) throws -> ProcessResult {
   try RunningProcess(plumbHILExecutable, arguments).wait()
 }
 
-/// A fresh temporary directory.
+/// A fresh temporary directory, removed when the test process ends (`Scratch`).
 func temporaryDirectory() throws -> String {
-  let url = FileManager.default.temporaryDirectory.appendingPathComponent(
-    "plumb-hil-tests-\(UUID().uuidString)")
-  try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-  return url.path
+  Scratch.folder("plumb-hil-tests")
 }
 
 /// A run with the options most tests share.

@@ -1,4 +1,5 @@
 import Glibc
+import TestSupport
 
 /// A fresh directory under /tmp for a test's files (links, locked files). Removed with its
 /// contents when the value goes away.
@@ -10,7 +11,7 @@ final class TemporaryDirectory {
   }
 
   static func make() throws -> TemporaryDirectory {
-    var template = Array("/tmp/plumb-test-XXXXXX".utf8CString)
+    var template = Array("\(Scratch.root)/plumb-test-XXXXXX".utf8CString)
     guard let made = mkdtemp(&template) else { throw TemporaryDirectoryError() }
     return TemporaryDirectory(path: String(cString: made))
   }

@@ -4,6 +4,7 @@ import HardwareAbstraction
 import Monitoring
 import SimulatedHardware
 import Telemetry
+import TestSupport
 
 /// The frames a board would send: 100 Hz from 5 s, a slow roll, latency and temperature that
 /// vary so percentiles and printing have something to show.
@@ -161,7 +162,7 @@ final class TemporaryDirectory {
   let path: String
 
   init() {
-    var template = Array("/tmp/plumb-monitor-test-XXXXXX".utf8CString)
+    var template = Array("\(Scratch.root)/plumb-monitor-test-XXXXXX".utf8CString)
     path = String(cString: mkdtemp(&template)!)
   }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `plumb-broad` end to end on hand-made trials: the built executable, real gzip files.
@@ -28,11 +29,9 @@ import Testing
     try runExecutable(Self.broad, ["--data", directory.path] + arguments)
   }
 
+  /// A fresh folder, removed when the test process ends (`Scratch`).
   func folder() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "plumb-broad-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
+    URL(fileURLWithPath: Scratch.folder("plumb-broad"), isDirectory: true)
   }
 
   @Test func wholeTrialsAreScored() throws {

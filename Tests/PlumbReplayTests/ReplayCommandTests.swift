@@ -1,6 +1,7 @@
 import Foundation
 import Geometry
 import MotionScenarios
+import TestSupport
 import Testing
 
 /// `plumb replay` end to end: the built executable, real files, exit statuses.
@@ -20,11 +21,9 @@ import Testing
     try runExecutable(Self.plumb, arguments)
   }
 
+  /// A fresh folder, removed when the test process ends (`Scratch`).
   func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "plumb-replay-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
+    URL(fileURLWithPath: Scratch.folder("plumb-replay"), isDirectory: true)
   }
 
   /// A recording of seed 001's tilt, 285.7 Hz like BROAD, with an extra column.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -91,12 +92,9 @@ func expectRefusedBeforeTheBoardStarts(
   #expect(!message.contains("self-test"), "\(message)", sourceLocation: sourceLocation)
 }
 
-/// A fresh temporary directory.
+/// A fresh temporary directory, removed when the test process ends (`Scratch`).
 func temporaryDirectory() throws -> URL {
-  let url = FileManager.default.temporaryDirectory.appendingPathComponent(
-    "plumb-runtime-tests-\(UUID().uuidString)")
-  try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-  return url
+  URL(fileURLWithPath: Scratch.folder("plumb-runtime-tests"), isDirectory: true)
 }
 
 /// A short recording of the simulated board (2 s at full speed), in `directory`.

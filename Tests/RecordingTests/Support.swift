@@ -5,6 +5,7 @@ import MPU6050Simulation
 import MotionScenarios
 import Recording
 import SimulatedHardware
+import TestSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -136,14 +137,9 @@ func flushEdges(_ line: SimulatedDataReadyLine, recorder: PlumbRawRecorder? = ni
   return count
 }
 
-/// A unique path in a fresh temporary folder, removed when the test process ends (best effort).
+/// A unique path in a fresh temporary folder, removed when the test process ends (`Scratch`).
 func temporaryPath(_ name: String) -> String {
-  var template = Array("/tmp/plumb-recording-XXXXXX".utf8CString)
-  let folder = template.withUnsafeMutableBufferPointer { buffer -> String in
-    guard let result = mkdtemp(buffer.baseAddress!) else { return "/tmp" }
-    return String(cString: result)
-  }
-  return folder + "/" + name
+  Scratch.folder("plumb-recording") + "/" + name
 }
 
 func readBytes(_ path: String) -> [UInt8] {
