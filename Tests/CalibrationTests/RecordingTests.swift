@@ -189,7 +189,8 @@ import Testing
     #expect(recording.timeSeconds == [0, 0.01])
     #expect(recording.channels[5] == [6, 7])
     expectError(
-      header + "0,1,2,3,4,5,6,a\n", .malformed, ["line 2", "the row has 8 fields; the header has 9"])
+      header + "0,1,2,3,4,5,6,a\n", .malformed,
+      ["line 2", "the row has 8 fields; the header has 9"])
   }
 
   @Test func extraSamplesAreRejectedWithTheirLine() {
