@@ -11,22 +11,13 @@ import Testing
 /// anything. The README promises 74 for these, with what was written up to there kept whole
 /// and said.
 @Suite struct FullDiskTests {
-  /// `program` under `/bin/sh` with a file-size limit of `blocks` × 512 bytes.
-  func runLimited(
-    blocks: Int, _ arguments: [String], executable: String = plumbExecutable
-  ) throws -> ProcessResult {
-    try runPlumb(
-      ["-c", "ulimit -f \(blocks); trap '' XFSZ; exec \"$0\" \"$@\"", executable] + arguments,
-      executable: "/bin/sh")
-  }
-
   /// Issue 21: `plumb run --serial FILE` on a full disk exited 0: 1,786 of 3,012 frames
   /// dropped, a torn last line, and the summary never said why. The run stops when its frames
   /// cannot be written (74), naming the file and the reason, and the file ends with its last
   /// whole frame.
   @Test func framesToAFileThatCannotGrowStopTheRunWithWholeFrames() throws {
     let frames = try temporaryDirectory().appendingPathComponent("frames.txt").path
-    let result = try runLimited(
+    let result = try runUnderFileSizeLimit(
       blocks: 100,
       [
         "run", "--board", "Boards/simulated.json", "--fast", "--duration", "30", "--format",
@@ -95,7 +86,7 @@ import Testing
       command == "export"
       ? ["export", recording, "--csv", "--output", target]
       : ["replay", "--input", recording, "--output", target]
-    let result = try runLimited(blocks: output == "/dev/full" ? 100_000 : 10, arguments)
+    let result = try runUnderFileSizeLimit(blocks: output == "/dev/full" ? 100_000 : 10, arguments)
     #expect(result.status == 74, "\(result.standardError)")
     #expect(result.standardError.contains(target), "\(result.standardError)")
     #expect(!result.standardError.contains("renamed over it"), "\(result.standardError)")
@@ -136,7 +127,7 @@ import Testing
     default:
       (executable, arguments) = ("plumb-hil", ["run", "rest", "--seconds", "2", "--junit", target])
     }
-    let result = try runLimited(
+    let result = try runUnderFileSizeLimit(
       blocks: device == "/dev/full" ? 100_000 : 0, arguments,
       executable: builtExecutable(executable))
     #expect(result.status == 74, "\(arguments): \(result.standardError)")

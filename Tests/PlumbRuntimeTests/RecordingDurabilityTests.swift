@@ -10,24 +10,6 @@ import Testing
 /// under the run, an output that is not a file. Each must say what happened to which file,
 /// keep what was recorded readable, and exit with its sysexits status.
 @Suite struct RecordingDurabilityTests {
-  /// `plumb` under `/bin/sh` with a file-size limit of `blocks` × 512 bytes and SIGXFSZ
-  /// ignored, so a write past the limit fails with `EFBIG` as one past a full disk fails with
-  /// `ENOSPC`.
-  func runPlumbLimited(blocks: Int, _ arguments: [String]) throws -> ProcessResult {
-    #if PLUMB_SANITIZED
-      // ThreadSanitizer's start-up writes 512 KiB of shadow markers to $TMPDIR/tsan.rodata.PID
-      // and maps them: under this limit the write is cut short and reading the mapping past it
-      // is a SIGBUS. Where it cannot create that file it does without (it only saves memory);
-      // `plumb record` and `plumb run` use no temporary file.
-      let environment = ["TMPDIR": "/nonexistent"]
-    #else
-      let environment: [String: String] = [:]
-    #endif
-    return try runPlumb(
-      ["-c", "ulimit -f \(blocks); trap '' XFSZ; exec \"$0\" \"$@\"", plumbExecutable]
-        + arguments, environment: environment, executable: "/bin/sh")
-  }
-
   /// The sample count `plumb export` reads from `recording`.
   func exportedSamples(_ recording: String, in directory: URL) throws -> Int? {
     let csv = directory.appendingPathComponent("export.csv").path
@@ -49,7 +31,7 @@ import Testing
   func aRecordingThatCannotGrowKeepsWhatItTookAndSaysSo(command: [String], says: String) throws {
     let directory = try temporaryDirectory()
     let output = directory.appendingPathComponent("full.plumbraw").path
-    let result = try runPlumbLimited(
+    let result = try runUnderFileSizeLimit(
       blocks: 200,
       [command[0], "--board", "Boards/simulated.json", "--fast"] + command[1...]
         + [output, "--serial", "/dev/null"])
@@ -69,7 +51,7 @@ import Testing
   @Test func aRecordingThatCannotHoldItsStartUpIsNotLeft() throws {
     let directory = try temporaryDirectory()
     let output = directory.appendingPathComponent("tiny.plumbraw").path
-    let result = try runPlumbLimited(
+    let result = try runUnderFileSizeLimit(
       blocks: 2,
       [
         "record", "--board", "Boards/simulated.json", "--fast", "--seconds", "5", "--output",
@@ -90,7 +72,7 @@ import Testing
     let link = directory.appendingPathComponent("current.plumbraw").path
     #expect(symlink("2026-12-04.plumbraw", link) == 0)
     for blocks in [1, 2] {  // the header does not fit; the start-up does not
-      let result = try runPlumbLimited(
+      let result = try runUnderFileSizeLimit(
         blocks: blocks,
         [
           "record", "--board", "Boards/simulated.json", "--fast", "--seconds", "5", "--output",

@@ -172,3 +172,24 @@ func readAvailable(_ descriptor: Int32) -> [UInt8] {
   }
   return bytes
 }
+
+/// `executable` (`plumb` unless said) under `/bin/sh` with a file-size limit of `blocks` × 512
+/// bytes and SIGXFSZ ignored, so a write past the limit fails with `EFBIG` after taking what
+/// fits, as one past a filling disk fails with `ENOSPC`, without mounting anything.
+func runUnderFileSizeLimit(
+  blocks: Int, _ arguments: [String], executable: String = plumbExecutable
+) throws -> ProcessResult {
+  #if PLUMB_SANITIZED
+    // ThreadSanitizer's start-up writes 512 KiB of shadow markers to $TMPDIR/tsan.rodata.PID
+    // and maps them: under this limit the write is cut short and reading the mapping past it
+    // is a SIGBUS. Where it cannot create that file it does without (it only saves memory);
+    // Plumb's programs use no temporary file from $TMPDIR (AtomicFile's is in the output's
+    // own folder).
+    let environment = ["TMPDIR": "/nonexistent"]
+  #else
+    let environment: [String: String] = [:]
+  #endif
+  return try runPlumb(
+    ["-c", "ulimit -f \(blocks); trap '' XFSZ; exec \"$0\" \"$@\"", executable] + arguments,
+    environment: environment, executable: "/bin/sh")
+}
