@@ -10,7 +10,9 @@
 /// is lost, and the C library reports the failed writes only through `ferror` (and, at exit,
 /// not at all). Every command's success goes through here (`runCommand`, `CommandGroup.run`).
 public func finishStandardOutput(_ command: String) -> Int32 {
-  let stream = stdout
+  // Typed: glibc 2.41 (Debian 13) declares `ferror`'s stream non-null, so an inferred optional
+  // would not pass there. `stdout` is never null after start-up.
+  let stream: UnsafeMutablePointer<FILE> = stdout
   errno = 0
   let flushed = fflush(stream) == 0
   let code = errno

@@ -252,7 +252,7 @@ import Testing
     #expect(wideFinal.sampleTimeSpanSeconds == Double(UInt64.max) / 1e9)
     #expect(wideFinal.frameRateHz == 1e9 / Double(UInt64.max))
     // A report would fall after the last 64-bit time: none is due.
-    let (late, lateFinal) = run(frames([.max - 1, .max]))
+    let (late, lateFinal) = run(frames([Int64.max - 1, .max]))
     #expect(late.isEmpty)
     #expect(lateFinal.frameRateHz == 1e9)
   }
