@@ -3,6 +3,10 @@ import Geometry
 import MotionScenarios
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 @Suite struct EstimatorContractTests {
   func sample(
     _ t: Int64, gyro: Vector3 = .zero, accel: Vector3 = Vector3(0, 0, 9.80665),
@@ -13,6 +17,31 @@ import Testing
     InertialSample(
       timestampNanoseconds: t, angularRateRadiansPerSecond: gyro,
       specificForceMetersPerSecondSquared: accel, isClipped: clipped)
+  }
+
+  /// The start frame as the READMEs state it: x is where the smallest rotation that levels the
+  /// first reading takes the body's x axis (no turn about the vertical). Tilted about one body
+  /// axis that is the body's x projected on the horizontal; tilted 30° in roll and 30° in pitch,
+  /// the projection is 8.2° from the reference x.
+  @Test func theStartFrameIsTheLevellingRotationsNotTheProjectedXAxis() {
+    func start(rollDegrees: Double, pitchDegrees: Double) -> Quaternion {
+      var estimator = AttitudeEstimator()
+      let tilted =
+        Quaternion(axis: .unitY, angle: radians(pitchDegrees))
+        * Quaternion(axis: .unitX, angle: radians(rollDegrees))
+      let reading = tilted.inverseRotate(Vector3(0, 0, 9.80665))
+      return estimator.update(sample(0, accel: reading)).attitude
+    }
+    func projectedHeadingDegrees(_ q: Quaternion) -> Double {
+      let x = q.rotate(.unitX)
+      return degrees(atan2(x.y, x.x))
+    }
+    for (roll, pitch) in [(30.0, 0.0), (0.0, 30.0), (0.0, 0.0)] {
+      #expect(abs(projectedHeadingDegrees(start(rollDegrees: roll, pitchDegrees: pitch))) < 1e-9)
+    }
+    let both = start(rollDegrees: 30, pitchDegrees: 30)
+    #expect(abs(both.z) < 1e-12, "the levelling rotation's axis is horizontal: \(both)")
+    #expect(abs(projectedHeadingDegrees(both) - 8.21) < 0.005, "\(projectedHeadingDegrees(both))")
   }
 
   /// The first sample gives the tilt at once; the heading starts at zero (x = heading at start).
