@@ -54,8 +54,10 @@ import Geometry
 ///
 /// ## Frames and what yaw means
 ///
-/// The attitude maps body-frame vectors into the reference frame: right-handed, z up, x along
-/// the body's x axis at start (projected on the horizontal). With no magnetometer nothing
+/// The attitude maps body-frame vectors into the reference frame: right-handed, z up, x where
+/// the smallest rotation levelling the first accelerometer reading takes the body's x axis
+/// (the body's x projected on the horizontal when it starts tilted about one axis; 8.2° from
+/// that projection at 30° roll and 30° pitch). With no magnetometer nothing
 /// measures heading: it is relative to the start and drifts by the residual vertical gyro bias
 /// times the time spent moving (about 0.01 °/s after a rest, so ~0.6° per minute of motion;
 /// nothing while at rest).

@@ -53,13 +53,13 @@ public struct RestDetector: Hashable, Sendable {
     public var minimumDurationSeconds: Double
     /// How many standard deviations the window mean may differ from the bias estimate about
     /// the vertical (twice as many about horizontal axes, which the accelerometer also
-    /// watches). Default 3: a slow turn about the vertical is refused unless it is within
-    /// the bias's own uncertainty; a true rest is refused with probability 0.3 %, and then
-    /// only until the uncertainty has grown.
+    /// watches). Default 4: a slow turn about the vertical is refused unless it is within
+    /// the bias's own uncertainty; a true rest is refused with probability 6 · 10⁻⁵ (a normal
+    /// variable beyond 4σ), and then only until the uncertainty has grown.
     public var biasConsistencySigmas: Double
     /// The smallest difference between the window mean and the bias that may refuse a rest,
-    /// rad/s: below it a slow rotation cannot be told from bias anyway. Default 0.1 °/s (6° per
-    /// minute). Because the bias uncertainty grows between rests like a random walk, a bias
+    /// rad/s: below it a slow rotation cannot be told from bias anyway. Default 0.05 °/s (3°
+    /// per minute). Because the bias uncertainty grows between rests like a random walk, a bias
     /// that jumped (a temperature step) is accepted again after a while; it is never accepted
     /// by a timeout, which would let a long slow turn be taken for rest.
     public var biasConsistencyFloorRadiansPerSecond: Double
@@ -73,7 +73,7 @@ public struct RestDetector: Hashable, Sendable {
     /// agree pairwise within this many standard deviations (of their difference, from the
     /// window's own noise), per axis. A rotation whose rate drifts slowly through or near zero
     /// is quiet and may match the bias, but it has a trend or a curvature; a rest is stationary.
-    /// Default 5.
+    /// Default 3.
     public var stationaritySigmas: Double
     /// The estimator refuses a rest whose mean acceleration points further than this from the
     /// gravity it expects, radians, plus the tilt error the bias uncertainty allows (3σ · τ):

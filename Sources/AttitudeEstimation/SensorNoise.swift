@@ -14,10 +14,10 @@ public struct SensorNoise: Hashable, Sendable {
   /// Gyroscope bias random walk K, rad/s/√s: how fast the bias wanders while nothing measures
   /// it. Sets how quickly the bias uncertainty grows between rests.
   ///
-  /// Default 2e-4 rad/s/√s (0.011 °/s/√s): generous for a MEMS gyro at constant temperature, so
-  /// that warm-up drift of a tenth of a degree per second over ten minutes stays inside the
-  /// uncertainty; close to VQF's default bias forgetting (0.1 °/s over 100 s) and to seed 000's
-  /// wandering bias.
+  /// Default 1e-4 rad/s/√s (0.0057 °/s/√s): generous for a MEMS gyro at constant temperature:
+  /// in ten minutes without a rest the uncertainty grows by 0.14 °/s (1σ), so warm-up drift of
+  /// a tenth of a degree per second stays inside it; about half VQF's default bias forgetting
+  /// (0.1 °/s over 100 s, where this gives 0.057 °/s).
   public var gyroBiasRandomWalk: Double
   /// Accelerometer white noise, m/s²/√Hz. Default 400 µg/√Hz (3.9e-3 m/s²/√Hz), the
   /// MPU-6050's power spectral density (PS §6.2).
