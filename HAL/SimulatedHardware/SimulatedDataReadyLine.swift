@@ -108,8 +108,8 @@ public final class SimulatedDataReadyLine: DataReadyLine {
   @exclusivity(unchecked) private var counters = EdgeStatistics()
   /// The source's answer (after the line's own check) for the edge after `after`, kept for the
   /// rest of one operation (`waitForEdge`, `statistics`, `queuedEdgeCount`) and forgotten when
-  /// it returns. A wait used to ask the source the same question up to three times per edge,
-  /// each a call through the `EdgeSource` existential into the replay chip. Safe: within one
+  /// it returns. Without it a wait asks the source the same question up to three times per
+  /// edge, each a call through the `EdgeSource` existential into the replay chip. Safe: within one
   /// operation nothing but the line and the clock runs, and `EdgeSource` promises that the
   /// source's configuration cannot change while the line waits, so the same question gets the
   /// same answer; between operations the driver may reconfigure the chip, so the answer is

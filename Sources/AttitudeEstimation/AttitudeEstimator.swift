@@ -219,9 +219,9 @@ public struct AttitudeEstimator: Sendable {
   /// The largest input a sample may carry: the rate (rad/s) and the specific force (m/s²)
   /// vectors together, √(|ω|² + |f|²) ≤ 10⁴ — far beyond any MEMS sensor (the MPU-6050's full
   /// scales are 35 rad/s and 157 m/s²; high-g accelerometers reach 4000 m/s²). A sample beyond
-  /// it — a corrupt CSV row, a glitch — is refused like a NaN (`.invalidInput`): it used to
-  /// turn the attitude to NaN for good. One sum of squares in place of the finiteness check it
-  /// replaces: 16 instructions more per sample (590 against 574), the price of the refusal.
+  /// it — a corrupt CSV row, a glitch — is refused like a NaN (`.invalidInput`), where it would
+  /// otherwise turn the attitude to NaN for good. One sum of squares checks both: a NaN or an
+  /// infinity fails the comparison too.
   public static let maximumInput = 10_000.0
   static let inputLimitSquared = maximumInput * maximumInput
 

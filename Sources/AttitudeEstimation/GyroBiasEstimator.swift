@@ -211,9 +211,9 @@ public struct GyroBiasEstimator: Hashable, Sendable {
   /// the distance, because the configured uncertainty holds at the configured reference
   /// temperature, not wherever the unit happens to start. For a datasheet tolerance (±20 °/s)
   /// that is nothing; for a bench calibration's residual (0.01 °/s at the bench's 25.7 °C, say)
-  /// started at 20 °C it is the slope's uncertainty over 5.7 °C. (It used to take the configured
-  /// uncertainty to hold at the start: a calibrated unit started away from its bench temperature
-  /// was certain of a bias 0.9 °/s off, and refused every rest as a slow turn.) The two states
+  /// started at 20 °C it is the slope's uncertainty over 5.7 °C. (Were the configured
+  /// uncertainty taken to hold at the start, a calibrated unit started away from its bench
+  /// temperature would be certain of a bias 0.9 °/s off, and refuse every rest as a slow turn.) The two states
   /// start uncorrelated, so a board that never changes temperature never learns a slope:
   /// nothing couples them until rests at different temperatures do.
   public mutating func start(atCelsius celsius: Double) {

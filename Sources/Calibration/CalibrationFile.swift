@@ -182,7 +182,8 @@ public struct LiveBiasEstimate: Sendable, Hashable {
 
 /// What a calibration file may hold. Each bound is what an MPU-6050-class IMU can physically
 /// produce, so a value outside one is a damaged or mistyped file, not a poor unit: such values
-/// (a gyro bias of 1e300 rad/s, a scale factor of 0) used to load and steer the estimator.
+/// (a gyro bias of 1e300 rad/s, a scale factor of 0) would otherwise load and steer the
+/// estimator.
 /// Refusals name the key, the value, the range and what to do. Temperatures, rest-detector
 /// thresholds and the WHO_AM_I byte have ranges of their own, written where they are read.
 public enum CalibrationLimits {

@@ -79,9 +79,8 @@ public struct FirmwareLoop<
   public private(set) var lastFrame = TelemetryFrame()
   /// The last estimate.
   public var lastEstimate: AttitudeEstimate? { hasEstimate ? estimate : nil }
-  /// The last estimate once `hasEstimate`, kept unwrapped: the estimator's result stored into
-  /// an optional cost two copies of its 192 bytes (memcpy) and a call per sample, where this
-  /// is stored in place. `emitFrame` reads it from here rather than taking it as an argument
+  /// The last estimate once `hasEstimate`, kept unwrapped and stored in place: stored into an
+  /// optional, the estimator's result would be copied twice (192 bytes, memcpy) per sample. `emitFrame` reads it from here rather than taking it as an argument
   /// (a copy too).
   private var estimate: AttitudeEstimate
   private var hasEstimate = false
@@ -157,9 +156,9 @@ public struct FirmwareLoop<
     self.clock = clock
     self.settings = settings
     // The estimator's clock starts from the rate the chip is configured for, whatever the
-    // estimator settings say (their default is 100 Hz): at 25 Hz it used to take every 40 ms
-    // interval for a gap of three missed samples until it re-acquired the period, and count
-    // them as missed in the status, the frames and a recording.
+    // estimator settings say (their default is 100 Hz). Started at 100 Hz on a 25 Hz chip it
+    // would take every 40 ms interval for a gap of three missed samples until it re-acquired
+    // the period, and count them as missed in the status, the frames and a recording.
     var estimatorSettings = settings.estimator
     estimatorSettings.sampleClock.nominalPeriodSeconds = 1 / driver.configuration.sampleRateHertz
     estimator = AttitudeEstimator(settings: estimatorSettings)
@@ -428,8 +427,8 @@ public struct FirmwareLoop<
   /// rate: the attitude at the sample's time. Not at rest, where the attitude is held, nor for
   /// a sample that was not integrated. `q ⊗ exp(ω·lag)` by the third-order series (the angle is
   /// below 0.25 rad at 2000 °/s): no trigonometry, the same bits on every machine.
-  /// (Static, on what it needs: as a method of the loop it made the compiler copy the whole
-  /// loop, some 550 instructions of `memcpy` a frame.)
+  /// (Static, on what it needs: as a method of the loop it makes the compiler copy the whole
+  /// loop for every frame.)
   @inline(__always)
   private static func attitude(of estimate: AttitudeEstimate, carriedOver lag: Double)
     -> Quaternion
@@ -482,7 +481,7 @@ public struct FirmwareLoop<
       ? settings.correction.staticGyroBiasInBody(atTemperature: sample.temperatureCelsius) : .zero
     frameSequence &+= 1
     // Built where it is kept and encoded from there: a frame is some 170 bytes, and a local
-    // copy of it cost two calls to memcpy per sample.
+    // copy of it would cost two calls to memcpy per sample.
     lastFrame = TelemetryFrame(
       sequence: frameSequence, sampleTimeNanoseconds: estimate.timestampNanoseconds,
       attitude: attitude,
