@@ -25,7 +25,17 @@ let swift6: [SwiftSetting] = [
 var targets: [Target] = []
 var products: [Product] = []
 
-// MARK: - HAL: protocols and value types (no dependencies)
+// MARK: - Byte formats (a leaf: Glibc only)
+
+// Byte- and text-level encodings with no dependency on Plumb's domain: the bounds-checked byte
+// cursor, CRC-32C, the CRC-16s, SHA-256, hex and ISO 8601 text (Sources/ByteFormats/README.md).
+// Below everything, the HAL included.
+targets += [
+  .target(name: "ByteFormats", exclude: ["README.md"], swiftSettings: swift6),
+  .testTarget(name: "ByteFormatsTests", dependencies: ["ByteFormats"], swiftSettings: swift6),
+]
+
+// MARK: - HAL: protocols and value types (no dependencies but ByteFormats)
 
 // Test-only support: an allocation-counting malloc interposer and a way to test permission
 // errors as root. Linked into the (single) test executable by every test target that needs it.
@@ -38,7 +48,9 @@ targets += [
 ]
 
 targets += [
-  .target(name: "HardwareAbstraction", path: "HAL/HardwareAbstraction", swiftSettings: swift6),
+  .target(
+    name: "HardwareAbstraction", dependencies: ["ByteFormats"], path: "HAL/HardwareAbstraction",
+    swiftSettings: swift6),
   .testTarget(
     name: "HardwareAbstractionTests", dependencies: ["HardwareAbstraction"],
     swiftSettings: swift6),
@@ -77,7 +89,8 @@ targets += [
 
 targets += [
   .target(
-    name: "SimulatedHardware", dependencies: ["HardwareAbstraction", "POSIXSupport", "Randomness"],
+    name: "SimulatedHardware",
+    dependencies: ["ByteFormats", "HardwareAbstraction", "POSIXSupport", "Randomness"],
     path: "HAL/SimulatedHardware", swiftSettings: swift6),
   .testTarget(
     name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware", "HardwareAbstraction"],
@@ -133,11 +146,13 @@ targets += [
 // The driver sees only the HAL protocols. The simulated chip restates the register map on its
 // own (it does not import the driver), so a wrong address cannot hide in both at once.
 targets += [
-  .target(name: "MPU6050", dependencies: ["HardwareAbstraction"], swiftSettings: swift6),
+  .target(
+    name: "MPU6050", dependencies: ["ByteFormats", "HardwareAbstraction"], swiftSettings: swift6),
   .target(
     name: "MPU6050Simulation",
     dependencies: [
-      "HardwareAbstraction", "SimulatedHardware", "Geometry", "MotionScenarios", "Recording",
+      "ByteFormats", "HardwareAbstraction", "SimulatedHardware", "Geometry", "MotionScenarios",
+      "Recording",
     ],
     swiftSettings: swift6),
   .testTarget(
@@ -166,9 +181,11 @@ targets += [
 // host-command parser. Geometry only: no Foundation, no HAL.
 targets += [
   .target(
-    name: "Telemetry", dependencies: ["Geometry"], exclude: ["FORMATS.md"], swiftSettings: swift6),
+    name: "Telemetry", dependencies: ["ByteFormats", "Geometry"], exclude: ["FORMATS.md"],
+    swiftSettings: swift6),
   .testTarget(
-    name: "TelemetryTests", dependencies: ["Telemetry", "Geometry", "JSON", "TestSupport"],
+    name: "TelemetryTests",
+    dependencies: ["Telemetry", "ByteFormats", "Geometry", "JSON", "TestSupport"],
     exclude: ["Vectors"],
     swiftSettings: swift6),
 ]
@@ -177,13 +194,13 @@ targets += [
 // recorder, CSV export). HardwareAbstraction and the driver's types only: no Foundation.
 targets += [
   .target(
-    name: "Recording", dependencies: ["HardwareAbstraction", "MPU6050"],
+    name: "Recording", dependencies: ["ByteFormats", "HardwareAbstraction", "MPU6050"],
     exclude: ["PLUMBRAW.md"], swiftSettings: swift6),
   .testTarget(
     name: "RecordingTests",
     dependencies: [
-      "Recording", "MPU6050", "MPU6050Simulation", "HardwareAbstraction", "SimulatedHardware",
-      "MotionScenarios", "Geometry", "Calibration", "TestSupport",
+      "Recording", "ByteFormats", "MPU6050", "MPU6050Simulation", "HardwareAbstraction",
+      "SimulatedHardware", "MotionScenarios", "Geometry", "Calibration", "TestSupport",
     ],
     exclude: ["Golden"], swiftSettings: swift6),
 ]
@@ -218,6 +235,7 @@ targets += [
       "Firmware", "AttitudeEstimation", "Boards", "Calibration", "Telemetry", "MPU6050",
       "MPU6050Simulation", "MotionScenarios", "SimulatedHardware", "LinuxHardware",
       "HardwareAbstraction", "Geometry", "POSIXSupport", "SystemdNotify", "Recording", "JSON",
+      "ByteFormats",
     ], swiftSettings: swift6),
   .executableTarget(
     name: "plumb",
@@ -257,19 +275,21 @@ targets += [
   .target(name: "Plotting", swiftSettings: swift6),
   .testTarget(name: "PlottingTests", dependencies: ["Plotting"], swiftSettings: swift6),
   .target(
-    name: "Calibration", dependencies: ["Geometry", "JSON", "Randomness", "Recording"],
+    name: "Calibration",
+    dependencies: ["ByteFormats", "Geometry", "JSON", "Randomness", "Recording"],
     swiftSettings: swift6),
   .testTarget(
     name: "CalibrationTests",
     dependencies: [
-      "Calibration", "Geometry", "JSON", "Plotting", "CommandLineSupport", "plumb-cal",
-      "Randomness", "TestSupport",
+      "Calibration", "ByteFormats", "Geometry", "JSON", "Plotting", "CommandLineSupport",
+      "plumb-cal", "Randomness", "TestSupport",
     ],
     swiftSettings: swift6),
   .executableTarget(
     name: "plumb-cal",
     dependencies: [
-      "Calibration", "Plotting", "CommandLineSupport", "Geometry", "JSON", "Recording",
+      "Calibration", "ByteFormats", "Plotting", "CommandLineSupport", "Geometry", "JSON",
+      "Recording",
     ],
     path: "tools/plumb-cal", exclude: ["CALIBRATION-FILE.md"], swiftSettings: swift6),
 ]
@@ -374,13 +394,13 @@ if Context.environment["PLUMB_FUZZ"] != nil {
     ("board-file", ["Boards", "PlumbRuntime", "JSON"]),
     ("calibration-file", ["Calibration", "Boards", "PlumbRuntime", "JSON", "Geometry"]),
     ("csv", ["Calibration"]),
-    ("plumbraw", ["Recording", "Calibration", "HardwareAbstraction"]),
+    ("plumbraw", ["Recording", "ByteFormats", "Calibration", "HardwareAbstraction"]),
     ("host-commands", ["Telemetry"]),
     ("monitor-binary", ["MonitorFuzzing"]),
     ("monitor-text", ["MonitorFuzzing"]),
     ("monitor-mavlink", ["MonitorFuzzing"]),
     ("monitor-auto", ["MonitorFuzzing"]),
-    ("mavlink", ["Telemetry"]),
+    ("mavlink", ["Telemetry", "ByteFormats"]),
   ]
   for target in fuzzTargets {
     targets.append(

@@ -1,3 +1,5 @@
+import ByteFormats
+
 /// A 7-bit I2C target ("slave") address.
 ///
 /// The MPU-6050 answers at `0x68` (AD0 low) or `0x69` (AD0 high), PS-MPU-6000A §6.4.
@@ -23,7 +25,7 @@ public struct I2CAddress: RawRepresentable, Hashable, Comparable, Sendable, Cust
   public static func < (lhs: I2CAddress, rhs: I2CAddress) -> Bool { lhs.rawValue < rhs.rawValue }
 
   /// `0x68`.
-  public var description: String { hex2(rawValue) }
+  public var description: String { hexByte(rawValue) }
 }
 
 /// An I2C bus master, seen from a register-oriented device driver.
@@ -217,16 +219,9 @@ public struct I2CError: Error, Hashable, Sendable, CustomStringConvertible {
     var place: [String] = []
     if let bus { place.append("bus \(bus)") }
     if let address { place.append("address \(address)") }
-    if let register { place.append("register \(hex2(register))") }
+    if let register { place.append("register \(hexByte(register))") }
     if !place.isEmpty { text += " (" + place.joined(separator: ", ") + ")" }
     if let errno { text += " [\(errno)]" }
     return text + " — " + remedy
   }
-}
-
-/// `0x3B`: two upper-case hex digits with a `0x` prefix.
-@usableFromInline
-func hex2(_ value: UInt8) -> String {
-  let digits = Array("0123456789ABCDEF")
-  return "0x" + String(digits[Int(value >> 4)]) + String(digits[Int(value & 0x0F)])
 }

@@ -1,3 +1,4 @@
+import ByteFormats
 import HardwareAbstraction
 
 /// One transfer a driver asked an I2C bus for: what the fault plans match against and what the
@@ -108,14 +109,6 @@ func readRegisterArray<Bus: I2CBus>(
 ) throws(I2CError) -> [UInt8] {
   var bus = bus
   return try bus.readRegisters(startingAt: register, count: count, at: address)
-}
-
-/// `0x3B`.
-func hexByte(_ value: UInt8) -> String {
-  let digits: StaticString = "0123456789ABCDEF"
-  return digits.withUTF8Buffer { table in
-    "0x" + String(decoding: [table[Int(value >> 4)], table[Int(value & 0x0F)]], as: UTF8.self)
-  }
 }
 
 extension I2CError.Kind {

@@ -1,3 +1,4 @@
+import ByteFormats
 import HardwareAbstraction
 
 /// One step of an I2C script: the transfer the driver must make next and what the bus answers.
@@ -64,7 +65,8 @@ public struct ScriptedTransaction: Hashable, Sendable, CustomStringConvertible {
     var text = transfer.description
     switch reply {
     case .completes: break
-    case .returns(let bytes): text += " → [" + bytes.map(hexByte).joined(separator: ", ") + "]"
+    case .returns(let bytes):
+      text += " → [" + bytes.map { hexByte($0) }.joined(separator: ", ") + "]"
     case .fails(let kind, _): text += " → fails \(kind.rawValue)"
     }
     if let minimumDelay { text += " (not before \(minimumDelay) after the previous one)" }

@@ -1,3 +1,4 @@
+import ByteFormats
 import Geometry
 import JSON
 import Recording
@@ -375,7 +376,8 @@ public struct CalibrationFile: Sendable, Hashable {
       (
         "sensor",
         .object([
-          ("whoAmI", .string(hexByte(sensor.whoAmI))), ("name", .string(sensor.name)),
+          ("whoAmI", .string(hexByte(sensor.whoAmI, uppercase: false))),
+          ("name", .string(sensor.name)),
           ("label", .string(sensor.label)),
         ])
       ),
@@ -724,11 +726,6 @@ func optionalNumbers(_ values: [Double?]) -> JSONValue {
   .array(values.map { $0.map { JSONValue.number($0) } ?? .null })
 }
 
-func hexByte(_ value: UInt8) -> String {
-  let hex = String(value, radix: 16)
-  return "0x" + (hex.count < 2 ? "0" : "") + hex
-}
-
 /// x, y, z, each within `range` (see `CalibrationLimits`).
 func readVector(
   _ reader: JSONReader, in range: ClosedRange<Double>, unit: String, fix: String
@@ -791,10 +788,6 @@ func readNoiseNumbers(_ reader: JSONReader, upTo fullScale: Double, unit: String
   }
   return result
 }
-
-/// `YYYY-MM-DDTHH:MM:SS[.fraction]Z`, with plausible field ranges: Recording's check, here for
-/// Calibration's clients that do not import Recording (`plumb-cal save`).
-public func isISO8601UTC(_ text: String) -> Bool { Recording.isISO8601UTC(text) }
 
 /// Canonical JSON: object keys sorted by UTF-8 bytes, no whitespace, numbers in shortest
 /// round-trip form, strings JSON-escaped. Two documents with the same values give the same text.

@@ -1,3 +1,5 @@
+import ByteFormats
+
 /// Which register map a chip follows, for the registers Plumb uses (0x19–0x1C configuration,
 /// 0x23 FIFO_EN, 0x37/0x38/0x3A interrupts, the 0x3B burst, 0x6A/0x6B, 0x72–0x74 FIFO).
 public enum RegisterMapFamily: String, Hashable, Sendable {

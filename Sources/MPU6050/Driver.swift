@@ -1,3 +1,4 @@
+import ByteFormats
 import HardwareAbstraction
 
 /// Where the driver is.

@@ -1,3 +1,4 @@
+import ByteFormats
 import HardwareAbstraction
 
 /// What went wrong talking to the MPU-6050: the kind, and what was read or expected.

@@ -1,3 +1,4 @@
+import ByteFormats
 import HardwareAbstraction
 
 /// The registers the driver uses, read from a chip and decoded for a person: what a probe prints.

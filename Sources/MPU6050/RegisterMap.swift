@@ -1,3 +1,5 @@
+import ByteFormats
+
 /// The MPU-6050's registers as types: each knows its address and gives its bits typed names.
 ///
 /// Source: InvenSense RM-MPU-6000A-00 rev 4.2 ("RM"), §3 (register map table, reset values) and
@@ -536,12 +538,4 @@ func selfTestAxes(_ bits: UInt8) -> AxisSet {
 @inlinable
 func selfTestBits(_ axes: AxisSet) -> UInt8 {
   (axes.contains(.x) ? 0x80 : 0) | (axes.contains(.y) ? 0x40 : 0) | (axes.contains(.z) ? 0x20 : 0)
-}
-
-/// `0x3B`: two upper-case hex digits with a `0x` prefix.
-public func hexByte(_ value: UInt8) -> String {
-  let digits: [Character] = [
-    "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "A", "B", "C", "D", "E", "F",
-  ]
-  return "0x" + String(digits[Int(value >> 4)]) + String(digits[Int(value & 0x0F)])
 }

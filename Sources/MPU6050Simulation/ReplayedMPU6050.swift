@@ -1,3 +1,4 @@
+import ByteFormats
 import HardwareAbstraction
 import Recording
 import SimulatedHardware
@@ -341,25 +342,25 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
         consumeTranscript()
         if transfer.data[0] != value {
           diverge(
-            "transfer \(index): the driver wrote \(hex(value)) to \(hex(register)); the recording wrote \(hex(transfer.data[0]))"
+            "transfer \(index): the driver wrote \(hexByte(value)) to \(hexByte(register)); the recording wrote \(hexByte(transfer.data[0]))"
           )
         }
         statistics.transfersReplayed += 1
         clock.advance(to: transfer.completedAt)
       case let entry?:
         diverge(
-          "transfer \(index): the driver wrote \(hex(value)) to \(hex(register)); the recording has \(describe(entry)) there"
+          "transfer \(index): the driver wrote \(hexByte(value)) to \(hexByte(register)); the recording has \(describe(entry)) there"
         )
       case nil:
         diverge(
-          "transfer \(index): the driver wrote \(hex(value)) to \(hex(register)), a transfer the recording does not have"
+          "transfer \(index): the driver wrote \(hexByte(value)) to \(hexByte(register)), a transfer the recording does not have"
         )
       }
     } else if clock.now() >= header.runningSince, let expected = expectedAfterStartup(register),
       expected != value
     {
       diverge(
-        "the driver wrote \(hex(value)) to \(hex(register)) but the recording was made with \(hex(expected)): give the replay driver the header's configuration"
+        "the driver wrote \(hexByte(value)) to \(hexByte(register)) but the recording was made with \(hexByte(expected)): give the replay driver the header's configuration"
       )
     }
     write(register, value)
@@ -399,12 +400,12 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
         // earlier, say): the entry stays for its own transfer or is dropped as stale, and a
         // data burst still gets the next recorded burst, so the samples stay right.
         diverge(
-          "transfer \(index): the driver read \(buffer.count) bytes from \(hex(register)); the recording has \(describe(entry)) there"
+          "transfer \(index): the driver read \(buffer.count) bytes from \(hexByte(register)); the recording has \(describe(entry)) there"
         )
       case nil:
         if !isBurst {
           diverge(
-            "transfer \(index): the driver read \(buffer.count) bytes from \(hex(register)), a transfer the recording does not have"
+            "transfer \(index): the driver read \(buffer.count) bytes from \(hexByte(register)), a transfer the recording does not have"
           )
         }
       }
@@ -463,9 +464,9 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
   private func describe(_ entry: PlumbRawRecord) -> String {
     switch entry {
     case .transfer(let t) where t.direction == .read:
-      "a read of \(t.data.count) bytes from \(hex(t.register))"
-    case .transfer(let t): "a write to \(hex(t.register))"
-    case .transferFailure(let f): "a failed \(f.direction) of \(hex(f.register))"
+      "a read of \(t.data.count) bytes from \(hexByte(t.register))"
+    case .transfer(let t): "a write to \(hexByte(t.register))"
+    case .transferFailure(let f): "a failed \(f.direction) of \(hexByte(f.register))"
     default: "another record"
     }
   }
@@ -642,11 +643,6 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
     guard statistics.firstDivergence == nil else { return }
     let text = message()  // built before the store, outside any access to `statistics`
     statistics.firstDivergence = text
-  }
-
-  private func hex(_ value: UInt8) -> String {
-    let digits = Array("0123456789ABCDEF")
-    return "0x" + String(digits[Int(value >> 4)]) + String(digits[Int(value & 0x0F)])
   }
 }
 

@@ -1,3 +1,5 @@
+import ByteFormats
+
 /// Which part the simulated chip pretends to be: its WHO_AM_I and the few ways the part's
 /// registers differ from an MPU-6050's where a driver would notice.
 ///
@@ -67,8 +69,6 @@ public struct SimulatedMPU6050Variant: Hashable, Sendable, CustomStringConvertib
     fifoCapacityBytes: 512)
 
   public var description: String {
-    let digits = Array("0123456789ABCDEF")
-    return
-      "\(name) (WHO_AM_I 0x\(digits[Int(whoAmI >> 4)])\(digits[Int(whoAmI & 0x0F)]))"
+    "\(name) (WHO_AM_I \(hexByte(whoAmI)))"
   }
 }

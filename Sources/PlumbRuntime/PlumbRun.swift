@@ -1,5 +1,6 @@
 import AttitudeEstimation
 import Boards
+import ByteFormats
 import Firmware
 import Glibc
 import HardwareAbstraction

@@ -1,3 +1,4 @@
+import ByteFormats
 import HardwareAbstraction
 import MPU6050
 
@@ -459,7 +460,7 @@ extension PlumbRawHeader {
       }
       throw PlumbRawError(.notPlumbRaw, path: path, offset: 0, notPlumbRawMessage(bytes))
     }
-    var input = RawDecoder(bytes, offset: magic.count)
+    var input = ByteCursor(bytes, offset: magic.count)
     guard let major = input.u16(), let minor = input.u16(), let length32 = input.u32() else {
       throw PlumbRawError(
         .headerMalformed, path: path, offset: 0,
@@ -488,7 +489,7 @@ extension PlumbRawHeader {
         "the file ends inside the header (\(bytes.count) of its \(length) bytes): the recording "
           + "was cut before its first record and holds no samples")
     }
-    let stored = RawDecoder(bytes, offset: length - 4).peekU32()
+    let stored = ByteCursor(bytes, offset: length - 4).peekU32() ?? 0
     let computed = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<(length - 4)]))
     guard stored == computed else {
       throw PlumbRawError(
@@ -497,7 +498,7 @@ extension PlumbRawHeader {
           + "header is damaged, so nothing in the file can be trusted")
     }
     let header = UnsafeRawBufferPointer(rebasing: bytes[0..<(length - 4)])
-    var field = RawDecoder(header, offset: 16)
+    var field = ByteCursor(header, offset: 16)
     func malformed(_ message: String) -> PlumbRawError {
       PlumbRawError(.headerMalformed, path: path, offset: field.offset, message)
     }
@@ -628,14 +629,6 @@ extension PlumbRawHeader {
       runningSince: Timestamp(nanoseconds: running), hasBusTranscript: flags & 1 != 0)
     result.version = PlumbRawVersion(major: major, minor: minor)
     return (result, length)
-  }
-}
-
-extension RawDecoder {
-  /// The little-endian u32 at the current offset (0 when fewer than 4 bytes remain).
-  func peekU32() -> UInt32 {
-    var copy = self
-    return copy.u32() ?? 0
   }
 }
 

@@ -1,3 +1,4 @@
+import ByteFormats
 import HardwareAbstraction
 
 /// What a reader does with a damaged record that valid records follow.
@@ -183,7 +184,7 @@ public struct PlumbRawReader: Sendable {
     let length = payloadLength + PlumbRawFormat.recordOverhead
     guard bytes.count - offset >= length else { return nil }
     let body = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + 2 + payloadLength)])
-    let stored = RawDecoder(bytes, offset: offset + 2 + payloadLength).peekU32()
+    let stored = ByteCursor(bytes, offset: offset + 2 + payloadLength).peekU32() ?? 0
     guard CRC32C.checksum(body) == stored else { return nil }
     return (
       bytes[offset],

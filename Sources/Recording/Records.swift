@@ -1,3 +1,4 @@
+import ByteFormats
 import HardwareAbstraction
 import MPU6050
 
@@ -662,7 +663,7 @@ extension PlumbRawRecord {
   /// Decodes the payload of a record of kind `code`. Allocation-free except for notes.
   static func decode(kind code: UInt8, payload: UnsafeRawBufferPointer) -> DecodedRecord {
     guard let kind = PlumbRawRecordKind(rawValue: code) else { return .unknownKind }
-    var input = RawDecoder(payload)
+    var input = ByteCursor(payload)
     // No variadic list and no message unless it is needed: this runs for every record a
     // replay reads.
     func length(_ expected: Int, or other: Int = -1) -> Bool {
@@ -871,10 +872,4 @@ extension PlumbRawBurst {
         nanoseconds: Int64(littleEndian: payload.loadUnaligned(fromByteOffset: 0, as: Int64.self))),
       bytes: PlumbRawBurstBytes(exactly: payload.baseAddress! + 8))
   }
-}
-
-/// `0x3B`.
-func hexByte(_ value: UInt8) -> String {
-  let digits = Array("0123456789ABCDEF")
-  return "0x" + String(digits[Int(value >> 4)]) + String(digits[Int(value & 0x0F)])
 }

@@ -1,3 +1,4 @@
+import ByteFormats
 import Geometry
 
 /// The binary format, version 1 (FORMATS.md "Binary"): every frame is

@@ -1,3 +1,5 @@
+import ByteFormats
+
 /// MAVLink v2 framing and the four messages Plumb sends (FORMATS.md "MAVLink v2"), written from
 /// the MAVLink specification ("Packet Serialization", `common.xml`); verified against pymavlink
 /// by `tools/scripts/check_mavlink.py`.

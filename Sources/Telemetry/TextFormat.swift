@@ -1,3 +1,4 @@
+import ByteFormats
 import Geometry
 
 /// The text format (FORMATS.md "Text"): one NMEA-style line per frame, for a person at a

@@ -1,3 +1,4 @@
+import ByteFormats
 import HardwareAbstraction
 import MPU6050
 import Recording
@@ -184,42 +185,6 @@ func expectError(
 
 @Suite("The .plumbraw format")
 struct FormatTests {
-  @Test("CRC-32C is the Castagnoli CRC (check value of \"123456789\")")
-  func crcCheckValue() {
-    #expect(CRC32C.checksum(Array("123456789".utf8)) == 0xE306_9283)
-    #expect(CRC32C.checksum([]) == 0)
-  }
-
-  @Test("CRC-32C eight bytes at a time equals the bit-by-bit definition, any length, any split")
-  func crcMatchesTheBitwiseDefinition() {
-    func bitwise(_ bytes: [UInt8]) -> UInt32 {
-      var crc: UInt32 = 0xFFFF_FFFF
-      for byte in bytes {
-        crc ^= UInt32(byte)
-        for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
-      }
-      return crc ^ 0xFFFF_FFFF
-    }
-    var state: UInt64 = 0x0123_4567_89AB_CDEF
-    let data: [UInt8] = (0..<100).map { _ in
-      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-      return UInt8(truncatingIfNeeded: state >> 56)
-    }
-    for length in 0...100 {
-      let bytes = Array(data[0..<length])
-      let expected = bitwise(bytes)
-      #expect(CRC32C.checksum(bytes) == expected, "\(length) bytes")
-      var pieces = CRC32C()
-      bytes.withUnsafeBytes { raw in
-        let cut = length / 3
-        pieces.update(UnsafeRawBufferPointer(rebasing: raw[0..<cut]))
-        if cut < length { pieces.update(raw[cut]) }
-        if cut + 1 < length { pieces.update(UnsafeRawBufferPointer(rebasing: raw[(cut + 1)...])) }
-      }
-      #expect(pieces.value == expected, "\(length) bytes in pieces")
-    }
-  }
-
   @Test("the documented sample record, byte for byte (PLUMBRAW.md, Example)")
   func documentedSampleRecord() throws {
     let record = PlumbRawRecord.sample(

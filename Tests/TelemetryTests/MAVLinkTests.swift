@@ -1,3 +1,4 @@
+import ByteFormats
 import Geometry
 import JSON
 import Telemetry

@@ -1,3 +1,4 @@
+import ByteFormats
 import FuzzSupport
 import Telemetry
 

@@ -11,14 +11,16 @@
 /// allocates once the tables exist (they are built on first use).
 public struct CRC32C: Hashable, Sendable {
   /// The running register (before the final XOR).
-  private var register: UInt32 = 0xFFFF_FFFF
+  @usableFromInline var register: UInt32 = 0xFFFF_FFFF
 
-  public init() {}
+  // Inlinable: the recording writer and the replay reader check every record, across modules.
+  @inlinable public init() {}
 
   /// The checksum of everything fed so far.
-  public var value: UInt32 { register ^ 0xFFFF_FFFF }
+  @inlinable public var value: UInt32 { register ^ 0xFFFF_FFFF }
 
   /// Feeds `bytes`.
+  @inlinable
   public mutating func update(_ bytes: UnsafeRawBufferPointer) {
     guard let base = bytes.baseAddress else { return }
     let count = bytes.count
@@ -63,11 +65,13 @@ public struct CRC32C: Hashable, Sendable {
   }
 
   /// Feeds one byte.
+  @inlinable
   public mutating func update(_ byte: UInt8) {
     register = CRC32C.tables[Int(UInt8(truncatingIfNeeded: register) ^ byte)] ^ (register >> 8)
   }
 
   /// The checksum of `bytes`.
+  @inlinable
   public static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
     var crc = CRC32C()
     crc.update(bytes)
@@ -83,7 +87,7 @@ public struct CRC32C: Hashable, Sendable {
   /// shifting n through 8 zero bits (the reflected polynomial). Table k, entry n: the same
   /// followed by k zero bytes. The CRC is linear, so eight bytes — the first four XORed with
   /// the register — are the XOR of their entries in tables 7 down to 0.
-  static let tables: [UInt32] = {
+  @usableFromInline static let tables: [UInt32] = {
     var tables = [UInt32](repeating: 0, count: 8 * 256)
     for index in 0..<256 {
       var value = UInt32(index)

@@ -1,6 +1,5 @@
 /// Whether `text` is `YYYY-MM-DDTHH:MM:SS[.fraction]Z` with plausible field values: the check of
-/// the UTC times recordings and calibration files carry (Calibration uses it through its
-/// dependency on Recording). Any number of fraction digits: checked, not summed.
+/// the UTC times recordings and calibration files carry. Any number of fraction digits: checked, not summed.
 public func isISO8601UTC(_ text: String) -> Bool {
   let bytes = Array(text.utf8)
   guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z") else { return false }

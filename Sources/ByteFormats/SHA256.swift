@@ -68,16 +68,8 @@ public struct SHA256: Sendable {
     return hasher.finalize()
   }
 
-  /// Lower-case hexadecimal of `bytes`.
-  public static func hex(_ bytes: [UInt8]) -> String {
-    let digits = Array("0123456789abcdef")
-    var text = ""
-    for byte in bytes {
-      text.append(digits[Int(byte >> 4)])
-      text.append(digits[Int(byte & 15)])
-    }
-    return text
-  }
+  /// Lower-case hexadecimal of `bytes` (`hexDigits`).
+  public static func hex(_ bytes: [UInt8]) -> String { hexDigits(bytes) }
 
   private mutating func compress(_ block: [UInt8]) {
     var w = [UInt32](repeating: 0, count: 64)
