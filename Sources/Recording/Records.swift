@@ -661,8 +661,23 @@ enum DecodedRecord {
 
 extension PlumbRawRecord {
   /// Decodes the payload of a record of kind `code`. Allocation-free except for notes.
+  ///
+  /// The payload comes from a file: every field is read through a bounds-checked cursor, so a
+  /// payload shorter than its kind needs is `.malformed` (naming the byte where it ran out),
+  /// never a trap.
   static func decode(kind code: UInt8, payload: UnsafeRawBufferPointer) -> DecodedRecord {
     guard let kind = PlumbRawRecordKind(rawValue: code) else { return .unknownKind }
+    do {
+      return try decode(kind, payload)
+    } catch {
+      return .malformed(
+        "a \(kind) record's \(payload.count)-byte payload is cut short: \(error)")
+    }
+  }
+
+  private static func decode(_ kind: PlumbRawRecordKind, _ payload: UnsafeRawBufferPointer)
+    throws(ByteCursor.ShortInput) -> DecodedRecord
+  {
     var input = ByteCursor(payload)
     // No variadic list and no message unless it is needed: this runs for every record a
     // replay reads.
@@ -681,21 +696,21 @@ extension PlumbRawRecord {
       return .record(.sample(sample))
     case .unavailable:
       guard length(26) else { return wrongLength }
-      let time = Timestamp(nanoseconds: input.i64()!)
-      guard let source = PlumbRawSampleSource(rawValue: input.u8()!) else {
+      let time = Timestamp(nanoseconds: try input.readI64())
+      guard let source = PlumbRawSampleSource(rawValue: try input.readU8()) else {
         return .malformed("an unavailable record names an unknown source")
       }
-      let reasonCode = input.u8()!
+      let reasonCode = try input.readU8()
       let reason: PlumbRawUnavailableReason
       switch reasonCode {
       case 0:
-        let kindCode = input.u8()!
-        let operationCode = input.u8()!
-        let present = input.u8()!
-        let address = input.u8()!
-        let register = input.u8()!
-        _ = input.skip(3)
-        let errno = input.i32()!
+        let kindCode = try input.readU8()
+        let operationCode = try input.readU8()
+        let present = try input.readU8()
+        let address = try input.readU8()
+        let register = try input.readU8()
+        try input.readSkipping(3)
+        let errno = try input.readI32()
         guard let errorKind = RecordCodes.element(RecordCodes.i2cKinds, kindCode),
           let operation = RecordCodes.element(RecordCodes.operations, operationCode)
         else { return .malformed("a bus error names unknown codes \(kindCode)/\(operationCode)") }
@@ -706,9 +721,9 @@ extension PlumbRawRecord {
             address: present & 2 != 0 ? I2CAddress(rawValue: address & 0x7F) : nil,
             register: present & 4 != 0 ? register : nil))
       case 1:
-        let step = input.u8()!
-        _ = input.skip(7)
-        let until = Timestamp(nanoseconds: input.i64()!)
+        let step = try input.readU8()
+        try input.readSkipping(7)
+        let until = Timestamp(nanoseconds: try input.readI64())
         switch step {
         case 0: reason = .recovering(.waitingToRetry(until: until))
         case 1: reason = .recovering(.resetting(until: until))
@@ -725,18 +740,18 @@ extension PlumbRawRecord {
         .unavailable(PlumbRawUnavailable(timestamp: time, source: source, reason: reason)))
     case .missedSamples:
       guard length(13) else { return wrongLength }
-      let time = Timestamp(nanoseconds: input.i64()!)
-      let count = input.u32()!
-      guard let cause = PlumbRawMissedSamples.Cause(rawValue: input.u8()!) else {
+      let time = Timestamp(nanoseconds: try input.readI64())
+      let count = try input.readU32()
+      guard let cause = PlumbRawMissedSamples.Cause(rawValue: try input.readU8()) else {
         return .malformed("a missed-samples record names an unknown cause")
       }
       return .record(
         .missedSamples(PlumbRawMissedSamples(timestamp: time, count: count, cause: cause)))
     case .reinitialization:
       guard length(10) else { return wrongLength }
-      let time = Timestamp(nanoseconds: input.i64()!)
-      let event = input.u8()!
-      let reasonCode = input.u8()!
+      let time = Timestamp(nanoseconds: try input.readI64())
+      let event = try input.readU8()
+      let reasonCode = try input.readU8()
       switch event {
       case 0:
         guard let reason = RecordCodes.element(RecordCodes.reasons, reasonCode) else {
@@ -749,17 +764,25 @@ extension PlumbRawRecord {
       }
     case .configurationChange:
       guard length(52) else { return wrongLength }
-      let time = Timestamp(nanoseconds: input.i64()!)
-      let rate = input.f64()!
-      guard let dlpf = DigitalLowPassFilter(rawValue: input.u8()!),
-        let gyro = GyroFullScale(rawValue: input.u8()!),
-        let accel = AccelerometerFullScale(rawValue: input.u8()!)
+      let time = Timestamp(nanoseconds: try input.readI64())
+      let rate = try input.readF64()
+      let dlpfCode = try input.readU8()
+      let gyroCode = try input.readU8()
+      let accelCode = try input.readU8()
+      guard let dlpf = DigitalLowPassFilter(rawValue: dlpfCode),
+        let gyro = GyroFullScale(rawValue: gyroCode),
+        let accel = AccelerometerFullScale(rawValue: accelCode)
       else { return .malformed("a configuration change names unknown register codes") }
-      let dataReady = input.u8()!
+      let dataReady = try input.readU8()
+      let gyroScale = try input.readF64()
+      let accelScale = try input.readF64()
+      let temperatureScale = try input.readF64()
+      let temperatureOffset = try input.readF64()
       let scale = PlumbRawScale(
-        gyroRadiansPerSecondPerCount: input.f64()!,
-        accelerometerMetersPerSecondSquaredPerCount: input.f64()!,
-        temperatureCountsPerDegreeCelsius: input.f64()!, temperatureOffsetCelsius: input.f64()!)
+        gyroRadiansPerSecondPerCount: gyroScale,
+        accelerometerMetersPerSecondSquaredPerCount: accelScale,
+        temperatureCountsPerDegreeCelsius: temperatureScale,
+        temperatureOffsetCelsius: temperatureOffset)
       guard dataReady <= 1, scale.isFinite else {
         return .malformed("a configuration change holds an impossible value")
       }
@@ -773,51 +796,54 @@ extension PlumbRawRecord {
             scale: scale)))
     case .note:
       guard payload.count >= 9 else { return wrongLength }
-      let time = Timestamp(nanoseconds: input.i64()!)
-      guard let category = PlumbRawNote.Category(rawValue: input.u8()!) else {
+      let time = Timestamp(nanoseconds: try input.readI64())
+      guard let category = PlumbRawNote.Category(rawValue: try input.readU8()) else {
         return .malformed("a note names an unknown category")
       }
-      guard let text = String(validating: input.slice(input.remaining)!, as: UTF8.self) else {
+      guard let text = String(validating: try input.readSlice(input.remaining), as: UTF8.self)
+      else {
         return .malformed("a note's text is not valid UTF-8")
       }
       return .record(.note(PlumbRawNote(timestamp: time, category: category, text: text)))
     case .timerWake:
       guard length(8) else { return wrongLength }
-      return .record(.timerWake(PlumbRawTimerWake(timestamp: Timestamp(nanoseconds: input.i64()!))))
+      let time = Timestamp(nanoseconds: try input.readI64())
+      return .record(.timerWake(PlumbRawTimerWake(timestamp: time)))
     case .burst:
       guard let burst = PlumbRawBurst.decode(payload) else { return wrongLength }
       return .record(.burst(burst))
     case .transfer:
       guard payload.count >= 20 else { return wrongLength }
-      let index = input.u64()!
-      let time = Timestamp(nanoseconds: input.i64()!)
-      guard let direction = PlumbRawTransferDirection(rawValue: input.u8()!) else {
+      let index = try input.readU64()
+      let time = Timestamp(nanoseconds: try input.readI64())
+      guard let direction = PlumbRawTransferDirection(rawValue: try input.readU8()) else {
         return .malformed("a transfer names an unknown direction")
       }
-      let register = input.u8()!
-      let count = Int(input.u8()!)
+      let register = try input.readU8()
+      let count = Int(try input.readU8())
       guard (1...32).contains(count), input.remaining == count,
         direction == .read || count == 1
       else { return .malformed("a transfer's byte count (\(count)) does not fit its record") }
+      let data = PlumbRawRegisterBytes(try input.readSlice(count))
       return .record(
         .transfer(
           PlumbRawTransfer(
             index: index, completedAt: time, direction: direction, register: register,
-            data: PlumbRawRegisterBytes(input.slice(count)!))))
+            data: data)))
     case .transferFailure:
       guard length(27) else { return wrongLength }
-      let index = input.u64()!
-      let time = Timestamp(nanoseconds: input.i64()!)
-      guard let direction = PlumbRawTransferDirection(rawValue: input.u8()!) else {
+      let index = try input.readU64()
+      let time = Timestamp(nanoseconds: try input.readI64())
+      guard let direction = PlumbRawTransferDirection(rawValue: try input.readU8()) else {
         return .malformed("a transfer failure names an unknown direction")
       }
-      let register = input.u8()!
-      let requested = input.u8()!
-      let kindCode = input.u8()!
-      let operationCode = input.u8()!
-      let present = input.u8()!
-      let address = input.u8()!
-      let errno = input.i32()!
+      let register = try input.readU8()
+      let requested = try input.readU8()
+      let kindCode = try input.readU8()
+      let operationCode = try input.readU8()
+      let present = try input.readU8()
+      let address = try input.readU8()
+      let errno = try input.readI32()
       guard let errorKind = RecordCodes.element(RecordCodes.i2cKinds, kindCode),
         let operation = RecordCodes.element(RecordCodes.operations, operationCode)
       else { return .malformed("a transfer failure names unknown codes") }
@@ -847,7 +873,7 @@ extension PlumbRawSample {
   /// completion delay in 4 or 8 bytes), or `nil` when the length or the source code is wrong.
   /// Straight loads at fixed offsets, no enum: every sample of a replay comes through here.
   static func decode(_ payload: UnsafeRawBufferPointer) -> PlumbRawSample? {
-    guard isWellFormed(payload) else { return nil }
+    guard isWellFormed(payload), let base = payload.baseAddress else { return nil }
     let flagsByte = payload[22]
     guard let source = PlumbRawSampleSource(rawValue: flagsByte & 0x03) else { return nil }
     let time = Int64(littleEndian: payload.loadUnaligned(fromByteOffset: 0, as: Int64.self))
@@ -857,7 +883,7 @@ extension PlumbRawSample {
       : Int64(littleEndian: payload.loadUnaligned(fromByteOffset: 23, as: Int64.self))
     return PlumbRawSample(
       timestamp: Timestamp(nanoseconds: time),
-      bytes: PlumbRawBurstBytes(exactly: payload.baseAddress! + 8), source: source,
+      bytes: PlumbRawBurstBytes(exactly: base + 8), source: source,
       flags: PlumbRawSampleFlags(rawValue: (flagsByte >> 2) & PlumbRawSampleFlags.known),
       completionDelayNanoseconds: delay)
   }
@@ -866,10 +892,10 @@ extension PlumbRawSample {
 extension PlumbRawBurst {
   /// A burst record's payload (22 bytes: completion time, the 14 bytes), or `nil`.
   static func decode(_ payload: UnsafeRawBufferPointer) -> PlumbRawBurst? {
-    guard payload.count == 22 else { return nil }
+    guard payload.count == 22, let base = payload.baseAddress else { return nil }
     return PlumbRawBurst(
       completedAt: Timestamp(
         nanoseconds: Int64(littleEndian: payload.loadUnaligned(fromByteOffset: 0, as: Int64.self))),
-      bytes: PlumbRawBurstBytes(exactly: payload.baseAddress! + 8))
+      bytes: PlumbRawBurstBytes(exactly: base + 8))
   }
 }

@@ -400,6 +400,39 @@ struct FormatTests {
     }
   }
 
+  /// A writer never produces a record shorter than its kind needs, but a file can hold one
+  /// with a valid CRC (a faulty writer, or a mutation resealed): its decoding reads every
+  /// field through a bounds-checked cursor, so it is refused naming the record's offset, never
+  /// a trap. Every record kind, cut after every byte of its payload.
+  @Test("a record cut at any byte of its payload, with a valid CRC, is an error naming its offset")
+  func recordCutAtEveryByte() throws {
+    let header = try fileBytes(plainHeader(), [])
+    let offset = header.count
+    for record in everyRecord() {
+      let file = try fileBytes(plainHeader(), [record])
+      let kind = file[offset]
+      let payload = Array(file[(offset + 2)..<(file.count - 4)])
+      for cut in 0..<payload.count {
+        let bytes = header + frame(kind, Array(payload[0..<cut]))
+        do {
+          // Two cuts leave a record another writer could have written: a sample's 8-byte delay
+          // cut to 4 bytes (the 27-byte form), and a note's text cut short (still UTF-8).
+          let read = Array(try PlumbRawReader(bytes: bytes).records())
+          let shorterForm =
+            (record.kind == .sample && cut == 27) || (record.kind == .note && cut >= 9)
+          #expect(
+            read.count == 1 && read.first?.kind == record.kind && shorterForm,
+            "\(record.kind) cut to \(cut) bytes read as \(read)")
+        } catch {
+          #expect(
+            error.kind == .malformedRecord && error.offset == offset && error.recordIndex == 0
+              && error.description.contains("byte \(offset)"),
+            "\(record.kind) cut to \(cut) bytes: \(error)")
+        }
+      }
+    }
+  }
+
   @Test("the writer refuses to overwrite, to write after closing, and impossible input")
   func writerRefusals() throws {
     let path = temporaryPath("taken.plumbraw")
