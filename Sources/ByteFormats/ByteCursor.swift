@@ -83,11 +83,21 @@ public struct ByteCursor {
     return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
   }
 
-  @inlinable public mutating func i16() -> Int16? { u16().map { Int16(bitPattern: $0) } }
-  @inlinable public mutating func i32() -> Int32? { u32().map { Int32(bitPattern: $0) } }
-  @inlinable public mutating func i64() -> Int64? { u64().map { Int64(bitPattern: $0) } }
-  @inlinable public mutating func f32() -> Float? { u32().map { Float(bitPattern: $0) } }
-  @inlinable public mutating func f64() -> Double? { u64().map { Double(bitPattern: $0) } }
+  @inlinable public mutating func i16() -> Int16? {
+    u16().map { Int16(bitPattern: $0) }
+  }
+  @inlinable public mutating func i32() -> Int32? {
+    u32().map { Int32(bitPattern: $0) }
+  }
+  @inlinable public mutating func i64() -> Int64? {
+    u64().map { Int64(bitPattern: $0) }
+  }
+  @inlinable public mutating func f32() -> Float? {
+    u32().map { Float(bitPattern: $0) }
+  }
+  @inlinable public mutating func f64() -> Double? {
+    u64().map { Double(bitPattern: $0) }
+  }
 
   /// `count` bytes as a new array (allocates: for headers, not for per-sample paths).
   @inlinable
@@ -127,52 +137,52 @@ public struct ByteCursor {
     ShortInput(offset: offset, needed: needed, available: remaining)
   }
 
-  @inlinable
+  @inlinable @inline(__always)
   public mutating func readU8() throws(ShortInput) -> UInt8 {
     guard let value = u8() else { throw shortInput(needing: 1) }
     return value
   }
 
-  @inlinable
+  @inlinable @inline(__always)
   public mutating func readU16() throws(ShortInput) -> UInt16 {
     guard let value = u16() else { throw shortInput(needing: 2) }
     return value
   }
 
-  @inlinable
+  @inlinable @inline(__always)
   public mutating func readU32() throws(ShortInput) -> UInt32 {
     guard let value = u32() else { throw shortInput(needing: 4) }
     return value
   }
 
-  @inlinable
+  @inlinable @inline(__always)
   public mutating func readU64() throws(ShortInput) -> UInt64 {
     guard let value = u64() else { throw shortInput(needing: 8) }
     return value
   }
 
-  @inlinable
+  @inlinable @inline(__always)
   public mutating func readI16() throws(ShortInput) -> Int16 { Int16(bitPattern: try readU16()) }
-  @inlinable
+  @inlinable @inline(__always)
   public mutating func readI32() throws(ShortInput) -> Int32 { Int32(bitPattern: try readU32()) }
-  @inlinable
+  @inlinable @inline(__always)
   public mutating func readI64() throws(ShortInput) -> Int64 { Int64(bitPattern: try readU64()) }
-  @inlinable
+  @inlinable @inline(__always)
   public mutating func readF32() throws(ShortInput) -> Float { Float(bitPattern: try readU32()) }
-  @inlinable
+  @inlinable @inline(__always)
   public mutating func readF64() throws(ShortInput) -> Double {
     Double(bitPattern: try readU64())
   }
 
   /// A view of the next `count` bytes, without copying.
-  @inlinable
+  @inlinable @inline(__always)
   public mutating func readSlice(_ count: Int) throws(ShortInput) -> UnsafeRawBufferPointer {
     guard let value = slice(count) else { throw shortInput(needing: max(0, count)) }
     return value
   }
 
   /// Moves past `count` bytes.
-  @inlinable
+  @inlinable @inline(__always)
   public mutating func readSkipping(_ count: Int) throws(ShortInput) {
     guard skip(count) else { throw shortInput(needing: max(0, count)) }
   }

@@ -9,28 +9,22 @@
 /// The check values are the catalogue's (Greg Cook, "Catalogue of parametrised CRC algorithms")
 /// and are asserted by the tests.
 public struct CRC16CCITTFalse: Hashable, Sendable {
-  /// The running register.
-  @usableFromInline var register: UInt16 = 0xFFFF
-
-  // Inlinable: the binary encoder runs it over every frame, from another module.
-  @inlinable public init() {}
-
   /// The running value.
-  @inlinable public var value: UInt16 { register }
+  public private(set) var value: UInt16 = 0xFFFF
+
+  public init() {}
 
   /// Feeds one byte, most significant bit first.
-  @inlinable
   public mutating func update(_ byte: UInt8) {
-    register = crc16CCITTTables.withUnsafeBufferPointer { Self.step(register, byte, $0) }
+    value = crc16CCITTTables.withUnsafeBufferPointer { Self.step(value, byte, $0) }
   }
 
   /// Feeds `bytes` four at a time ("slicing by 4": four lookups and no shifts of the register
   /// per four bytes), the rest one at a time. The binary encoder runs this over every frame.
-  @inlinable
   public mutating func update(_ bytes: UnsafeRawBufferPointer) {
     guard let base = bytes.baseAddress else { return }
     let count = bytes.count
-    var crc = register
+    var crc = value
     crc16CCITTTables.withUnsafeBufferPointer { tables in
       var index = 0
       let wholeWords = count & ~3
@@ -48,19 +42,18 @@ public struct CRC16CCITTFalse: Hashable, Sendable {
         index &+= 1
       }
     }
-    register = crc
+    value = crc
   }
 
   /// One byte through the first table: a byte at a time instead of a bit at a time.
-  @inlinable @inline(__always)
-  static func step(_ crc: UInt16, _ byte: UInt8, _ tables: UnsafeBufferPointer<UInt16>)
+  @inline(__always)
+  private static func step(_ crc: UInt16, _ byte: UInt8, _ tables: UnsafeBufferPointer<UInt16>)
     -> UInt16
   {
     (crc << 8) ^ tables[Int(UInt8(truncatingIfNeeded: crc >> 8) ^ byte)]
   }
 
   /// The CRC of `bytes`.
-  @inlinable
   public static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt16 {
     var crc = CRC16CCITTFalse()
     crc.update(bytes)
@@ -73,7 +66,7 @@ public struct CRC16CCITTFalse: Hashable, Sendable {
 /// replaces eight shifts. Table k, entry b: the same followed by k zero bytes (table k−1's
 /// entry shifted through one more byte). The CRC is linear, so four bytes — the first two
 /// XORed with the register — are the XOR of their entries in tables 3, 2, 1 and 0.
-@usableFromInline let crc16CCITTTables: [UInt16] = {
+private let crc16CCITTTables: [UInt16] = {
   var tables = [UInt16](repeating: 0, count: 4 * 256)
   for byte in 0..<256 {
     var crc = UInt16(byte) << 8

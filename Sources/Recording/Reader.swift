@@ -184,7 +184,10 @@ public struct PlumbRawReader: Sendable {
     let length = payloadLength + PlumbRawFormat.recordOverhead
     guard bytes.count - offset >= length else { return nil }
     let body = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + 2 + payloadLength)])
-    let stored = ByteCursor(bytes, offset: offset + 2 + payloadLength).peekU32() ?? 0
+    // Inside the bounds just checked: the 4 bytes after the payload.
+    let stored = UInt32(
+      littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 2 + payloadLength, as: UInt32.self)
+    )
     guard CRC32C.checksum(body) == stored else { return nil }
     return (
       bytes[offset],
