@@ -178,8 +178,10 @@ public enum BinaryFormat {
       }
       guard count >= 4 else { return .failure(.wrongLength(count)) }
       let body = UnsafeRawBufferPointer(rebasing: payload[0..<count - 2])
-      var tail = ByteReader(UnsafeRawBufferPointer(rebasing: payload[count - 2..<count]))
-      let received = tail.readUInt16()
+      // The last two of at least four bytes: there.
+      let received = UInt16(
+        littleEndian: UnsafeRawBufferPointer(payload).loadUnaligned(
+          fromByteOffset: count - 2, as: UInt16.self))
       let expected = CRC16CCITTFalse.checksum(body)
       guard expected == received else {
         return .failure(.crcMismatch(expected: expected, received: received))
@@ -188,53 +190,67 @@ public enum BinaryFormat {
     }
   }
 
+  /// The payload's fields, read through a bounds-checked cursor: a payload shorter than its
+  /// kind needs is `wrongLength`, never a trap.
   private static func decodePayload(_ body: UnsafeRawBufferPointer) -> Result<Message, DecodeError>
   {
-    var reader = ByteReader(body)
-    let version = reader.readUInt8()
+    do {
+      return try decodeFields(body)
+    } catch {
+      return .failure(.wrongLength(body.count))
+    }
+  }
+
+  private static func decodeFields(_ body: UnsafeRawBufferPointer) throws(ByteCursor.ShortInput)
+    -> Result<Message, DecodeError>
+  {
+    var reader = ByteCursor(body)
+    let version = try reader.readU8()
     guard version == self.version else { return .failure(.unknownVersion(version)) }
-    let kindByte = reader.readUInt8()
+    let kindByte = try reader.readU8()
     guard let kind = Kind(rawValue: kindByte) else { return .failure(.unknownKind(kindByte)) }
     switch kind {
     case .telemetry:
       guard body.count == telemetryPayloadCount else { return .failure(.wrongLength(body.count)) }
       var frame = TelemetryFrame()
-      frame.sequence = reader.readUInt32()
-      frame.sampleTimeNanoseconds = reader.readInt64()
-      let w = Double(reader.readFloat())
-      let x = Double(reader.readFloat())
-      let y = Double(reader.readFloat())
-      let z = Double(reader.readFloat())
+      frame.sequence = try reader.readU32()
+      frame.sampleTimeNanoseconds = try reader.readI64()
+      let w = Double(try reader.readF32())
+      let x = Double(try reader.readF32())
+      let y = Double(try reader.readF32())
+      let z = Double(try reader.readF32())
       frame.attitude = Quaternion(w: w, x: x, y: y, z: z)
-      frame.gyroBiasRadiansPerSecond = readScaled(&reader, lsb: gyroBiasLSBRadiansPerSecond)
-      frame.linearAccelerationMetersPerSecondSquared = readScaled(
+      frame.gyroBiasRadiansPerSecond = try readScaled(&reader, lsb: gyroBiasLSBRadiansPerSecond)
+      frame.linearAccelerationMetersPerSecondSquared = try readScaled(
         &reader, lsb: linearAccelerationLSBMetersPerSecondSquared)
-      frame.temperatureCelsius = unscaled(reader.readInt16(), lsb: temperatureLSBCelsius)
-      frame.flags = TelemetryFlags(rawValue: reader.readUInt16())
-      frame.missedSamples = reader.readUInt32()
-      frame.latencyMicroseconds = reader.readUInt32()
-      frame.calibrationID = reader.readUInt32()
+      frame.temperatureCelsius = unscaled(try reader.readI16(), lsb: temperatureLSBCelsius)
+      frame.flags = TelemetryFlags(rawValue: try reader.readU16())
+      frame.missedSamples = try reader.readU32()
+      frame.latencyMicroseconds = try reader.readU32()
+      frame.calibrationID = try reader.readU32()
       frame.rateRadiansPerSecond = Vector3(.nan, .nan, .nan)
       frame.gravityBodyMetersPerSecondSquared = frame.attitude.inverseRotate(
         Vector3(0, 0, -standardGravity))
       return .success(.telemetry(frame))
     case .reply:
       guard body.count >= 4 else { return .failure(.wrongLength(body.count)) }
-      let statusByte = reader.readUInt8()
-      let length = Int(reader.readUInt8())
+      let statusByte = try reader.readU8()
+      let length = Int(try reader.readU8())
       guard let status = HostReply.Status(rawValue: statusByte),
         length <= HostReply.maximumTextLength, body.count == 4 + length
       else { return .failure(.wrongLength(body.count)) }
       var text = FixedText()
-      text.append(UnsafeRawBufferPointer(rebasing: body[4..<4 + length]))
+      text.append(try reader.readSlice(length))
       return .success(.reply(HostReply(status, text)))
     }
   }
 
-  private static func readScaled(_ reader: inout ByteReader, lsb: Double) -> Vector3 {
-    let x = unscaled(reader.readInt16(), lsb: lsb)
-    let y = unscaled(reader.readInt16(), lsb: lsb)
-    let z = unscaled(reader.readInt16(), lsb: lsb)
+  private static func readScaled(_ reader: inout ByteCursor, lsb: Double)
+    throws(ByteCursor.ShortInput) -> Vector3
+  {
+    let x = unscaled(try reader.readI16(), lsb: lsb)
+    let y = unscaled(try reader.readI16(), lsb: lsb)
+    let z = unscaled(try reader.readI16(), lsb: lsb)
     return Vector3(x, y, z)
   }
 }

@@ -145,6 +145,9 @@ public enum MAVLink {
     case payloadTooLong(id: UInt32, length: Int)
     /// The CRC does not match.
     case crcMismatch(expected: UInt16, received: UInt16)
+    /// The message's fields ran past its full (zero-extended) length: the message table and
+    /// the reader disagree, which no packet can cause; reported, never a trap.
+    case fieldsBeyondPayload(id: UInt32, ByteCursor.ShortInput)
   }
 
   /// What the header says, once 10 bytes are there.
@@ -200,16 +203,23 @@ public enum MAVLink {
       return .failure(.crcMismatch(expected: crc.value, received: received))
     }
     let message = withUnsafeTemporaryAllocation(byteCount: info.maximumLength, alignment: 1) {
-      full in
+      full -> Result<MAVLinkMessage, ByteCursor.ShortInput> in
       full.initializeMemory(as: UInt8.self, repeating: 0)
       full.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[headerCount..<end]))
-      var reader = ByteReader(UnsafeRawBufferPointer(full))
-      return MAVLinkMessage.read(id: header.messageID, from: &reader)
+      var reader = ByteCursor(UnsafeRawBufferPointer(full))
+      return Result { () throws(ByteCursor.ShortInput) in
+        try MAVLinkMessage.read(id: header.messageID, from: &reader)
+      }
     }
-    return .success(
-      MAVLinkPacket(
-        sequence: header.sequence, systemID: header.systemID, componentID: header.componentID,
-        message: message))
+    switch message {
+    case .success(let message):
+      return .success(
+        MAVLinkPacket(
+          sequence: header.sequence, systemID: header.systemID, componentID: header.componentID,
+          message: message))
+    case .failure(let short):
+      return .failure(.fieldsBeyondPayload(id: header.messageID, short))
+    }
   }
 }
 
@@ -441,54 +451,80 @@ public enum MAVLinkMessage: Hashable, Sendable {
   }
 
   /// Reads a full-length (zero-extended) payload of a known id.
-  static func read(id: UInt32, from reader: inout ByteReader) -> MAVLinkMessage {
+  static func read(id: UInt32, from reader: inout ByteCursor) throws(ByteCursor.ShortInput)
+    -> MAVLinkMessage
+  {
     switch id {
     case 0:
-      let customMode = reader.readUInt32()
+      let customMode = try reader.readU32()
+      let type = try reader.readU8()
+      let autopilot = try reader.readU8()
+      let baseMode = try reader.readU8()
+      let systemStatus = try reader.readU8()
+      let mavlinkVersion = try reader.readU8()
       return .heartbeat(
         Heartbeat(
-          type: reader.readUInt8(), autopilot: reader.readUInt8(), baseMode: reader.readUInt8(),
-          customMode: customMode, systemStatus: reader.readUInt8(),
-          mavlinkVersion: reader.readUInt8()))
+          type: type, autopilot: autopilot, baseMode: baseMode, customMode: customMode,
+          systemStatus: systemStatus, mavlinkVersion: mavlinkVersion))
     case 31:
+      let time = try reader.readU32()
+      let attitude = try readQuaternion(&reader)
+      let rate = try readVector(&reader)
+      let offset = try readQuaternion(&reader)
       return .attitudeQuaternion(
         AttitudeQuaternion(
-          timeBootMilliseconds: reader.readUInt32(), attitude: readQuaternion(&reader),
-          rateRadiansPerSecond: readVector(&reader), representationOffset: readQuaternion(&reader)
-        ))
+          timeBootMilliseconds: time, attitude: attitude, rateRadiansPerSecond: rate,
+          representationOffset: offset))
     case 105:
+      let time = try reader.readU64()
+      let acceleration = try readVector(&reader)
+      let rate = try readVector(&reader)
+      let magneticField = try readVector(&reader)
+      let absolutePressure = try reader.readF32()
+      let differentialPressure = try reader.readF32()
+      let pressureAltitude = try reader.readF32()
+      let temperature = try reader.readF32()
+      let fieldsUpdated = try reader.readU16()
+      let id = try reader.readU8()
       return .highResIMU(
         HighResIMU(
-          timeMicroseconds: reader.readUInt64(),
-          accelerationMetersPerSecondSquared: readVector(&reader),
-          rateRadiansPerSecond: readVector(&reader), magneticFieldGauss: readVector(&reader),
-          absolutePressureHectopascals: reader.readFloat(),
-          differentialPressureHectopascals: reader.readFloat(),
-          pressureAltitudeMeters: reader.readFloat(), temperatureCelsius: reader.readFloat(),
-          fieldsUpdated: reader.readUInt16(), id: reader.readUInt8()))
+          timeMicroseconds: time, accelerationMetersPerSecondSquared: acceleration,
+          rateRadiansPerSecond: rate, magneticFieldGauss: magneticField,
+          absolutePressureHectopascals: absolutePressure,
+          differentialPressureHectopascals: differentialPressure,
+          pressureAltitudeMeters: pressureAltitude, temperatureCelsius: temperature,
+          fieldsUpdated: fieldsUpdated, id: id))
     default:
-      let severity = reader.readUInt8()
+      let severity = try reader.readU8()
+      // 50 bytes of text, NUL-terminated unless it fills them.
       var text = FixedText()
-      let start = reader.offset
-      while reader.offset < start + 50 {
-        let byte = reader.readUInt8()
+      for byte in try reader.readSlice(50) {
         if byte == 0 { break }
         text.append(byte)
       }
-      reader.offset = start + 50
+      let id = try reader.readU16()
+      let chunkSequence = try reader.readU8()
       return .statusText(
-        StatusText(
-          severity: severity, text: text, id: reader.readUInt16(),
-          chunkSequence: reader.readUInt8()))
+        StatusText(severity: severity, text: text, id: id, chunkSequence: chunkSequence))
     }
   }
 
-  private static func readQuaternion(_ reader: inout ByteReader) -> MAVLinkQuaternion {
-    MAVLinkQuaternion(
-      w: reader.readFloat(), x: reader.readFloat(), y: reader.readFloat(), z: reader.readFloat())
+  private static func readQuaternion(_ reader: inout ByteCursor) throws(ByteCursor.ShortInput)
+    -> MAVLinkQuaternion
+  {
+    let w = try reader.readF32()
+    let x = try reader.readF32()
+    let y = try reader.readF32()
+    let z = try reader.readF32()
+    return MAVLinkQuaternion(w: w, x: x, y: y, z: z)
   }
 
-  private static func readVector(_ reader: inout ByteReader) -> MAVLinkVector {
-    MAVLinkVector(x: reader.readFloat(), y: reader.readFloat(), z: reader.readFloat())
+  private static func readVector(_ reader: inout ByteCursor) throws(ByteCursor.ShortInput)
+    -> MAVLinkVector
+  {
+    let x = try reader.readF32()
+    let y = try reader.readF32()
+    let z = try reader.readF32()
+    return MAVLinkVector(x: x, y: y, z: z)
   }
 }

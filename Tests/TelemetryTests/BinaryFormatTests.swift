@@ -177,6 +177,28 @@ private func decodeOne(_ wire: [UInt8]) -> BinaryFormat.Message? {
       #expect(result == .failure(expected))
     }
   }
+
+  /// A telemetry frame or a reply cut after every byte of its body, with a valid CRC: the
+  /// decoder reads its fields through a bounds-checked cursor, so each cut is `wrongLength`
+  /// (or, for a reply cut inside its text, a shorter text's length mismatch), never a trap.
+  @Test func aPayloadCutAnywhereWithAValidCRCIsAWrongLength() {
+    for wire in [encodeBinary(Golden.level), encodeBinary(HostReply(.ok, FixedText("rate 100")))] {
+      let full = payload(of: wire)
+      let body = Array(full[0..<(full.count - 2)])
+      for cut in 0..<body.count {
+        var cutBody = Array(body[0..<cut])
+        let crc = cutBody.withUnsafeBytes { CRC16CCITTFalse.checksum($0) }
+        cutBody += [UInt8(crc & 0xFF), UInt8(crc >> 8)]
+        var encoded = [UInt8](repeating: 0, count: 128)
+        let n = cutBody.withUnsafeBytes { b in
+          encoded.withUnsafeMutableBytes { COBS.encode(b, into: $0) }
+        }!
+        let result = Array(encoded[0..<n]).withUnsafeBytes { BinaryFormat.decode(encoded: $0) }
+        // Fewer than two bytes of body: the whole payload is under the 4-byte minimum.
+        #expect(result == .failure(.wrongLength(cut < 2 ? cut + 2 : cut)), "cut at \(cut)")
+      }
+    }
+  }
 }
 
 /// A random frame with every field in its carried range.
