@@ -136,7 +136,9 @@ targets += [
   // its quaternion into one register and costs it 9 ns of shuffles on its critical path.
   .executableTarget(
     name: "bench-estimator",
-    dependencies: ["AttitudeEstimation", "CommandLineSupport", "Geometry", "Randomness"],
+    dependencies: [
+      "AttitudeEstimation", "CommandLineSupport", "Geometry", "Randomness", "ByteFormats",
+    ],
     path: "tools/bench-estimator", exclude: ["README.md", "count-instructions.sh"],
     swiftSettings: swift6 + [.unsafeFlags(["-Xllvm", "-vectorize-slp=false"])]),
 ]
@@ -241,12 +243,12 @@ targets += [
     name: "plumb",
     dependencies: [
       "PlumbRuntime", "Firmware", "Telemetry", "CommandLineSupport", "AttitudeEstimation",
-      "Geometry", "Recording", "Calibration", "Plotting",
+      "Geometry", "Recording", "Calibration", "Plotting", "ByteFormats",
     ],
     swiftSettings: swift6),
   .executableTarget(
     name: "plumb-probe",
-    dependencies: ["PlumbRuntime", "MPU6050", "Geometry", "CommandLineSupport"],
+    dependencies: ["PlumbRuntime", "MPU6050", "Geometry", "CommandLineSupport", "ByteFormats"],
     path: "tools/plumb-probe", swiftSettings: swift6),
   .testTarget(
     name: "PlumbRuntimeTests",
@@ -272,8 +274,9 @@ targets += [
 
 // Bench calibration (issue 6): the calibration maths and file, a small SVG plotter, `plumb-cal`.
 targets += [
-  .target(name: "Plotting", swiftSettings: swift6),
-  .testTarget(name: "PlottingTests", dependencies: ["Plotting"], swiftSettings: swift6),
+  .target(name: "Plotting", dependencies: ["ByteFormats"], swiftSettings: swift6),
+  .testTarget(
+    name: "PlottingTests", dependencies: ["Plotting", "ByteFormats"], swiftSettings: swift6),
   .target(
     name: "Calibration",
     dependencies: ["ByteFormats", "Geometry", "JSON", "Randomness", "Recording"],
@@ -336,13 +339,14 @@ targets += [
     dependencies: [
       "Firmware", "MPU6050", "MPU6050Simulation", "SimulatedHardware", "LinuxHardware",
       "HardwareAbstraction", "MotionScenarios", "Telemetry", "Monitoring", "Plotting", "JSON",
-      "Geometry", "Randomness", "Recording", "Calibration",
+      "Geometry", "Randomness", "Recording", "Calibration", "ByteFormats",
     ],
     swiftSettings: swift6),
   .executableTarget(
     name: "plumb-hil",
     dependencies: [
       "HIL", "CommandLineSupport", "PlumbRuntime", "Calibration", "Boards", "Firmware",
+      "ByteFormats",
     ],
     path: "tools/plumb-hil",
     exclude: ["README.md"], swiftSettings: swift6),
@@ -365,6 +369,7 @@ targets += [
     dependencies: [
       "Firmware", "MPU6050", "MPU6050Simulation", "SimulatedHardware", "HardwareAbstraction",
       "MotionScenarios", "Recording", "Telemetry", "Calibration", "Geometry", "CommandLineSupport",
+      "ByteFormats",
     ],
     path: "tools/plumb-bench", exclude: ["README.md", "NOTES.md"], swiftSettings: swift6)
 ]

@@ -1,3 +1,4 @@
+import ByteFormats
 import Plotting
 import Telemetry
 
@@ -76,24 +77,24 @@ public struct HILJUnitReport: Sendable {
         HILCheck(
           name: "the run completed",
           outcome: .error(
-            "interrupted after \(fixed(result.seconds, 2)) s of simulated time: the figures cover the run up to there"
+            "interrupted after \(NumberText.fixed(result.seconds, 2)) s of simulated time: the figures cover the run up to there"
           )))
     }
     let a = result.accuracy
     var properties: [(name: String, value: String)] = HILJUnitReport.settings(
       scenario: result.scenario, faults: result.faults, unit: unit, seed: result.seed)
     properties += [
-      ("seconds", fixed(result.seconds, 3)), ("format", result.format.rawValue),
+      ("seconds", NumberText.fixed(result.seconds, 3)), ("format", result.format.rawValue),
       ("calibration", result.calibrationID ?? "none"),
       ("board", result.boardPath ?? "none"),
-      ("sample_rate_hz", fixed(result.sampleRateHz, 3)),
+      ("sample_rate_hz", NumberText.fixed(result.sampleRateHz, 3)),
       ("frames", String(result.telemetryFrames)),
       ("missed", String(result.accounting.countedMissed)),
       ("silent_losses", String(result.accounting.silentLosses)),
-      ("incl_rms_deg", fixed(a.inclinationRMSDegrees, 3)),
-      ("incl_max_deg", fixed(a.inclinationMaximumDegrees, 3)),
-      ("heading_rms_deg", fixed(a.headingRMSDegrees, 3)),
-      ("heading_drift_rms_deg", fixed(a.headingDriftRMSDegrees, 3)),
+      ("incl_rms_deg", NumberText.fixed(a.inclinationRMSDegrees, 3)),
+      ("incl_max_deg", NumberText.fixed(a.inclinationMaximumDegrees, 3)),
+      ("heading_rms_deg", NumberText.fixed(a.headingRMSDegrees, 3)),
+      ("heading_drift_rms_deg", NumberText.fixed(a.headingDriftRMSDegrees, 3)),
     ]
     self.init(
       suiteName: HILJUnitReport.suiteName(
@@ -112,11 +113,11 @@ public struct HILJUnitReport: Sendable {
     let a = result.accuracy
     var properties: [(name: String, value: String)] = [
       ("scenario", result.scenario), ("faults", result.faults), ("seed", String(result.seed)),
-      ("hours", HILJUnitReport.number(hours)), ("seconds", fixed(result.seconds, 3)),
+      ("hours", HILJUnitReport.number(hours)), ("seconds", NumberText.fixed(result.seconds, 3)),
       ("frames", String(result.telemetryFrames)),
       ("missed", String(result.accounting.countedMissed)),
       ("silent_losses", String(result.accounting.silentLosses)),
-      ("incl_rms_deg", fixed(a.inclinationRMSDegrees, 3)),
+      ("incl_rms_deg", NumberText.fixed(a.inclinationRMSDegrees, 3)),
     ]
     if let growth = verdict.residentGrowthKilobytes {
       properties.append(("resident_growth_kib", String(growth)))

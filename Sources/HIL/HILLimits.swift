@@ -1,3 +1,5 @@
+import ByteFormats
+
 /// A pass/fail limit on one of a run's figures, for CI: `plumb-hil run … --limit
 /// incl_rms_deg=2`. Every limit is an upper bound; a run passes when every figure is at most
 /// its limit. A figure that the run did not measure (no frame compared with the truth, no
@@ -86,7 +88,8 @@ public struct HILLimit: Hashable, Sendable {
   }
 
   private func compact(_ value: Double) -> String {
-    value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : fixed(value, 6)
+    value == value.rounded() && abs(value) < 1e15
+      ? String(Int64(value)) : NumberText.fixed(value, 6)
   }
 }
 

@@ -1,3 +1,4 @@
+import ByteFormats
 import Firmware
 import Geometry
 import HardwareAbstraction
@@ -299,7 +300,7 @@ extension HILResult {
       title: "\(scenario), faults \(faults): attitude error against the truth",
       charts: [
         Chart(
-          title: "inclination error (worst per \(fixed(series.binSeconds, 2)) s)",
+          title: "inclination error (worst per \(NumberText.fixed(series.binSeconds, 2)) s)",
           xAxis: timeAxis, yAxis: Axis("inclination error (°)"),
           series: [Series("inclination", points: inclination, stroke: Stroke(.blue))],
           guides: guides, legend: nil),

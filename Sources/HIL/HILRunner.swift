@@ -1,3 +1,4 @@
+import ByteFormats
 import Firmware
 import Geometry
 import HardwareAbstraction
@@ -84,8 +85,8 @@ public struct HILResult: Sendable {
   public var summaryLine: String {
     "hil: scenario=\(scenario) faults=\(faults) frames=\(telemetryFrames) "
       + "missed=\(accounting.countedMissed) silent_losses=\(accounting.silentLosses) "
-      + "incl_rms_deg=\(fixed(accuracy.inclinationRMSDegrees, 3)) "
-      + "heading_rms_deg=\(fixed(accuracy.headingRMSDegrees, 3))"
+      + "incl_rms_deg=\(NumberText.fixed(accuracy.inclinationRMSDegrees, 3)) "
+      + "heading_rms_deg=\(NumberText.fixed(accuracy.headingRMSDegrees, 3))"
       + (interrupted ? " interrupted" : "")
   }
 
@@ -641,20 +642,4 @@ struct GarbageSource {
     for index in 0..<count { bytes[index] = UInt8(truncatingIfNeeded: random.next() >> 56) }
     return bytes
   }
-}
-
-/// A number with `digits` decimals (no Foundation).
-func fixed(_ value: Double, _ digits: Int) -> String {
-  guard value.isFinite else { return value.isNaN ? "nan" : (value > 0 ? "inf" : "-inf") }
-  var scale = 1.0
-  for _ in 0..<digits { scale *= 10 }
-  let scaled = (abs(value) * scale).rounded()
-  let whole = (scaled / scale).rounded(.down)
-  let fraction = Int(scaled - whole * scale)
-  var text = (value < 0 && scaled > 0 ? "-" : "") + String(Int(whole))
-  if digits > 0 {
-    let digitsText = String(fraction)
-    text += "." + String(repeating: "0", count: digits - digitsText.count) + digitsText
-  }
-  return text
 }

@@ -1,3 +1,4 @@
+import ByteFormats
 import Randomness
 
 #if canImport(Glibc)
@@ -120,13 +121,15 @@ public struct SoakVerdict: Sendable {
     check(
       "the run reached its length",
       result.seconds < requestedSeconds - 1
-        ? "the run stopped at \(fixed(result.seconds, 1)) s of \(requestedSeconds)" : nil)
+        ? "the run stopped at \(NumberText.fixed(result.seconds, 1)) s of \(requestedSeconds)" : nil
+    )
     let last = result.lastFrameSeconds
     check(
       "frames reached the host to the end",
       last == nil
         ? "no frame reached the host"
-        : last! < result.seconds - 60 ? "no frame reached the host after \(fixed(last!, 1)) s" : nil
+        : last! < result.seconds - 60
+          ? "no frame reached the host after \(NumberText.fixed(last!, 1)) s" : nil
     )
     check(
       "no sample lost silently",
@@ -155,7 +158,7 @@ public struct SoakVerdict: Sendable {
         "resident memory grew by at most \(Soak.memoryGrowthBoundKilobytes) KiB",
         peak - baseline.usage.residentKilobytes > Soak.memoryGrowthBoundKilobytes
           ? "VmRSS grew by \(peak - baseline.usage.residentKilobytes) KiB after "
-            + "\(fixed(baseline.seconds / 3600, 2)) h (bound \(Soak.memoryGrowthBoundKilobytes) KiB)"
+            + "\(NumberText.fixed(baseline.seconds / 3600, 2)) h (bound \(Soak.memoryGrowthBoundKilobytes) KiB)"
           : nil)
     }
   }
@@ -166,8 +169,8 @@ public struct SoakVerdict: Sendable {
     let a = r.accounting
     let i = r.injected
     var lines = [
-      "soak: \(fixed(r.seconds / 3600, 3)) h simulated in \(fixed(wallSeconds, 1)) s "
-        + "(\(fixed(r.seconds / max(wallSeconds, 1e-9), 0))× real time), seed \(r.seed)",
+      "soak: \(NumberText.fixed(r.seconds / 3600, 3)) h simulated in \(NumberText.fixed(wallSeconds, 1)) s "
+        + "(\(NumberText.fixed(r.seconds / max(wallSeconds, 1e-9), 0))× real time), seed \(r.seed)",
       "soak: frames \(r.telemetryFrames); samples produced \(a.produced), delivered "
         + "\(a.delivered), counted missed \(a.countedMissed) (of which the chip never produced "
         + "\(a.countedButNotProduced)), lost in the link \(a.lostInLink), start-up \(a.startUp), "
@@ -185,15 +188,15 @@ public struct SoakVerdict: Sendable {
       let peak = memory.map(\.usage.residentKilobytes).max() ?? 0
       lines.append(
         "soak: memory VmRSS \(first.usage.residentKilobytes) KiB at "
-          + "\(fixed(first.seconds / 3600, 2)) h, \(last.usage.residentKilobytes) KiB at "
-          + "\(fixed(last.seconds / 3600, 2)) h, peak \(peak) KiB; VmHWM "
+          + "\(NumberText.fixed(first.seconds / 3600, 2)) h, \(last.usage.residentKilobytes) KiB at "
+          + "\(NumberText.fixed(last.seconds / 3600, 2)) h, peak \(peak) KiB; VmHWM "
           + "\(last.usage.peakResidentKilobytes) KiB; growth after the first hour "
           + "\(residentGrowthKilobytes.map { "\($0) KiB" } ?? "n/a") "
           + "(bound \(Soak.memoryGrowthBoundKilobytes) KiB)")
     }
     lines.append(
-      "soak: accuracy inclination RMS \(fixed(r.accuracy.inclinationRMSDegrees, 3))°, max "
-        + "\(fixed(r.accuracy.inclinationMaximumDegrees, 2))°")
+      "soak: accuracy inclination RMS \(NumberText.fixed(r.accuracy.inclinationRMSDegrees, 3))°, max "
+        + "\(NumberText.fixed(r.accuracy.inclinationMaximumDegrees, 2))°")
     lines.append(passed ? "soak: PASS" : "soak: FAIL: " + failures.joined(separator: "; "))
     return lines
   }

@@ -1,3 +1,5 @@
+import ByteFormats
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)

@@ -1,3 +1,4 @@
+import ByteFormats
 import CommandLineSupport
 import Firmware
 import Glibc

@@ -1,37 +1,6 @@
 import Plotting
 import Testing
 
-@Suite struct NumberTextTests {
-  @Test(arguments: [
-    (3.14159, 2, "3.14"), (-0.005, 2, "-0.01"), (-0.004, 2, "0.00"), (2.5, 0, "3"),
-    (0.1, 3, "0.100"),
-    (1234.5678, 1, "1234.6"), (0, 2, "0.00"),
-  ])
-  func fixed(value: Double, digits: Int, expected: String) {
-    #expect(NumberText.fixed(value, digits) == expected)
-  }
-
-  @Test(arguments: [
-    (0.00020034, 4, "2.003e-4"), (9.9999, 3, "1.00e1"), (-123456, 2, "-1.2e5"), (1, 3, "1.00e0"),
-  ])
-  func scientific(value: Double, digits: Int, expected: String) {
-    #expect(NumberText.scientific(value, digits) == expected)
-  }
-
-  @Test(arguments: [
-    (0.01, "0.01"), (1.0, "1"), (250.0, "250"), (3.5e-7, "3.5e-7"), (0.000123, "0.000123"),
-    (1.0e6, "1e6"), (-2.5, "-2.5"),
-  ])
-  func compact(value: Double, expected: String) {
-    #expect(NumberText.compact(value) == expected)
-  }
-
-  @Test func nonFiniteValuesAreNamed() {
-    #expect(NumberText.fixed(.nan, 2) == "nan")
-    #expect(NumberText.scientific(-.infinity, 2) == "-inf")
-  }
-}
-
 @Suite struct FigureTests {
   func allanLikeChart() -> Chart {
     let tau = [0.01, 0.1, 1, 10, 100]

@@ -8,6 +8,7 @@
 // (tools/bench-estimator/count-instructions.sh does it).
 
 import AttitudeEstimation
+import ByteFormats
 import CommandLineSupport
 import Geometry
 
@@ -143,19 +144,6 @@ func median(_ values: [Double]) -> Double {
   return n % 2 == 1 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2])
 }
 
-func fixed(_ value: Double, _ decimals: Int) -> String {
-  var scale = 1.0
-  for _ in 0..<decimals { scale *= 10 }
-  let rounded = (value * scale).rounded() / scale
-  var text = "\(rounded)"
-  // "\(Double)" may print fewer decimals (or an exponent for tiny values); pad to the width.
-  if let dot = text.firstIndex(of: ".") {
-    let have = text.distance(from: dot, to: text.endIndex) - 1
-    if have < decimals { text += String(repeating: "0", count: decimals - have) }
-  }
-  return text
-}
-
 let status = runCommand(Array(CommandLine.arguments.dropFirst()), spec: spec) { parsed in
   let callgrind = parsed.flag("callgrind")
   let estimatorPass =
@@ -167,7 +155,8 @@ let status = runCommand(Array(CommandLine.arguments.dropFirst()), spec: spec) { 
 
   let stream = SyntheticStream(count: count, seed: UInt64(seed))
   printError(
-    "stream: \(count) samples, seed \(seed), \(fixed(stream.restFraction * 100, 1)) % at rest")
+    "stream: \(count) samples, seed \(seed), \(NumberText.fixed(stream.restFraction * 100, 1)) % at rest"
+  )
 
   try stream.samples.withUnsafeBufferPointer { samples in
     if callgrind {
@@ -191,18 +180,19 @@ let status = runCommand(Array(CommandLine.arguments.dropFirst()), spec: spec) { 
         times[which].append(Double(threadCPUTimeNanoseconds() - start) * perSample)
       }
       printError(
-        "pass \(pass + 1): estimator \(fixed(times[0].last!, 2)) ns, reference "
-          + "\(fixed(times[1].last!, 2)) ns, reference in Double \(fixed(times[2].last!, 2)) ns")
+        "pass \(pass + 1): estimator \(NumberText.fixed(times[0].last!, 2)) ns, reference "
+          + "\(NumberText.fixed(times[1].last!, 2)) ns, reference in Double \(NumberText.fixed(times[2].last!, 2)) ns"
+      )
     }
     guard checksum.isFinite else {
       throw CommandFailure(.software, "the estimates were not finite (checksum \(checksum))")
     }
     let e = median(times[0])
     let r = median(times[1])
-    print("estimator_update_ns \(fixed(e, 1)) ns")
-    print("reference_cf_update_ns \(fixed(r, 1)) ns")
-    print("estimator_cost_ratio \(fixed(e / r, 2)) x")
-    print("reference_cf_double_update_ns \(fixed(median(times[2]), 1)) ns")
+    print("estimator_update_ns \(NumberText.fixed(e, 1)) ns")
+    print("reference_cf_update_ns \(NumberText.fixed(r, 1)) ns")
+    print("estimator_cost_ratio \(NumberText.fixed(e / r, 2)) x")
+    print("reference_cf_double_update_ns \(NumberText.fixed(median(times[2]), 1)) ns")
   }
 }
 exit(status)

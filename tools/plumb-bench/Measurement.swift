@@ -1,3 +1,5 @@
+import ByteFormats
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -23,7 +25,7 @@ struct Figure {
   }
 
   /// `name value unit`, the line `make bench` prints.
-  var line: String { "\(name) \(fixed(value, decimals)) \(unit)" }
+  var line: String { "\(name) \(NumberText.fixed(value, decimals)) \(unit)" }
 }
 
 /// A figure that could not be measured, and why (printed on standard error, noted in the table).
@@ -77,23 +79,6 @@ func percentile<T>(_ sorted: [T], _ p: Double) -> T {
   precondition(!sorted.isEmpty, "a percentile of nothing")
   let rank = Int((p / 100 * Double(sorted.count)).rounded(.up))
   return sorted[min(max(rank, 1), sorted.count) - 1]
-}
-
-/// `value` with `decimals` decimals, without Foundation (no exponent, no locale).
-func fixed(_ value: Double, _ decimals: Int) -> String {
-  guard value.isFinite else { return value.isNaN ? "nan" : (value < 0 ? "-inf" : "inf") }
-  var scale = 1.0
-  for _ in 0..<decimals { scale *= 10 }
-  let scaled = (abs(value) * scale).rounded()
-  guard scaled < 9e18 else { return String(Int(value)) }
-  let whole = UInt64(scaled) / UInt64(scale)
-  let fraction = UInt64(scaled) % UInt64(scale)
-  var text = (value < 0 && scaled > 0 ? "-" : "") + String(whole)
-  if decimals > 0 {
-    let digits = String(fraction)
-    text += "." + String(repeating: "0", count: decimals - digits.count) + digits
-  }
-  return text
 }
 
 /// Writes a line to standard error at once (progress while the long runs go on).

@@ -1,3 +1,5 @@
+import ByteFormats
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -46,7 +48,7 @@ func processBenchmark(plumb: String, board: String, seconds: Int) throws -> Grou
       "cpu_percent_at_100hz_simulated_board",
       Double(child.cpuNanoseconds) * 1e-9 / wall * 100, "%", decimals: 2,
       method:
-        "the same run: user + system CPU time (getrusage of the reaped child) over \(fixed(wall, 1)) s of wall time, start-up included; the simulated chip's physics runs in the process too"
+        "the same run: user + system CPU time (getrusage of the reaped child) over \(NumberText.fixed(wall, 1)) s of wall time, start-up included; the simulated chip's physics runs in the process too"
     ))
   result.figures.append(try pacedReplayCPU(plumb: plumb, board: board, seconds: seconds))
   // The steady state, from /proc/PID/stat after the first 5 s (10 ms tick resolution).
@@ -56,7 +58,7 @@ func processBenchmark(plumb: String, board: String, seconds: Int) throws -> Grou
     let share =
       Double(last.cpuNanoseconds - first.cpuNanoseconds) * 1e-9 / (last.seconds - first.seconds)
     result.notes.append(
-      "plumb run: steady state \(fixed(share * 100, 2)) % of a core between \(fixed(first.seconds, 0)) s and \(fixed(last.seconds, 0)) s (/proc/PID/stat, 10 ms ticks)"
+      "plumb run: steady state \(NumberText.fixed(share * 100, 2)) % of a core between \(NumberText.fixed(first.seconds, 0)) s and \(NumberText.fixed(last.seconds, 0)) s (/proc/PID/stat, 10 ms ticks)"
     )
   }
   return result
@@ -88,7 +90,7 @@ func pacedReplayCPU(plumb: String, board: String, seconds: Int) throws -> Figure
     "cpu_percent_at_100hz", Double(child.cpuNanoseconds) * 1e-9 / wall * 100, "%",
     decimals: 2,
     method:
-      "`plumb \(arguments.joined(separator: " "))` of a \(seconds + 2) s recording of the simulated board: user + system CPU time over \(fixed(wall, 1)) s of wall time, loading and start-up included. The firmware with recorded register bytes in place of the chip (no simulated physics; a board adds an I2C ioctl and a GPIO read per sample)"
+      "`plumb \(arguments.joined(separator: " "))` of a \(seconds + 2) s recording of the simulated board: user + system CPU time over \(NumberText.fixed(wall, 1)) s of wall time, loading and start-up included. The firmware with recorded register bytes in place of the chip (no simulated physics; a board adds an I2C ioctl and a GPIO read per sample)"
   )
 }
 
@@ -111,7 +113,7 @@ func idleLoopBenchmark(seconds: Int) -> GroupResult {
     Figure(
       "idle_loop_cpu_percent_at_100hz", cpu / Double(seconds) * 100, "%", decimals: 2,
       method:
-        "one \(seconds) s run of a thread that only sleeps to the next 10 ms deadline (absolute clock_nanosleep on CLOCK_MONOTONIC, SCHED_OTHER): its CPU time (CLOCK_THREAD_CPUTIME_ID) per second, \(fixed(cpu / Double(periods) * 1e6, 1)) µs per wake-up"
+        "one \(seconds) s run of a thread that only sleeps to the next 10 ms deadline (absolute clock_nanosleep on CLOCK_MONOTONIC, SCHED_OTHER): its CPU time (CLOCK_THREAD_CPUTIME_ID) per second, \(NumberText.fixed(cpu / Double(periods) * 1e6, 1)) µs per wake-up"
     ))
   return result
 }

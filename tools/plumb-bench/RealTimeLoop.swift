@@ -1,3 +1,4 @@
+import ByteFormats
 import Firmware
 import HardwareAbstraction
 import MPU6050Simulation
@@ -141,7 +142,7 @@ func realTimeLoop(policy: LoopPolicy, seconds: Double) throws -> GroupResult {
     Figure(prefix + "max_us", Double(sorted.last!) * 1e-3, "us", method: method))
   let late = sorted.filter { $0 > 10_000_000 }.count
   result.notes.append(
-    "loop (\(policy.rawValue)): \(loop.status.samples) samples, \(loop.status.missedSamples) missed, \(late) wake-ups more than one period late, \(fixed(cpu / seconds * 100, 2)) % of a core for the loop thread (simulated chip included)"
+    "loop (\(policy.rawValue)): \(loop.status.samples) samples, \(loop.status.missedSamples) missed, \(late) wake-ups more than one period late, \(NumberText.fixed(cpu / seconds * 100, 2)) % of a core for the loop thread (simulated chip included)"
   )
   return result
 }

@@ -1,3 +1,5 @@
+import ByteFormats
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -130,7 +132,7 @@ func renderReport(
       let met = target.map { $0.isMet(by: figure.value) ? "yes" : "**no**" } ?? "—"
       let targetText = target?.text ?? Target.roles[figure.name] ?? "information"
       lines.append(
-        "| `\(figure.name)` | \(fixed(figure.value, figure.decimals)) | \(figure.unit) | \(targetText) | \(met) |"
+        "| `\(figure.name)` | \(NumberText.fixed(figure.value, figure.decimals)) | \(figure.unit) | \(targetText) | \(met) |"
       )
     }
     for missing in result.missing {
@@ -146,7 +148,7 @@ func renderReport(
     "- Kernel: \(machine.kernel)",
     "- Swift: \(machine.swift)",
     "- Load average (1, 5, 15 min) before the run: \(machine.loadAverage); after: \(loadAfter)",
-    "- `make bench` took \(fixed(elapsedSeconds / 60, 1)) minutes of measuring (after the release build)",
+    "- `make bench` took \(NumberText.fixed(elapsedSeconds / 60, 1)) minutes of measuring (after the release build)",
     "",
     "## How each figure is measured",
     "",

@@ -1,3 +1,4 @@
+import ByteFormats
 import Calibration
 import Firmware
 import HardwareAbstraction
@@ -44,7 +45,7 @@ func replayBenchmark(_ workload: Workload, passes: Int) throws -> GroupResult {
         "median of \(passes) passes over a \(Int(workload.seconds)) s recording (\(samples) samples, \(workload.recording.count / 1024) KiB), thread CPU time, load + start-up + replay; output checked byte-identical to the live run"
     ))
   result.notes.append(
-    "replay: \(fixed(median(loopRates), 0)) samples/s once the recording is loaded and the loop started; loading (header, every record's CRC-32C, the replay chip's pass that prepares its edges and bursts) is \(fixed(median(loadShares) * 100, 1)) % of a pass"
+    "replay: \(NumberText.fixed(median(loopRates), 0)) samples/s once the recording is loaded and the loop started; loading (header, every record's CRC-32C, the replay chip's pass that prepares its edges and bursts) is \(NumberText.fixed(median(loadShares) * 100, 1)) % of a pass"
   )
   return result
 }
@@ -137,7 +138,7 @@ func codecBenchmark(_ frames: [TelemetryFrame], passes: Int, minimumFrames: Int 
     result.figures.append(
       Figure("decode_\(format.rawValue)_ns", median(decodeTimes), "ns", method: method))
     result.notes.append(
-      "\(format.rawValue): \(fixed(Double(stream.count) / Double(frames.count), 1)) bytes per frame on average (checksum \(checksum & 0xFFFF))"
+      "\(format.rawValue): \(NumberText.fixed(Double(stream.count) / Double(frames.count), 1)) bytes per frame on average (checksum \(checksum & 0xFFFF))"
     )
   }
   return result

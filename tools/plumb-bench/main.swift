@@ -3,6 +3,7 @@
 // BENCHMARKS.md. Each group can also run alone (`plumb-bench replay`, …). Speed is measured
 // here, never in tests.
 
+import ByteFormats
 import CommandLineSupport
 
 #if canImport(Glibc)
@@ -279,7 +280,7 @@ let allCommand = CommandGroup.Subcommand(
     renderReport(
       results: results, machine: machine, loadAfter: Machine.loadAverage(), date: utcNow(),
       elapsedSeconds: elapsed, notesFile: arguments.value("notes") ?? "tools/plumb-bench/NOTES.md"))
-  log("plumb-bench: wrote \(path) (\(fixed(elapsed / 60, 1)) minutes)")
+  log("plumb-bench: wrote \(path) (\(NumberText.fixed(elapsed / 60, 1)) minutes)")
 }
 
 let bench = CommandGroup(

@@ -1,3 +1,4 @@
+import ByteFormats
 import Calibration
 import CommandLineSupport
 import Geometry

@@ -1,4 +1,5 @@
 import Boards
+import ByteFormats
 import Calibration
 import CommandLineSupport
 import Firmware
@@ -258,7 +259,7 @@ func runCommand(_ arguments: ParsedArguments) throws {
     let signal = stopSignal.load(ordering: .relaxed)
     throw CommandFailure(
       ExitCode(stoppedBy: signal) ?? .interrupted,
-      "interrupted by \(signalName(signal)) after \(fixed(result.seconds, 2)) s "
+      "interrupted by \(signalName(signal)) after \(NumberText.fixed(result.seconds, 2)) s "
         + "of simulated time: "
         + (arguments.value("report") == nil
           ? "the summary covers" : "the summary and the report cover")
@@ -341,7 +342,7 @@ func soakCommand(_ arguments: ParsedArguments) throws {
       guard let usage = MemoryUsage.current() else { return }
       memory.append(MemorySample(seconds: simulated, usage: usage))
       printError(
-        "soak: \(fixed(simulated / 3600, 2)) h simulated in \(fixed(wallSeconds() - started, 0)) s, "
+        "soak: \(NumberText.fixed(simulated / 3600, 2)) h simulated in \(NumberText.fixed(wallSeconds() - started, 0)) s, "
           + "VmRSS \(usage.residentKilobytes) KiB, VmHWM \(usage.peakResidentKilobytes) KiB")
     }
   } catch {
@@ -374,14 +375,6 @@ func wallSeconds() -> Double {
   var now = timespec()
   clock_gettime(CLOCK_MONOTONIC, &now)
   return Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9
-}
-
-func fixed(_ value: Double, _ digits: Int) -> String {
-  var text = String(Int((value * pow(10, Double(digits))).rounded()))
-  guard digits > 0 else { return text }
-  while text.count <= digits { text = "0" + text }
-  text.insert(".", at: text.index(text.endIndex, offsetBy: -digits))
-  return text
 }
 
 /// An output written after the run that failed: 74 when its device could not take it (a full

@@ -1,6 +1,7 @@
 // plumb-probe: bring-up check for a board — identify the chip, self-test it, dump its registers
 // with their meaning, print samples in SI units.
 
+import ByteFormats
 import CommandLineSupport
 import Geometry
 import MPU6050
@@ -29,18 +30,6 @@ let spec = CommandSpec(
     "plumb-probe --board Boards/raspberry-pi-4.json",
     "plumb-probe --board Boards/simulated.json --samples 5",
   ])
-
-func fixed(_ value: Double, _ decimals: Int, width: Int = 9) -> String {
-  var scale = 1.0
-  for _ in 0..<decimals { scale *= 10 }
-  let rounded = (abs(value) * scale).rounded()
-  let whole = Int(rounded / scale)
-  let fraction = Int(rounded.truncatingRemainder(dividingBy: scale))
-  var digits = String(fraction)
-  digits = String(repeating: "0", count: max(0, decimals - digits.count)) + digits
-  let text = (value < 0 && rounded > 0 ? "-" : "") + "\(whole)" + (decimals > 0 ? "." + digits : "")
-  return String(repeating: " ", count: max(0, width - text.count)) + text
-}
 
 let status = runCommand(Array(CommandLine.arguments.dropFirst()), spec: spec) { arguments in
   let count = try arguments.integer("samples", in: 0...100_000) ?? 10
@@ -73,7 +62,7 @@ let status = runCommand(Array(CommandLine.arguments.dropFirst()), spec: spec) { 
     let a = sample.specificForceMetersPerSecondSquared
     let t = Double(time.nanoseconds - first) * 1e-9
     print(
-      "\(fixed(t, 4, width: 11)) \(fixed(g.x, 3, width: 11)) \(fixed(g.y, 3, width: 10)) \(fixed(g.z, 3, width: 10)) \(fixed(a.x, 3, width: 10)) \(fixed(a.y, 3, width: 10)) \(fixed(a.z, 3, width: 10)) \(fixed(sample.temperatureCelsius, 2, width: 8))  \(sample.clipping.isEmpty ? "-" : "yes")"
+      "\(NumberText.fixed(t, 4, width: 11)) \(NumberText.fixed(g.x, 3, width: 11)) \(NumberText.fixed(g.y, 3, width: 10)) \(NumberText.fixed(g.z, 3, width: 10)) \(NumberText.fixed(a.x, 3, width: 10)) \(NumberText.fixed(a.y, 3, width: 10)) \(NumberText.fixed(a.z, 3, width: 10)) \(NumberText.fixed(sample.temperatureCelsius, 2, width: 8))  \(sample.clipping.isEmpty ? "-" : "yes")"
     )
   }
   if !report.startup.selfTest.passed {

@@ -6,16 +6,24 @@
   import Darwin
 #endif
 
-/// Deterministic number formatting for plots and text tables, without Foundation.
+/// Deterministic number formatting for plots, reports and text tables, without Foundation: the
+/// one `fixed(_:_:)` of the tools and libraries (the firmware's allocation-free text frames
+/// write through Telemetry's `DecimalFormat`, which rounds the same way).
 ///
 /// `String(format:)` would pull Foundation into every tool and depends on the C locale; these
 /// functions give the same bytes on every platform for the same `Double`, which keeps plots and
 /// reports byte-for-byte reproducible.
 public enum NumberText {
   /// `value` with exactly `digits` digits after the decimal point (`fixed(3.14159, 2)` is
-  /// `"3.14"`). Rounds half away from zero on the decimal value nearest the binary one.
-  /// Non-finite values are written `nan`, `inf`, `-inf`.
-  public static func fixed(_ value: Double, _ digits: Int) -> String {
+  /// `"3.14"`), right-aligned in `width` characters when it is shorter. Rounds half away from
+  /// zero on the decimal value nearest the binary one; a value that rounds to zero has no minus
+  /// sign. Non-finite values are written `nan`, `inf`, `-inf`; a value whose scaled magnitude
+  /// reaches 9·10¹⁵ (past the integers a `Double` holds exactly) as Swift's shortest text.
+  public static func fixed(_ value: Double, _ digits: Int, width: Int = 0) -> String {
+    padLeft(unpadded(value, digits), width)
+  }
+
+  static func unpadded(_ value: Double, _ digits: Int) -> String {
     guard value.isFinite else { return nonFinite(value) }
     let digits = max(0, min(digits, 15))
     let scale = power10(digits)
@@ -39,7 +47,7 @@ public enum NumberText {
     guard value != 0 else { return "0" }
     let significant = max(1, min(significant, 16))
     let (mantissa, exponent) = decompose(abs(value), significant: significant)
-    return (value < 0 ? "-" : "") + fixed(mantissa, significant - 1) + "e\(exponent)"
+    return (value < 0 ? "-" : "") + unpadded(mantissa, significant - 1) + "e\(exponent)"
   }
 
   /// `value` with `significant` significant digits in plain decimal notation when its exponent
@@ -51,10 +59,11 @@ public enum NumberText {
     let significant = max(1, min(significant, 15))
     let (mantissa, exponent) = decompose(abs(value), significant: significant)
     if exponent < -4 || exponent > 5 {
-      return (value < 0 ? "-" : "") + trimZeros(fixed(mantissa, significant - 1)) + "e\(exponent)"
+      return (value < 0 ? "-" : "") + trimZeros(unpadded(mantissa, significant - 1))
+        + "e\(exponent)"
     }
     let decimals = max(0, significant - 1 - exponent)
-    return trimZeros(fixed(value, decimals))
+    return trimZeros(unpadded(value, decimals))
   }
 
   /// `value` padded on the left with spaces to `width` characters (for right-aligned columns).
