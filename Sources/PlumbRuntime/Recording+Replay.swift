@@ -144,26 +144,6 @@ func beginRecording<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: M
   loop.recorder = recorder
 }
 
-/// The clock of a replay: the replay board's manual clock, except that once armed a sleep to a
-/// fallback-timer deadline moves to the live loop's recorded wake-up instead (a live loop that
-/// woke late is reproduced exactly). Start-up's sleeps are not recorded wake-ups: arm after it.
-final class ReplayClock: MonotonicClock {
-  let base: ManualClock
-  let chip: ReplayedMPU6050
-  var armed = false
-
-  init(base: ManualClock, chip: ReplayedMPU6050) {
-    self.base = base
-    self.chip = chip
-  }
-
-  func now() -> Timestamp { base.now() }
-
-  func sleep(until deadline: Timestamp) {
-    base.advance(to: armed ? chip.wakeTime(forDeadline: deadline) : deadline)
-  }
-}
-
 /// `plumb run --replay REC`: the recording through the replay chip, the real driver and the
 /// real loop, on a manual clock, as fast as possible — or, with `options.realTime`, at the
 /// recording's own pace (a bench capture played to a host over a serial line as the board sent

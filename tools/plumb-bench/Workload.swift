@@ -77,25 +77,6 @@ struct Workload {
   }
 }
 
-/// The clock of a replay (as `plumb run --replay` has it): the replay board's manual clock,
-/// except that once armed a fallback-timer sleep moves to the live loop's recorded wake-up.
-final class ReplayClock: MonotonicClock {
-  let base: ManualClock
-  let chip: ReplayedMPU6050
-  var armed = false
-
-  init(base: ManualClock, chip: ReplayedMPU6050) {
-    self.base = base
-    self.chip = chip
-  }
-
-  func now() -> Timestamp { base.now() }
-
-  func sleep(until deadline: Timestamp) {
-    base.advance(to: armed ? chip.wakeTime(forDeadline: deadline) : deadline)
-  }
-}
-
 /// One replay of a recording held in memory, the way `plumb run --replay` does it (reader,
 /// replay board, the real driver and loop, the recorded settings), its frames into `sink`.
 struct ReplayOutcome {
