@@ -423,9 +423,8 @@ public struct AttitudeEstimator: Sendable {
       if t2 > Self.seriesStepLimitSquared {
         largeStep(r, squaredAngle: t2, correctionRate: k)
       } else {
-        let c = 1 - t2 * (1.0 / 8) + t2 * t2 * (1.0 / 384)
-        let h = 0.5 - t2 * (1.0 / 48)
-        q = multiply(q, c, r.x * h, r.y * h, r.z * h)
+        let step = Quaternion(smallRotationVector: r, squaredAngle: t2)
+        q = multiply(q, step.w, step.x, step.y, step.z)
       }
     }
 
@@ -459,11 +458,7 @@ public struct AttitudeEstimator: Sendable {
       n += 1
     }
     let s = Vector3(r.x * scale, r.y * scale, r.z * scale)
-    let u2 = t2 * scale * scale
-    let h = 0.5 - u2 * (1.0 / 48)
-    var step = Quaternion(
-      w: 1 - u2 * (1.0 / 8) + u2 * u2 * (1.0 / 384), x: s.x * h, y: s.y * h, z: s.z * h
-    ).normalized
+    var step = Quaternion(smallRotationVector: s, squaredAngle: t2 * scale * scale).normalized
     for _ in 0..<n { step = (step * step).normalized }
     q = (q * step).normalized
     // dk/dt = −ω × k: k turns by −r, i.e. k ← step⁻¹ · k (the inverse rotation).

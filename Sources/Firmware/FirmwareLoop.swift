@@ -437,10 +437,7 @@ public struct FirmwareLoop<
     guard lag != 0, !estimate.flags.contains(.atRest), estimate.integrationIntervalSeconds > 0
     else { return q }
     let r = estimate.angularRateRadiansPerSecond * lag
-    let t2 = r.dot(r)
-    let c = 1 - t2 * (1.0 / 8) + t2 * t2 * (1.0 / 384)
-    let h = 0.5 - t2 * (1.0 / 48)
-    return q * Quaternion(w: c, x: r.x * h, y: r.y * h, z: r.z * h)
+    return q * Quaternion(smallRotationVector: r, squaredAngle: r.dot(r))
   }
 
   /// The frame for `estimate` (the one just made from `sample`).

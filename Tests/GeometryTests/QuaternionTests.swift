@@ -44,6 +44,23 @@ private let sampleAttitudes: [Quaternion] = {
     #expect(deg(wrongWay / Double(sampleAttitudes.count)) > 30)
   }
 
+  /// The small-angle series against the exact exponential map: close for every step the
+  /// estimator takes with it (θ² ≤ 0.25), its terms the documented ones, bit for bit.
+  @Test func smallRotationVectorSeriesIsTheExponentialMapToFourthOrder() {
+    for (r, angle) in [
+      (Vector3(1e-3, -2e-3, 5e-4), 2.29e-3), (Vector3(0.1, 0.2, -0.3), 0.374),
+      (Vector3(0, 0, 0.5), 0.5), (Vector3(0, 0, 0), 0),
+    ] {
+      let t2 = r.dot(r)
+      let series = Quaternion(smallRotationVector: r, squaredAngle: t2)
+      let exact = Quaternion(rotationVector: r)
+      #expect(series.angle(to: exact) <= max(1e-15, pow(angle, 5) / 1920 * 2), "\(r)")
+      let h = 0.5 - t2 * (1.0 / 48)
+      #expect(series.w == 1 - t2 * (1.0 / 8) + t2 * t2 * (1.0 / 384))
+      #expect(series.x == r.x * h && series.y == r.y * h && series.z == r.z * h)
+    }
+  }
+
   @Test func qAndMinusQAreOneAttitude() {
     for q in sampleAttitudes {
       let negated = Quaternion(w: -q.w, x: -q.x, y: -q.y, z: -q.z)
