@@ -22,24 +22,7 @@ private let check: [UInt8] = Array("123456789".utf8)
       }
       return crc
     }
-    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-    let data: [UInt8] = (0..<80).map { _ in
-      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-      return UInt8(truncatingIfNeeded: state >> 56)
-    }
-    for length in 0...80 {
-      let bytes = Array(data[0..<length])
-      let expected = bitwise(bytes)
-      #expect(bytes.withUnsafeBytes { CRC16CCITTFalse.checksum($0) } == expected, "\(length) bytes")
-      var pieces = CRC16CCITTFalse()
-      bytes.withUnsafeBytes { raw in
-        let cut = length / 3
-        pieces.update(UnsafeRawBufferPointer(rebasing: raw[0..<cut]))
-        if cut < length { pieces.update(raw[cut]) }
-        if cut + 1 < length { pieces.update(UnsafeRawBufferPointer(rebasing: raw[(cut + 1)...])) }
-      }
-      #expect(pieces.value == expected, "\(length) bytes in pieces")
-    }
+    expectTableMatchesBitwise(CRC16CCITTFalse.self, upTo: 80, seed: 0x9E37_79B9_7F4A_7C15, bitwise)
   }
 
   @Test func crc16MCRF4XXCheckValue() {
@@ -81,23 +64,48 @@ private let check: [UInt8] = Array("123456789".utf8)
       }
       return crc ^ 0xFFFF_FFFF
     }
-    var state: UInt64 = 0x0123_4567_89AB_CDEF
-    let data: [UInt8] = (0..<100).map { _ in
-      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-      return UInt8(truncatingIfNeeded: state >> 56)
+    expectTableMatchesBitwise(CRC32C.self, upTo: 100, seed: 0x0123_4567_89AB_CDEF, bitwise)
+  }
+}
+
+/// A checksum fed whole buffers or single bytes: both table-driven CRCs.
+private protocol FedChecksum {
+  associatedtype Value: Equatable
+  init()
+  var value: Value { get }
+  mutating func update(_ bytes: UnsafeRawBufferPointer)
+  mutating func update(_ byte: UInt8)
+  static func checksum(_ bytes: UnsafeRawBufferPointer) -> Value
+}
+
+extension CRC16CCITTFalse: FedChecksum {}
+extension CRC32C: FedChecksum {}
+
+/// `C` against `bitwise` for every length from 0 to `maximum` of seeded bytes, fed whole and
+/// in three pieces (a buffer, one byte, a buffer): the table paths (whole words, then the
+/// rest) cannot differ from the definition at any length or split.
+private func expectTableMatchesBitwise<C: FedChecksum>(
+  _: C.Type, upTo maximum: Int, seed: UInt64, _ bitwise: ([UInt8]) -> C.Value,
+  sourceLocation: SourceLocation = #_sourceLocation
+) {
+  var state = seed
+  let data: [UInt8] = (0..<maximum).map { _ in
+    state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+    return UInt8(truncatingIfNeeded: state >> 56)
+  }
+  for length in 0...maximum {
+    let bytes = Array(data[0..<length])
+    let expected = bitwise(bytes)
+    #expect(
+      bytes.withUnsafeBytes { C.checksum($0) } == expected, "\(length) bytes",
+      sourceLocation: sourceLocation)
+    var pieces = C()
+    bytes.withUnsafeBytes { raw in
+      let cut = length / 3
+      pieces.update(UnsafeRawBufferPointer(rebasing: raw[0..<cut]))
+      if cut < length { pieces.update(raw[cut]) }
+      if cut + 1 < length { pieces.update(UnsafeRawBufferPointer(rebasing: raw[(cut + 1)...])) }
     }
-    for length in 0...100 {
-      let bytes = Array(data[0..<length])
-      let expected = bitwise(bytes)
-      #expect(CRC32C.checksum(bytes) == expected, "\(length) bytes")
-      var pieces = CRC32C()
-      bytes.withUnsafeBytes { raw in
-        let cut = length / 3
-        pieces.update(UnsafeRawBufferPointer(rebasing: raw[0..<cut]))
-        if cut < length { pieces.update(raw[cut]) }
-        if cut + 1 < length { pieces.update(UnsafeRawBufferPointer(rebasing: raw[(cut + 1)...])) }
-      }
-      #expect(pieces.value == expected, "\(length) bytes in pieces")
-    }
+    #expect(pieces.value == expected, "\(length) bytes in pieces", sourceLocation: sourceLocation)
   }
 }
