@@ -32,7 +32,8 @@ var products: [Product] = []
 // Below everything, the HAL included.
 targets += [
   .target(name: "ByteFormats", exclude: ["README.md"], swiftSettings: swift6),
-  .testTarget(name: "ByteFormatsTests", dependencies: ["ByteFormats"], swiftSettings: swift6),
+  .testTarget(
+    name: "ByteFormatsTests", dependencies: ["ByteFormats", "TestSupport"], swiftSettings: swift6),
 ]
 
 // MARK: - HAL: protocols and value types (no dependencies but ByteFormats)
@@ -68,7 +69,8 @@ targets += [
     providers: [.apt(["libgpiod-dev"])]),
   // The thin syscall seam shared by LinuxHardware and SimulatedHardware.
   .target(
-    name: "POSIXSupport", dependencies: ["HardwareAbstraction"], path: "HAL/POSIXSupport",
+    name: "POSIXSupport", dependencies: ["ByteFormats", "HardwareAbstraction"],
+    path: "HAL/POSIXSupport",
     swiftSettings: swift6),
   .target(
     name: "LinuxHardware",

@@ -1,3 +1,4 @@
+import ByteFormats
 import Glibc
 import HardwareAbstraction
 

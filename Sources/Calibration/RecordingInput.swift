@@ -1,3 +1,4 @@
+import ByteFormats
 import Recording
 
 #if canImport(Glibc)

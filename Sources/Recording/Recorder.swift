@@ -1,3 +1,4 @@
+import ByteFormats
 import HardwareAbstraction
 import MPU6050
 

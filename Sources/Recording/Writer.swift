@@ -1,3 +1,4 @@
+import ByteFormats
 import HardwareAbstraction
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import AttitudeEstimation
+import ByteFormats
 import CommandLineSupport
 import Geometry
 import Glibc

@@ -142,19 +142,7 @@ func temporaryPath(_ name: String) -> String {
   Scratch.folder("plumb-recording") + "/" + name
 }
 
-func readBytes(_ path: String) -> [UInt8] {
-  let fd = open(path, O_RDONLY)
-  guard fd >= 0 else { return [] }
-  defer { close(fd) }
-  var result: [UInt8] = []
-  var chunk = [UInt8](repeating: 0, count: 65536)
-  while true {
-    let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-    if n <= 0 { break }
-    result.append(contentsOf: chunk[0..<n])
-  }
-  return result
-}
+func readBytes(_ path: String) -> [UInt8] { Scratch.contents(of: path) }
 
 func writeBytes(_ bytes: [UInt8], to path: String) {
   let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)

@@ -8,6 +8,21 @@ import Glibc
 /// Before, each suite made its own folders under /tmp and left them there: a `make test` left
 /// about 150, and a CI machine's /tmp grew by that much each run.
 public enum Scratch {
+  /// The bytes of the file at `path` (none when it cannot be opened).
+  public static func contents(of path: String) -> [UInt8] {
+    let fd = open(path, O_RDONLY)
+    guard fd >= 0 else { return [] }
+    defer { close(fd) }
+    var result: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+      let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      if n <= 0 { break }
+      result.append(contentsOf: chunk[0..<n])
+    }
+    return result
+  }
+
   /// A new, empty folder whose name starts with `prefix`, inside this process's folder.
   public static func folder(_ prefix: String) -> String {
     var template = Array("\(root)/\(prefix)-XXXXXX".utf8CString)

@@ -1,5 +1,3 @@
-import HardwareAbstraction
-
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)

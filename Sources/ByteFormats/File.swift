@@ -1,5 +1,3 @@
-import HardwareAbstraction
-
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -8,15 +6,17 @@ import HardwareAbstraction
 
 /// The few POSIX file operations the format needs, each retrying `EINTR`, each failing with the
 /// errno. Regular files only: no `EAGAIN` handling.
-enum POSIXFile {
+package enum POSIXFile {
   /// A failed call's errno.
-  struct Failure: Error {
-    var errno: Errno
-    static var current: Failure { Failure(errno: Errno(rawValue: Glibc.errno)) }
+  package struct Failure: Error {
+    package var errno: Errno
+    package static var current: Failure { Failure(errno: Errno(rawValue: Glibc.errno)) }
   }
 
   /// `open(2)`.
-  static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) throws(Failure) -> Int32 {
+  package static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) throws(Failure)
+    -> Int32
+  {
     while true {
       let fd = Glibc.open(path, flags | O_CLOEXEC, mode)
       if fd >= 0 { return fd }
@@ -26,7 +26,8 @@ enum POSIXFile {
 
   /// One `write(2)` of `bytes` (retried only when interrupted before writing anything): returns
   /// how many bytes the kernel took.
-  static func writeOnce(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(Failure) -> Int {
+  package static func writeOnce(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(Failure) -> Int
+  {
     while true {
       let n = Glibc.write(fd, bytes.baseAddress, bytes.count)
       if n >= 0 { return n }
@@ -35,7 +36,7 @@ enum POSIXFile {
   }
 
   /// Writes all of `bytes`, in as many `write(2)` calls as it takes (not for the hot path).
-  static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(Failure) {
+  package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(Failure) {
     var offset = 0
     while offset < bytes.count {
       let n = try writeOnce(fd, UnsafeRawBufferPointer(rebasing: bytes[offset...]))
@@ -45,14 +46,14 @@ enum POSIXFile {
   }
 
   /// `fdatasync(2)`: the data and the metadata needed to read it back (the size) reach the device.
-  static func dataSync(_ fd: Int32) throws(Failure) {
+  package static func dataSync(_ fd: Int32) throws(Failure) {
     while Glibc.fdatasync(fd) != 0 {
       if Glibc.errno != EINTR { throw .current }
     }
   }
 
   /// `fsync(2)` of the folder holding `path`, so a new or renamed entry survives a power loss.
-  static func syncFolder(of path: String) {
+  package static func syncFolder(of path: String) {
     let folder: String
     if let slash = path.lastIndex(of: "/") {
       folder = slash == path.startIndex ? "/" : String(path[..<slash])
@@ -67,7 +68,7 @@ enum POSIXFile {
   /// Reads a whole file: a regular file, or a pipe to its end. A device (`/dev/zero` would be
   /// read until memory ran out) is refused with `ENODEV`, a folder with `EISDIR`. Opened without
   /// blocking, so a named pipe that nothing writes to reads as empty instead of hanging.
-  static func readAll(_ path: String) throws(Failure) -> [UInt8] {
+  package static func readAll(_ path: String) throws(Failure) -> [UInt8] {
     let fd = try open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY)
     defer { _ = Glibc.close(fd) }
     let flags = fcntl(fd, F_GETFL)
@@ -100,7 +101,7 @@ enum POSIXFile {
   }
 
   /// `strerror` text for people.
-  static func message(_ errno: Errno) -> String { fileErrorText(errno) }
+  package static func message(_ errno: Errno) -> String { fileErrorText(errno) }
 }
 
 /// What a failed file operation's errno means, for people: a full disk, a size limit and the
