@@ -28,8 +28,8 @@ var products: [Product] = []
 // MARK: - Byte formats (a leaf: Glibc only)
 
 // Byte- and text-level encodings with no dependency on Plumb's domain: the bounds-checked byte
-// cursor, CRC-32C, the CRC-16s, SHA-256, hex and ISO 8601 text (Sources/ByteFormats/README.md).
-// Below everything, the HAL included.
+// cursor, CRC-32C, the CRC-16s, SHA-256, hex, decimal and ISO 8601 text, atomic files and the
+// Errno they report (Sources/ByteFormats/README.md). Below everything, the HAL included.
 targets += [
   .target(name: "ByteFormats", exclude: ["README.md"], swiftSettings: swift6),
   .testTarget(
