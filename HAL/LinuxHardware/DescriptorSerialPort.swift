@@ -42,30 +42,49 @@ public final class DescriptorSerialPort: SerialPort {
   /// terminal or a pipe as a stream. (A descriptor that cannot be copied, standard output closed
   /// by the caller, leaves the port closed: its writes throw `notOpen`.)
   public static func standardOutput(readsInput: Bool) -> DescriptorSerialPort {
-    let output = (try? FileDescriptor.duplicate(1)) ?? .closed
+    // What standard output is, asked of descriptor 1 itself (its copy is the same file). Kept
+    // apart from the copy: Swift 6.0.3's optimiser crashes (release builds) on a function that
+    // borrows this noncopyable copy for `fstat` and then hands it over.
     var status = stat()
-    let kind =
-      output.isOpen && fstat(output.rawValue, &status) == 0 ? status.st_mode & S_IFMT : 0
-    let isFile = kind == S_IFREG || (kind == S_IFCHR && isatty(output.rawValue) == 0)
+    let kind = fstat(1, &status) == 0 ? status.st_mode & S_IFMT : 0
+    let isFile = kind == S_IFREG || (kind == S_IFCHR && isatty(1) == 0)
     let port = DescriptorSerialPort(
-      name: "stdout", output: output,
-      input: readsInput ? (try? FileDescriptor.duplicate(0)) ?? .closed : .closed,
-      path: nil, isFile: isFile)
+      name: "stdout", output: duplicateOrClosed(1),
+      input: readsInput ? duplicateOrClosed(0) : .closed, path: nil, isFile: isFile)
     port.isRegularFile = kind == S_IFREG
     return port
   }
 
+  /// A close-on-exec copy of `descriptor`, or a closed one when it cannot be copied.
+  private static func duplicateOrClosed(_ descriptor: Int32) -> FileDescriptor {
+    do {
+      return try FileDescriptor.duplicate(descriptor)
+    } catch {
+      return .closed
+    }
+  }
+
   /// Creates (or truncates) the regular file at `path` and writes frames to it.
   public static func file(path: String) throws(SerialError) -> DescriptorSerialPort {
+    let port = DescriptorSerialPort(
+      name: path, output: try createFile(path), input: .closed, path: path, isFile: true)
+    // Asked of the port's own descriptor: a local noncopyable descriptor borrowed for `fstat`
+    // and then handed over crashes Swift 6.0.3's optimiser (release builds).
+    port.isRegularFile = port.outputIsRegularFile()
+    return port
+  }
+
+  /// Whether the output descriptor is a regular file.
+  private func outputIsRegularFile() -> Bool {
+    var status = stat()
+    return fstat(output.rawValue, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
+  }
+
+  /// Creates (or truncates) `path` for writing, its failure said as the port's error.
+  private static func createFile(_ path: String) throws(SerialError) -> FileDescriptor {
     do {
-      let descriptor = try FileDescriptor.open(
+      return try FileDescriptor.open(
         path, flags: O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, permissions: 0o644)
-      var status = stat()
-      let regular = fstat(descriptor.rawValue, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
-      let port = DescriptorSerialPort(
-        name: path, output: descriptor, input: .closed, path: path, isFile: true)
-      port.isRegularFile = regular
-      return port
     } catch {
       let kind: SerialError.Kind
       switch error.errno {
