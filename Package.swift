@@ -216,7 +216,7 @@ targets += [
     name: "Firmware",
     dependencies: [
       "HardwareAbstraction", "MPU6050", "AttitudeEstimation", "Telemetry", "Calibration",
-      "Geometry", "Recording", "BuildInfo",
+      "Geometry", "BuildInfo",
     ], swiftSettings: swift6),
   .testTarget(
     name: "FirmwareTests",
@@ -369,9 +369,9 @@ targets += [
   .executableTarget(
     name: "plumb-bench",
     dependencies: [
-      "Firmware", "MPU6050", "MPU6050Simulation", "SimulatedHardware", "HardwareAbstraction",
-      "MotionScenarios", "Recording", "Telemetry", "Calibration", "Geometry", "CommandLineSupport",
-      "ByteFormats",
+      "Firmware", "PlumbRuntime", "MPU6050", "MPU6050Simulation", "SimulatedHardware",
+      "HardwareAbstraction", "MotionScenarios", "Recording", "Telemetry", "Calibration", "Geometry",
+      "CommandLineSupport", "ByteFormats",
     ],
     path: "tools/plumb-bench", exclude: ["README.md", "NOTES.md"], swiftSettings: swift6)
 ]

@@ -2,7 +2,6 @@ import AttitudeEstimation
 import Geometry
 import HardwareAbstraction
 import MPU6050
-import Recording
 import Telemetry
 
 #if canImport(Glibc)
@@ -92,11 +91,10 @@ public struct FirmwareLoop<
   /// Called for every sample the loop consumes (after warm-up), in order: recordings and
   /// hardware-in-the-loop checks hang here. Set once; calling it does not allocate.
   public var onSample: ((ConsumedSample) -> Void)?
-  /// When set, every reading, fallback-timer wake-up, discarded edge and obeyed host command is
-  /// recorded (`.plumbraw`, Sources/Recording/PLUMBRAW.md), so a replay through the same loop
-  /// gives byte-identical frames. Give the driver's bus through `PlumbRawBusTap` too, so
-  /// recovery replays exactly. The hooks never throw or allocate; check `recorder.failure`.
-  public var recorder: PlumbRawRecorder?
+  /// When set, told every reading, fallback-timer wake-up, discarded edge, missed-sample count
+  /// and obeyed host command, in order (`FirmwareLoopObserver`): a recording hangs here, and
+  /// with the driver's bus tapped too, a replay through the same loop gives the same frames.
+  public var observer: (any FirmwareLoopObserver)?
 
   private var encoder: TelemetryEncoder
   private var parser: HostCommandParser
@@ -303,7 +301,7 @@ public struct FirmwareLoop<
       nextTimer = nextTimer.advanced(byNanoseconds: pollInterval)
       if nextTimer <= now { nextTimer = now.advanced(byNanoseconds: pollInterval) }
       let reading = driver.pollDataReady(at: now)
-      recorder?.recordReading(reading, at: now, source: .poll)
+      observer?.loopRead(reading, at: now, origin: .polled)
       consume(reading, at: now, origin: .polled)
     }
   }
@@ -332,7 +330,7 @@ public struct FirmwareLoop<
     let count = fifoSamples.count
     for index in 0..<count {
       let time = newest.advanced(byNanoseconds: -Int64(count - 1 - index) * periodNanoseconds)
-      recorder?.recordFIFOSample(fifoSamples[index], at: time)
+      observer?.loopDrainedFIFOSample(fifoSamples[index], at: time)
       process(fifoSamples[index], at: time, origin: .fifo)
     }
   }
@@ -343,7 +341,7 @@ public struct FirmwareLoop<
   private mutating func timerWoke(deadline: Timestamp) -> Timestamp {
     clock.sleep(until: deadline)
     let now = clock.now()
-    recorder?.recordTimerWake(at: now)
+    observer?.loopWokeFromTimer(at: now)
     return now
   }
 
@@ -351,13 +349,13 @@ public struct FirmwareLoop<
     status.edges += 1
     if let last = lastEdgeTime, time == last {
       status.duplicateEdges += 1
-      recorder?.recordDiscardedEdge(at: time)
+      observer?.loopDiscardedEdge(at: time)
       return
     }
     lastEdgeTime = time
     if clock.now().nanoseconds(since: time) > periodNanoseconds { status.overruns += 1 }
     let reading = driver.readSample(at: time)
-    recorder?.recordReading(reading, at: time, source: .interrupt)
+    observer?.loopRead(reading, at: time, origin: .edge)
     consume(reading, at: time, origin: .edge)
   }
 
@@ -408,7 +406,7 @@ public struct FirmwareLoop<
     hasEstimate = true
     if origin != .fifo, estimate.missedSamples > 0 {
       status.missedSamples += UInt64(estimate.missedSamples)
-      recorder?.recordMissedSamples(UInt32(clamping: estimate.missedSamples), at: time)
+      observer?.loopMissedSamples(UInt32(clamping: estimate.missedSamples), at: time)
     }
 
     var flags = pendingFlags
@@ -629,7 +627,7 @@ public struct FirmwareLoop<
     status.commands += 1
     // Dated by the last sample processed, not the clock: a replay obeys the command right after
     // processing the same sample, so the frames after it are the same.
-    recorder?.recordNote(command.line, category: .hostCommand, at: lastSampleTime)
+    observer?.loopObeyed(command, at: lastSampleTime)
     return execute(command)
   }
 

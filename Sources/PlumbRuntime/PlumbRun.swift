@@ -402,7 +402,7 @@ func drive<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: MonotonicC
     pacing?.wait()
     if let recorder, recordingFailure == nil, let failure = recorder.failure {
       recordingFailure = failure
-      loop.recorder = nil
+      loop.observer = nil
       if options.stopWhenRecordingStops { break }
       options.log("plumb: recording stopped (the frames go on): \(failure)")
     }

@@ -141,7 +141,7 @@ func beginRecording<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: M
   } catch {
     throw .recordingNotStarted(error)
   }
-  loop.recorder = recorder
+  loop.observer = PlumbRawLoopRecorder(recorder)
 }
 
 /// `plumb run --replay REC`: the recording through the replay chip, the real driver and the

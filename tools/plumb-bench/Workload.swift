@@ -4,6 +4,7 @@ import HardwareAbstraction
 import MPU6050
 import MPU6050Simulation
 import MotionScenarios
+import PlumbRuntime
 import Recording
 import SimulatedHardware
 import Telemetry
@@ -57,7 +58,7 @@ struct Workload {
       firmwareVersion: settings.firmwareVersion, boardName: "simulated",
       recordingBeganAt: recorder.recordingBeganAt, runningSince: clock.now())
     try recorder.start(writingTo: path, header: header, sync: .never, overwrite: true)
-    loop.recorder = recorder
+    loop.observer = PlumbRawLoopRecorder(recorder)
     var frames: [TelemetryFrame] = []
     frames.reserveCapacity(keepFrames)
     let end = clock.now() + .nanoseconds(Int64(seconds * 1e9))
