@@ -156,7 +156,6 @@ targets += [
     name: "MPU6050Simulation",
     dependencies: [
       "ByteFormats", "HardwareAbstraction", "SimulatedHardware", "Geometry", "MotionScenarios",
-      "Recording",
     ],
     swiftSettings: swift6),
   .testTarget(
@@ -203,10 +202,22 @@ targets += [
   .testTarget(
     name: "RecordingTests",
     dependencies: [
-      "Recording", "ByteFormats", "MPU6050", "MPU6050Simulation", "HardwareAbstraction",
+      "Recording", "ByteFormats", "MPU6050", "MPU6050Simulation", "MPU6050Replay",
+      "HardwareAbstraction",
       "SimulatedHardware", "MotionScenarios", "Geometry", "Calibration", "TestSupport",
     ],
     exclude: ["Golden"], swiftSettings: swift6),
+]
+
+// The replay chip: a `.plumbraw` recording played back to the real driver as the chip it was
+// made on, every transfer answered as it was answered, and the clock that reproduces the live
+// loop's timer wake-ups (`plumb run --replay`, plumb-bench). Its tests are RecordingTests': a
+// record → replay round trip is what they check.
+targets += [
+  .target(
+    name: "MPU6050Replay",
+    dependencies: ["ByteFormats", "HardwareAbstraction", "SimulatedHardware", "Recording"],
+    swiftSettings: swift6)
 ]
 
 // The firmware: the loop that wires driver, estimation and telemetry together over the HAL
@@ -237,7 +248,7 @@ targets += [
     name: "PlumbRuntime",
     dependencies: [
       "Firmware", "AttitudeEstimation", "Boards", "Calibration", "Telemetry", "MPU6050",
-      "MPU6050Simulation", "MotionScenarios", "SimulatedHardware", "LinuxHardware",
+      "MPU6050Simulation", "MPU6050Replay", "MotionScenarios", "SimulatedHardware", "LinuxHardware",
       "HardwareAbstraction", "Geometry", "POSIXSupport", "SystemdNotify", "Recording", "JSON",
       "ByteFormats",
     ], swiftSettings: swift6),
@@ -369,7 +380,8 @@ targets += [
   .executableTarget(
     name: "plumb-bench",
     dependencies: [
-      "Firmware", "PlumbRuntime", "MPU6050", "MPU6050Simulation", "SimulatedHardware",
+      "Firmware", "PlumbRuntime", "MPU6050", "MPU6050Simulation", "MPU6050Replay",
+      "SimulatedHardware",
       "HardwareAbstraction", "MotionScenarios", "Recording", "Telemetry", "Calibration", "Geometry",
       "CommandLineSupport", "ByteFormats",
     ],

@@ -6,6 +6,7 @@ import HardwareAbstraction
 import JSON
 import LinuxHardware
 import MPU6050
+import MPU6050Replay
 import MPU6050Simulation
 import Recording
 import SimulatedHardware

@@ -1,5 +1,6 @@
 import HardwareAbstraction
 import MPU6050
+import MPU6050Replay
 import MPU6050Simulation
 import Recording
 import SimulatedHardware

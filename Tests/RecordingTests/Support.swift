@@ -1,6 +1,7 @@
 import Geometry
 import HardwareAbstraction
 import MPU6050
+import MPU6050Replay
 import MPU6050Simulation
 import MotionScenarios
 import Recording

@@ -2,6 +2,7 @@ import Firmware
 import Geometry
 import HardwareAbstraction
 import MPU6050
+import MPU6050Replay
 import MPU6050Simulation
 import MotionScenarios
 import PlumbRuntime
