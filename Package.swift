@@ -226,13 +226,13 @@ targets += [
   .target(
     name: "Firmware",
     dependencies: [
-      "HardwareAbstraction", "MPU6050", "AttitudeEstimation", "Telemetry", "Calibration",
-      "Geometry", "BuildInfo",
+      "HardwareAbstraction", "MPU6050", "AttitudeEstimation", "Telemetry", "Geometry",
+      "BuildInfo",
     ], swiftSettings: swift6),
   .testTarget(
     name: "FirmwareTests",
     dependencies: [
-      "Firmware", "Calibration", "AttitudeEstimation", "MPU6050", "MPU6050Simulation",
+      "Firmware", "AttitudeEstimation", "MPU6050", "MPU6050Simulation",
       "SimulatedHardware", "MotionScenarios",
       "Telemetry", "Geometry", "HardwareAbstraction", "TestSupport", "BuildInfo",
     ], swiftSettings: swift6),
@@ -292,7 +292,9 @@ targets += [
     name: "PlottingTests", dependencies: ["Plotting", "ByteFormats"], swiftSettings: swift6),
   .target(
     name: "Calibration",
-    dependencies: ["ByteFormats", "Geometry", "JSON", "Randomness", "Recording"],
+    dependencies: [
+      "AttitudeEstimation", "ByteFormats", "Geometry", "JSON", "Randomness", "Recording",
+    ],
     swiftSettings: swift6),
   .testTarget(
     name: "CalibrationTests",
@@ -368,7 +370,7 @@ targets += [
     dependencies: [
       "HIL", "plumb-hil", "Firmware", "MPU6050", "MPU6050Simulation", "SimulatedHardware",
       "HardwareAbstraction", "MotionScenarios", "Telemetry", "Geometry", "CommandLineSupport",
-      "JSON", "TestSupport", "Calibration",
+      "JSON", "TestSupport", "Calibration", "PlumbRuntime",
     ],
     exclude: ["Golden"], swiftSettings: swift6),
 ]

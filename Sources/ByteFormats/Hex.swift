@@ -23,3 +23,12 @@ public func hexDigits(_ bytes: [UInt8]) -> String {
     return String(decoding: text, as: UTF8.self)
   }
 }
+
+/// `0x` and the eight lower-case hex digits of `value` (`0x0000beef`): how a calibration id is
+/// written.
+public func hexWord(_ value: UInt32) -> String {
+  "0x"
+    + hexDigits([
+      UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF),
+    ])
+}

@@ -1,3 +1,4 @@
+import AttitudeEstimation
 import ByteFormats
 import Geometry
 import JSON
@@ -90,28 +91,21 @@ public struct GyroCalibration: Sendable, Hashable {
     }
   }
 
-  /// The bias at `temperature` °C, rad/s: the polynomial within `temperatureRangeCelsius`;
-  /// beyond it, the polynomial's tangent at the nearer end (its value and slope there). The
-  /// curvature c₂, fitted over the warm-up's few degrees, is the least certain coefficient,
-  /// and extrapolated quadratically it dominates: 4e-5 rad/s/°C² of fit noise is 1.4 °/s at
-  /// 25 °C beyond the range. Without a range (no fit) the polynomial is used everywhere.
+  /// The bias model the firmware removes from every sample (the values above, without the
+  /// uncertainty).
+  public var polynomial: GyroBiasPolynomial {
+    GyroBiasPolynomial(
+      biasRadiansPerSecond: biasRadiansPerSecond,
+      referenceTemperatureCelsius: referenceTemperatureCelsius,
+      biasPerDegreeCelsius: biasPerDegreeCelsius,
+      biasPerDegreeCelsiusSquared: biasPerDegreeCelsiusSquared,
+      temperatureRangeCelsius: temperatureRangeCelsius)
+  }
+
+  /// The bias at `temperature` °C, rad/s (`GyroBiasPolynomial.bias(atTemperature:)`: the
+  /// polynomial within the fitted range, its tangent beyond).
   public func bias(atTemperature temperature: Double) -> Vector3 {
-    var t = temperature
-    var beyond = 0.0
-    if let range = temperatureRangeCelsius {
-      if temperature > range.upperBound {
-        t = range.upperBound
-        beyond = temperature - t
-      } else if temperature < range.lowerBound {
-        t = range.lowerBound
-        beyond = temperature - t
-      }
-    }
-    let dT = t - referenceTemperatureCelsius
-    let value =
-      biasRadiansPerSecond + biasPerDegreeCelsius * dT + biasPerDegreeCelsiusSquared * (dT * dT)
-    guard beyond != 0 else { return value }
-    return value + (biasPerDegreeCelsius + biasPerDegreeCelsiusSquared * (2 * dT)) * beyond
+    polynomial.bias(atTemperature: temperature)
   }
 }
 
@@ -307,10 +301,7 @@ public struct CalibrationFile: Sendable, Hashable {
   }
 
   /// `0x` and eight hex digits.
-  public var calibrationIdText: String {
-    let hex = String(calibrationId, radix: 16)
-    return "0x" + String(repeating: "0", count: 8 - hex.count) + hex
-  }
+  public var calibrationIdText: String { hexWord(calibrationId) }
 
   // MARK: Writing
 

@@ -1,10 +1,10 @@
-import Calibration
+import AttitudeEstimation
 import Geometry
 
 /// Step 3 of the sample path (DESIGN.md): from the chip's axes and raw SI readings to the body
 /// frame, with the bench calibration applied.
 ///
-///     gyro_body  = M · (gyro_sensor − b(T))          b(T): the calibration file's bias polynomial
+///     gyro_body  = M · (gyro_sensor − b(T))          b(T): the bench bias polynomial
 ///     accel_body = M · A · (accel_sensor − o)        A, o: the six-position correction
 ///
 /// where M is the board's mounting rotation (sensor axes → body axes). The calibration lives in
@@ -12,38 +12,35 @@ import Geometry
 /// estimator works in body axes. The live gyro bias the estimator learns is the residual on top
 /// of `b(T)`. Pure and allocation-free.
 ///
-/// The three per-sample methods are `@inline(__always)`: the struct is some 330 bytes (matrices
+/// The three per-sample methods are `@inline(__always)`: the struct is a few hundred bytes (matrices
 /// and the calibration polynomial), and a call that is not inlined copies all of it out of the
 /// loop's settings on every sample to pass it.
 public struct SampleCorrection: Hashable, Sendable {
   /// Sensor axes → body axes.
   public var mounting: Matrix3
-  /// The accelerometer correction (identity without a calibration file).
-  public var accelerometer: AccelerometerCorrection
-  /// The bench gyro bias model, sensor axes; `nil` without one.
-  public var gyroscope: GyroCalibration? {
+  /// A: the accelerometer's scale and misalignment, sensor axes (identity without a
+  /// calibration).
+  public var accelerometerMatrix: Matrix3
+  /// o: the accelerometer's offset, m/s², sensor axes (zero without a calibration).
+  public var accelerometerOffset: Vector3
+  /// b(T): the bench gyro bias model, sensor axes; `nil` without one.
+  public var gyroscope: GyroBiasPolynomial? {
     didSet { hasGyroscope = gyroscope != nil }
   }
   /// `gyroscope != nil`, kept beside it: asking the optional itself (a model holding an
   /// optional range) is a call to the runtime's enum-tag helper on a copy of the whole
-  /// correction, some sixty moves, twice per sample. The per-sample methods ask this first.
+  /// correction, twice per sample. The per-sample methods ask this first.
   @usableFromInline private(set) var hasGyroscope: Bool
 
   public init(
-    mounting: Matrix3 = .identity, accelerometer: AccelerometerCorrection = .identity,
-    gyroscope: GyroCalibration? = nil
+    mounting: Matrix3 = .identity, accelerometerMatrix: Matrix3 = .identity,
+    accelerometerOffset: Vector3 = .zero, gyroscope: GyroBiasPolynomial? = nil
   ) {
     self.mounting = mounting
-    self.accelerometer = accelerometer
+    self.accelerometerMatrix = accelerometerMatrix
+    self.accelerometerOffset = accelerometerOffset
     self.gyroscope = gyroscope
     hasGyroscope = gyroscope != nil
-  }
-
-  /// The correction a board's mounting and an optional calibration file give.
-  public init(mounting: Matrix3, calibration: CalibrationFile?) {
-    self.init(
-      mounting: mounting, accelerometer: calibration?.accelerometer ?? .identity,
-      gyroscope: calibration?.gyroscope)
   }
 
   /// The bench bias at `temperatureCelsius`, in body axes, rad/s (zero without a calibration).
@@ -69,6 +66,6 @@ public struct SampleCorrection: Hashable, Sendable {
   /// Body-frame specific force, m/s², with the accelerometer correction applied.
   @inlinable @inline(__always)
   public func specificForce(sensor: Vector3) -> Vector3 {
-    mounting * accelerometer.apply(sensor)
+    mounting * (accelerometerMatrix * (sensor - accelerometerOffset))
   }
 }

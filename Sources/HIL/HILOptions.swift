@@ -1,4 +1,4 @@
-import Calibration
+import Firmware
 import Geometry
 import MPU6050
 import MPU6050Simulation
@@ -50,11 +50,12 @@ public struct HILOptions: Sendable {
   public var selfTest: Bool
   /// The simulated unit; `nil` for `SimulatedMPU6050Unit.typical(seed:)`.
   public var unit: SimulatedMPU6050Unit?
-  /// A calibration file the firmware applies, as a board file's `calibration` key does (the
-  /// sensor is mounted as the body: identity). It should be the simulated unit's own: made by
-  /// `plumb record` / `plumb-cal save` / `plumb calibrate accel` on the simulated board with
-  /// the same seed, whose unit is `typical(seed:)`.
-  public var calibration: CalibrationFile?
+  /// A calibration the firmware applies, as a board file's `calibration` key does (mounted as
+  /// `mounting` says): a calibration file's values, `FirmwareCalibration(file)` (PlumbRuntime).
+  /// It should be the simulated unit's own: made by `plumb record` / `plumb-cal save` /
+  /// `plumb calibrate accel` on the simulated board with the same seed, whose unit is
+  /// `typical(seed:)`.
+  public var calibration: FirmwareCalibration?
   /// Keep every byte the host received (golden files), and every decoded frame (analysis).
   public var keepBytes: Bool
   public var keepFrames: Bool

@@ -182,9 +182,9 @@ public func runHIL(_ options: HILOptions, progress: ((Double) -> Void)? = nil) t
   }
   settings.outputRateHz = options.outputRateHz ?? Int(settings.sensor.sampleRateHertz.rounded())
   if let baudRate = options.baudRate { settings.baudRate = baudRate }
-  settings.correction = SampleCorrection(mounting: options.mounting, calibration: nil)
+  settings.correction = SampleCorrection(mounting: options.mounting)
   if let calibration = options.calibration {
-    settings.apply(calibration: calibration, mounting: options.mounting)
+    settings.apply(calibration, mounting: options.mounting)
   }
   settings.interruptWired = plan.interruptWired
   if let problem = settings.problem { throw .invalid(problem) }
@@ -261,7 +261,7 @@ public func runHIL(_ options: HILOptions, progress: ((Double) -> Void)? = nil) t
     chipStretches: outcome.chipWatch.finished(at: outcome.endTime, motionStart: motionStart),
     chipStretchCount: outcome.chipWatch.count + (outcome.chipWatch.unfinished == nil ? 0 : 1))
   result.interrupted = outcome.interrupted
-  result.calibrationID = options.calibration?.calibrationIdText
+  result.calibrationID = options.calibration.map { hexWord($0.id) }
   result.boardPath = options.boardPath
   result.sampleRateHz = validated.sampleRateHertz
   return result

@@ -20,5 +20,8 @@ import Testing
   @Test func hexDigitsAreLowerCaseTwoPerByte() {
     #expect(hexDigits([]) == "")
     #expect(hexDigits([0x00, 0x0F, 0xA5, 0xFF]) == "000fa5ff")
+    #expect(hexWord(0) == "0x00000000")
+    #expect(hexWord(0xBEEF) == "0x0000beef")
+    #expect(hexWord(0xDEAD_BEEF) == "0xdeadbeef")
   }
 }

@@ -1,9 +1,11 @@
 import Calibration
+import Firmware
 import Geometry
 import HIL
 import HardwareAbstraction
 import MPU6050Simulation
 import MotionScenarios
+import PlumbRuntime
 import SimulatedHardware
 import Testing
 
@@ -262,7 +264,9 @@ private let g = 9.80665
       biasRadiansPerSecond: unit.gyroOffsetRadiansPerSecond + unit.gyroOffsetTemperatureCoefficient
         * (bench - 25), biasUncertaintyRadiansPerSecond: Vector3(1e-4, 1e-4, 1e-4),
       referenceTemperatureCelsius: bench)
-    let result = try hil("temperature-ramp", seconds: 300) { $0.calibration = file }
+    let result = try hil("temperature-ramp", seconds: 300) {
+      $0.calibration = FirmwareCalibration(file)
+    }
     let heading = result.accuracy.headingRMSDegrees
     #expect(heading < 2, "heading \(heading)°")
   }
@@ -270,7 +274,7 @@ private let g = 9.80665
   @Test func theUnitsOwnCalibrationTakesItsErrorsOut() throws {
     let uncalibrated = try hil("tilt", seconds: 9)
     let calibrated = try hil("tilt", seconds: 9) {
-      $0.calibration = try? Self.exactCalibration(seed: 1)
+      $0.calibration = try? FirmwareCalibration(Self.exactCalibration(seed: 1))
     }
     #expect(calibrated.calibrationID != nil && uncalibrated.calibrationID == nil)
     // Uncalibrated, the accelerometer's offsets tilt the estimate by degrees (2.6° here).

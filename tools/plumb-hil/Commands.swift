@@ -180,7 +180,7 @@ func runCommand(_ arguments: ParsedArguments) throws {
   }
   if let path = arguments.value("calibration") {
     do throws(CalibrationFileError) {
-      options.calibration = try CalibrationFile.load(path: path)
+      options.calibration = FirmwareCalibration(try CalibrationFile.load(path: path))
     } catch {
       switch error {
       case .unreadable: throw CommandFailure(.noInput, error.description)

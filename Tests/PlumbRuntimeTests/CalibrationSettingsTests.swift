@@ -2,6 +2,7 @@ import AttitudeEstimation
 import Calibration
 import Firmware
 import Geometry
+import PlumbRuntime
 import Testing
 
 /// How a calibration file seeds the estimator's temperature learning (issue 6, item 7).
@@ -18,6 +19,32 @@ import Testing
         referenceTemperatureCelsius: 31,
         biasPerDegreeCelsius: fitted ? Vector3(0.0007, -0.0005, 0.0009) : .zero,
         temperatureRangeCelsius: fitted ? 22...48 : nil))
+  }
+
+  /// The firmware's values from a file: its id, the gyro model as fitted, and each Allan
+  /// figure the noisiest axis' — none when one axis has none (or a useless one).
+  @Test func theFirmwareTakesTheFilesValues() {
+    var file = Self.file(fitted: true)
+    file.noise = NoiseFigures(
+      samplePeriodSeconds: 0.01,
+      gyroscope: SensorNoiseFigures(
+        randomWalk: [2e-4, nil, 3e-4], biasInstability: [0, 0, 0],
+        rateRandomWalk: [1e-5, 3e-5, 2e-5]),
+      accelerometer: SensorNoiseFigures(
+        randomWalk: [1e-3, 2e-3, -1], biasInstability: [0, 0, 0], rateRandomWalk: [nil, nil, nil]))
+    let values = FirmwareCalibration(file)
+    #expect(values.id == file.calibrationId)
+    #expect(values.gyroscope == file.gyroscope!.polynomial)
+    #expect(values.gyroBiasUncertaintyRadiansPerSecond == Vector3(0.001, 0.001, 0.001))
+    #expect(values.accelerometer == nil && values.lastRun == nil && values.rest == nil)
+    #expect(values.noise?.samplePeriodSeconds == 0.01)
+    #expect(values.noise?.gyroNoiseDensity == nil)
+    #expect(values.noise?.gyroBiasRandomWalk == 3e-5)
+    #expect(values.noise?.accelerometerNoiseDensity == nil)
+    let polynomial = file.gyroscope!.polynomial
+    for t in [10.0, 22, 31, 48, 60] {
+      #expect(polynomial.bias(atTemperature: t) == file.gyroscope!.bias(atTemperature: t))
+    }
   }
 
   @Test func aBenchTemperatureFitLeavesOnlyAResidualSlopeToLearn() {
