@@ -352,16 +352,16 @@ targets += [
   .target(
     name: "HIL",
     dependencies: [
-      "Firmware", "MPU6050", "MPU6050Simulation", "SimulatedHardware", "LinuxHardware",
-      "HardwareAbstraction", "MotionScenarios", "Telemetry", "Monitoring", "Plotting", "JSON",
-      "Geometry", "Randomness", "Recording", "Calibration", "ByteFormats",
+      "Firmware", "MPU6050", "MPU6050Simulation", "SimulatedHardware", "HardwareAbstraction",
+      "MotionScenarios", "Telemetry", "Monitoring", "Plotting", "JSON", "Geometry", "Randomness",
+      "Recording", "ByteFormats",
     ],
     swiftSettings: swift6),
   .executableTarget(
     name: "plumb-hil",
     dependencies: [
       "HIL", "CommandLineSupport", "PlumbRuntime", "Calibration", "Boards", "Firmware",
-      "ByteFormats",
+      "ByteFormats", "LinuxHardware", "HardwareAbstraction",
     ],
     path: "tools/plumb-hil",
     exclude: ["README.md"], swiftSettings: swift6),

@@ -18,8 +18,11 @@ public struct HILOptions: Sendable {
   public var seed: UInt64
   /// The serial encoding.
   public var format: TelemetryFormat
-  /// Run the simulated chip on the real clock, frames over a real pseudo-terminal.
-  public var realtime: Bool
+  /// Run the simulated chip on the real clock, frames over a real pseudo-terminal, with this
+  /// host's serial port and clock; `nil`: on a manual clock, as fast as the machine goes.
+  public var realTime: (any HILRealTimeHost)?
+  /// Whether the run is in real time (`realTime` is given).
+  public var realtime: Bool { realTime != nil }
   /// Real-time runs: also pass every byte the host receives, as it arrives, to a second
   /// pseudo-terminal whose terminal side is linked here, for an outside reader such as
   /// `plumb-monitor PATH` (a tap on the line, like a second receiver on the UART's TX wire).
@@ -69,14 +72,14 @@ public struct HILOptions: Sendable {
 
   public init(
     scenario: String, faults: String = "none", seconds: Double? = nil, seed: UInt64 = 1,
-    format: TelemetryFormat = .binary, realtime: Bool = false
+    format: TelemetryFormat = .binary, realTime: (any HILRealTimeHost)? = nil
   ) {
     self.scenario = scenario
     self.faults = faults
     self.seconds = seconds
     self.seed = seed
     self.format = format
-    self.realtime = realtime
+    self.realTime = realTime
     monitorLinkPath = nil
     faultStartSeconds = 5
     serialUnplugs = []

@@ -2,7 +2,6 @@ import ByteFormats
 import Firmware
 import Geometry
 import HardwareAbstraction
-import LinuxHardware
 import MPU6050
 import MPU6050Simulation
 import Monitoring
@@ -121,9 +120,10 @@ public struct HILResult: Sendable {
 /// to the chip, the bus and the data-ready line, frames on a serial link that a host decodes.
 ///
 /// On the manual clock by default (as fast as the machine goes; same options, same bytes). With
-/// `realtime`, the simulated world is held to CLOCK_MONOTONIC (the chip samples at its own rate
-/// in real time), the loop writes through `TermiosSerialPort` to the terminal side of a real
-/// pseudo-terminal, and the host reads the controller side as it arrives.
+/// `realTime`, the simulated world is held to the host's monotonic clock (the chip samples at
+/// its own rate in real time), the loop writes through the host's serial port (termios on
+/// Linux) to the terminal side of a real pseudo-terminal, and the host reads the controller
+/// side as it arrives.
 ///
 /// `progress` is called about once per simulated minute with the motion time (the soak reads
 /// memory there).
@@ -211,8 +211,8 @@ public func runHIL(_ options: HILOptions, progress: ((Double) -> Void)? = nil) t
     end: motionStart + .nanoseconds(Int64(seconds * 1e9)), progress: progress)
 
   var outcome: Session.Outcome
-  if options.realtime {
-    outcome = try session.runRealTime(settings: settings)
+  if let host = options.realTime {
+    outcome = try session.runRealTime(settings: settings, host: host)
   } else {
     let serialPlan = SerialFaultPlan(
       options.serialUnplugs.map {
@@ -426,19 +426,21 @@ private struct Session {
 
   // MARK: - In real time, over a pseudo-terminal
 
-  mutating func runRealTime(settings: FirmwareSettings) throws(HILError) -> Outcome {
+  mutating func runRealTime<Platform: HILRealTimeHost>(
+    settings: FirmwareSettings, host platform: Platform
+  ) throws(HILError) -> Outcome {
     let host: PseudoTerminalSerialPort
-    let port: TermiosSerialPort
+    let port: Platform.Port
     var tap: PseudoTerminalSerialPort? = nil
     do {
       host = try PseudoTerminalSerialPort()
-      port = try TermiosSerialPort(path: host.terminalPath, baudRate: settings.baudRate)
+      port = try platform.openSerialPort(path: host.terminalPath, baudRate: settings.baudRate)
       if let link = options.monitorLinkPath { tap = try PseudoTerminalSerialPort(linkPath: link) }
     } catch {
       throw .pseudoTerminal(error.description)
     }
     defer { tap?.close() }
-    var loop: FirmwareLoop<SimulatedI2CBus, SimulatedDataReadyLine, TermiosSerialPort, ManualClock>
+    var loop: FirmwareLoop<SimulatedI2CBus, SimulatedDataReadyLine, Platform.Port, ManualClock>
     let startup: MPU6050StartupReport
     do {
       loop = try FirmwareLoop(
@@ -449,12 +451,12 @@ private struct Session {
     }
     ledger.startStreaming(at: clock.now())
     chipWatch.arm(board.chip)
-    let wall = LinuxMonotonicClock()
+    let wall = platform.wallClock()
     let simulatedStart = clock.now()
     let realStart = wall.now()
     let offset = realStart.nanoseconds - simulatedStart.nanoseconds
     analyser.realTimeOffsetNanoseconds = offset
-    var reader = HostReader(host: host, tap: tap)
+    var reader = HostReader(host: host, tap: tap, wall: wall)
     var stalls = board.faultPlan.hostStalls[...]
     var interrupted = false
     while clock.now() < end {
@@ -554,22 +556,23 @@ struct ChipWatch {
   }
 }
 
-/// Reads the host end of the pseudo-terminal while waiting for a deadline on CLOCK_MONOTONIC,
+/// Reads the host end of the pseudo-terminal while waiting for a deadline on the wall clock,
 /// stamping each read with its arrival time (to 0.25 ms: the pause between reads).
 /// With a `tap`, every chunk read is also written to it, without waiting: what it cannot take
 /// is counted, never retried (a monitor that is slow or absent must not change the run).
-private struct HostReader {
+private struct HostReader<Wall: MonotonicClock> {
   let host: PseudoTerminalSerialPort
   let tap: PseudoTerminalSerialPort?
-  let wall = LinuxMonotonicClock()
+  var wall: Wall
   var buffer = [UInt8](repeating: 0, count: 4096)
   var kept: [UInt8] = []
   var tapPassed: UInt64 = 0
   var tapDropped: UInt64 = 0
 
-  init(host: PseudoTerminalSerialPort, tap: PseudoTerminalSerialPort? = nil) {
+  init(host: PseudoTerminalSerialPort, tap: PseudoTerminalSerialPort?, wall: Wall) {
     self.host = host
     self.tap = tap
+    self.wall = wall
   }
 
   mutating func read(until deadline: Timestamp, into analyser: HostAnalyser) {

@@ -2,6 +2,8 @@ import Foundation
 import HIL
 import Testing
 
+@testable import plumb_hil
+
 /// The real-time HIL: the simulated chip held to CLOCK_MONOTONIC, frames through
 /// `TermiosSerialPort` on the terminal side of a real pseudo-terminal, read by the host as they
 /// arrive. Wall-clock timing on a shared machine varies, so only counts and the mean rate are
@@ -9,7 +11,7 @@ import Testing
 @Suite(.serialized) struct RealTimeTests {
   @Test func aRealTimeRunDeliversEveryFrameAtTheChipsRate() throws {
     let realTime = try hil("handheld", seconds: 3) {
-      $0.realtime = true
+      $0.realTime = LinuxRealTimeHost()
       $0.keepBytes = true
     }
     let a = realTime.accounting
@@ -120,7 +122,7 @@ import Testing
     options.monitorLinkPath = "/tmp/never-made"
     #expect(throws: HILError.self) { try runHIL(options) }
     // And a folder for it: a missing one is named, not reported as a missing serial device.
-    options.realtime = true
+    options.realTime = LinuxRealTimeHost()
     options.monitorLinkPath = "/nonexistent-plumb-folder/link"
     do {
       _ = try runHIL(options)

@@ -166,7 +166,7 @@ func runCommand(_ arguments: ParsedArguments) throws {
     scenario: scenario, faults: faults,
     seconds: try arguments.double("seconds", in: 0.5...(30 * 86_400)),
     seed: UInt64(try arguments.integer("seed", in: 0...Int.max) ?? 1),
-    format: format ?? .binary, realtime: arguments.flag("realtime"))
+    format: format ?? .binary, realTime: arguments.flag("realtime") ? LinuxRealTimeHost() : nil)
   if let boardPath = arguments.value("board") {
     try applyBoard(boardPath, format: format, to: &options)
   }
