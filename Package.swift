@@ -3,9 +3,25 @@
 // Plumb: an attitude firmware core for Linux single-board computers. One package, Swift 6
 // language mode, no outside packages. Layout and layering: ../shared/DESIGN.md and README.md.
 //
-// Dependencies point one way: executables and tools → firmware wiring → driver, estimation,
-// telemetry → HAL protocols. Only executables (and tests) see LinuxHardware or
-// SimulatedHardware.
+// The layers, bottom up; a target depends only on targets in its own layer or below (the
+// sections of this file group targets by subsystem, each with its tests):
+//
+//   executables, tools   plumb, plumb-probe, plumb-cal, plumb-monitor, plumb-hil, plumb-bench,
+//                        plumb-broad, bench-estimator
+//   composition          PlumbRuntime (board and calibration files → settings; Linux or
+//                        simulated hardware; signals), HIL (scenario runs on simulated hardware)
+//   around the core      Recording, MPU6050Replay, MPU6050Simulation, MotionScenarios, Boards,
+//                        Calibration, Monitoring, Plotting, SystemdNotify, CommandLineSupport
+//   the loop             Firmware: HardwareAbstraction, MPU6050, AttitudeEstimation, Telemetry,
+//                        Geometry (and BuildInfo's version string), nothing else
+//   the core             MPU6050 (driver), AttitudeEstimation, Telemetry
+//   HAL                  HardwareAbstraction (protocols); POSIXSupport; LinuxHardware and
+//                        SimulatedHardware, which only the composition layer and tests see
+//   leaves               ByteFormats, Geometry, Randomness, JSON, BuildInfo
+//   (tests only)         TestSupport, TestSupportC
+//
+// The loop takes its hardware, its corrections (`FirmwareCalibration`) and its recorder
+// (`FirmwareLoopObserver`) as parameters; the composition layer builds them.
 
 import PackageDescription
 
@@ -92,7 +108,7 @@ targets += [
 targets += [
   .target(
     name: "SimulatedHardware",
-    dependencies: ["ByteFormats", "HardwareAbstraction", "POSIXSupport", "Randomness"],
+    dependencies: ["ByteFormats", "HardwareAbstraction", "POSIXSupport"],
     path: "HAL/SimulatedHardware", swiftSettings: swift6),
   .testTarget(
     name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware", "HardwareAbstraction"],
@@ -221,7 +237,11 @@ targets += [
 ]
 
 // The firmware: the loop that wires driver, estimation and telemetry together over the HAL
-// protocols (no Linux or simulated hardware here: they are handed in).
+// protocols. No Linux or simulated hardware, no calibration file, no recording format: the
+// hardware, a `FirmwareCalibration` of plain values and a `FirmwareLoopObserver` are handed in
+// (PlumbRuntime, HIL). BuildInfo is the one exception, on purpose: the loop answers the
+// `version` host command with PlumbVersion.current, the one constant every tool and the Debian
+// package read, so a loop built anywhere (tests, HIL, bench) says what it is.
 targets += [
   .target(
     name: "Firmware",
@@ -232,8 +252,7 @@ targets += [
   .testTarget(
     name: "FirmwareTests",
     dependencies: [
-      "Firmware", "AttitudeEstimation", "MPU6050", "MPU6050Simulation",
-      "SimulatedHardware", "MotionScenarios",
+      "Firmware", "MPU6050", "MPU6050Simulation", "SimulatedHardware", "MotionScenarios",
       "Telemetry", "Geometry", "HardwareAbstraction", "TestSupport", "BuildInfo",
     ], swiftSettings: swift6),
 ]
@@ -249,8 +268,7 @@ targets += [
     dependencies: [
       "Firmware", "AttitudeEstimation", "Boards", "Calibration", "Telemetry", "MPU6050",
       "MPU6050Simulation", "MPU6050Replay", "MotionScenarios", "SimulatedHardware", "LinuxHardware",
-      "HardwareAbstraction", "Geometry", "POSIXSupport", "SystemdNotify", "Recording", "JSON",
-      "ByteFormats",
+      "HardwareAbstraction", "Geometry", "SystemdNotify", "Recording", "JSON", "ByteFormats",
     ], swiftSettings: swift6),
   .executableTarget(
     name: "plumb",
@@ -289,7 +307,7 @@ targets += [
 targets += [
   .target(name: "Plotting", dependencies: ["ByteFormats"], swiftSettings: swift6),
   .testTarget(
-    name: "PlottingTests", dependencies: ["Plotting", "ByteFormats"], swiftSettings: swift6),
+    name: "PlottingTests", dependencies: ["Plotting"], swiftSettings: swift6),
   .target(
     name: "Calibration",
     dependencies: [
@@ -299,15 +317,14 @@ targets += [
   .testTarget(
     name: "CalibrationTests",
     dependencies: [
-      "Calibration", "ByteFormats", "Geometry", "JSON", "Plotting", "CommandLineSupport",
-      "plumb-cal", "Randomness", "TestSupport",
+      "Calibration", "ByteFormats", "Geometry", "JSON", "CommandLineSupport", "plumb-cal",
+      "Randomness", "TestSupport",
     ],
     swiftSettings: swift6),
   .executableTarget(
     name: "plumb-cal",
     dependencies: [
-      "Calibration", "ByteFormats", "Plotting", "CommandLineSupport", "Geometry", "JSON",
-      "Recording",
+      "Calibration", "ByteFormats", "Plotting", "CommandLineSupport", "Geometry", "Recording",
     ],
     path: "tools/plumb-cal", exclude: ["CALIBRATION-FILE.md"], swiftSettings: swift6),
 ]
@@ -331,8 +348,7 @@ targets += [
     name: "PlumbMonitorTests",
     dependencies: [
       "Monitoring", "plumb-monitor", "Telemetry", "Geometry", "JSON", "CommandLineSupport",
-      "HardwareAbstraction", "POSIXSupport", "LinuxHardware", "SimulatedHardware", "TestSupport",
-      "Randomness",
+      "HardwareAbstraction", "LinuxHardware", "SimulatedHardware", "TestSupport", "Randomness",
     ],
     swiftSettings: swift6),
   .target(
@@ -340,7 +356,7 @@ targets += [
     swiftSettings: swift6),
   .testTarget(
     name: "SystemdNotifyTests",
-    dependencies: ["SystemdNotify", "POSIXSupport", "HardwareAbstraction", "TestSupport"],
+    dependencies: ["SystemdNotify", "HardwareAbstraction", "TestSupport"],
     swiftSettings: swift6),
 ]
 products += [.executable(name: "plumb-monitor", targets: ["plumb-monitor"])]
@@ -361,7 +377,8 @@ targets += [
     name: "plumb-hil",
     dependencies: [
       "HIL", "CommandLineSupport", "PlumbRuntime", "Calibration", "Boards", "Firmware",
-      "ByteFormats", "LinuxHardware", "HardwareAbstraction",
+      "ByteFormats", "LinuxHardware", "HardwareAbstraction", "MPU6050Simulation", "MotionScenarios",
+      "Telemetry",
     ],
     path: "tools/plumb-hil",
     exclude: ["README.md"], swiftSettings: swift6),
@@ -369,8 +386,8 @@ targets += [
     name: "HILTests",
     dependencies: [
       "HIL", "plumb-hil", "Firmware", "MPU6050", "MPU6050Simulation", "SimulatedHardware",
-      "HardwareAbstraction", "MotionScenarios", "Telemetry", "Geometry", "CommandLineSupport",
-      "JSON", "TestSupport", "Calibration", "PlumbRuntime",
+      "HardwareAbstraction", "MotionScenarios", "Telemetry", "Geometry", "TestSupport",
+      "Calibration", "PlumbRuntime",
     ],
     exclude: ["Golden"], swiftSettings: swift6),
 ]
