@@ -156,9 +156,10 @@ extension FirmwareSettings {
   ///
   /// The rest section's figures are window statistics times k: the RMS of the gyro's 3-axis
   /// deviation over the window (σ√3) and the standard deviation of the accelerometer's
-  /// magnitude (one axis' σ). They were once taken as the detector's per-sample thresholds,
-  /// which test a sample's 3-axis deviation: 3σ of one axis for three, exceeded by a still
-  /// unit's noise on 3 % of its samples, so that a calibrated unit almost never rested.
+  /// magnitude (one axis' σ). They are not the detector's per-sample thresholds, which test a
+  /// sample's 3-axis deviation: taken as such they would be 3σ of one axis for three, exceeded
+  /// by a still unit's noise on 3 % of its samples, and a calibrated unit would almost never
+  /// rest (`CalibratedRestTests`).
   mutating func applyNoise(_ calibration: FirmwareCalibration) {
     var noise = estimator.noise
     if let n = calibration.noise?.gyroNoiseDensity { noise.gyroNoiseDensity = n }

@@ -79,8 +79,8 @@ public struct FirmwareLoop<
   /// The last estimate.
   public var lastEstimate: AttitudeEstimate? { hasEstimate ? estimate : nil }
   /// The last estimate once `hasEstimate`, kept unwrapped and stored in place: stored into an
-  /// optional, the estimator's result would be copied twice (192 bytes, memcpy) per sample. `emitFrame` reads it from here rather than taking it as an argument
-  /// (a copy too).
+  /// optional, the estimator's result would be copied twice (192 bytes) per sample.
+  /// `emitFrame` reads it from here rather than taking it as an argument (a copy too).
   private var estimate: AttitudeEstimate
   private var hasEstimate = false
   /// What start-up reported.

@@ -129,9 +129,8 @@ public final class ReplayedMPU6050: SimulatedI2CDevice, EdgeSource {
   // Edges and bursts: prepared by one pass over the recording at load (`prepare`), so that
   // raising an edge and answering a data burst are array steps rather than walks of the
   // records. Memory: 8 bytes per distinct edge and 32 per recorded burst (a 10-minute
-  // recording at 100 Hz: some 2.4 MB), against about 200 instructions per sample that the
-  // record cursor cost when it walked the records on the hot path (a second pass of the
-  // records besides the edges' one).
+  // recording at 100 Hz: some 2.4 MB), where walking the records on the hot path would cost a
+  // second pass of them besides the edges' one (tools/plumb-bench/NOTES.md has the figures).
   private let edgeTimes: [Timestamp]
   /// The index in `edgeTimes` of the next edge to raise.
   @exclusivity(unchecked) private var nextEdgeIndex = 0

@@ -12,7 +12,7 @@ import HardwareAbstraction
 final class MemorySink: SerialPort {
   private let storage: UnsafeMutableRawBufferPointer
   // `@exclusivity(unchecked)`, like the simulated hardware's classes: the runtime's dynamic
-  // checks on these were some forty instructions per frame of a replay, the loop asking
+  // checks on these would cost some forty instructions per frame of a replay, the loop asking
   // `isOpen` three times a sample. No two accesses can overlap: the sink is not `Sendable` (one
   // thread), the state is read-only outside, and every access here is a plain load or store
   // or an integer `+=` with no call in between.
