@@ -29,21 +29,35 @@ public struct SensorIdentity: Sendable, Hashable {
   }
 }
 
-/// Gyroscope bias and its temperature dependence:
-/// bias(T) = bias + c₁·(T − T_ref) + c₂·(T − T_ref)², rad/s.
+/// Gyroscope bias and its temperature dependence, the file's `gyroscope` section: the bias
+/// polynomial the firmware removes (`GyroBiasPolynomial`, bias(T) = bias + c₁·(T − T_ref) +
+/// c₂·(T − T_ref)², rad/s) and the bias's standard error.
 public struct GyroCalibration: Sendable, Hashable {
-  /// Bias at the reference temperature, rad/s.
-  public var biasRadiansPerSecond: Vector3
-  /// Its standard error, rad/s (Allan-derived, see `GyroBias.estimate`).
+  /// The bias model.
+  public var polynomial: GyroBiasPolynomial
+  /// The bias's standard error, rad/s (Allan-derived, see `GyroBias.estimate`).
   public var biasUncertaintyRadiansPerSecond: Vector3
-  /// T_ref, °C.
-  public var referenceTemperatureCelsius: Double
-  /// c₁, rad/s per °C (zero when no temperature fit was made).
-  public var biasPerDegreeCelsius: Vector3
-  /// c₂, rad/s per °C² (zero for a linear model).
-  public var biasPerDegreeCelsiusSquared: Vector3
-  /// The temperatures the coefficients were fitted over, °C; `nil` without a fit.
-  public var temperatureRangeCelsius: ClosedRange<Double>?
+
+  public var biasRadiansPerSecond: Vector3 {
+    get { polynomial.biasRadiansPerSecond }
+    set { polynomial.biasRadiansPerSecond = newValue }
+  }
+  public var referenceTemperatureCelsius: Double {
+    get { polynomial.referenceTemperatureCelsius }
+    set { polynomial.referenceTemperatureCelsius = newValue }
+  }
+  public var biasPerDegreeCelsius: Vector3 {
+    get { polynomial.biasPerDegreeCelsius }
+    set { polynomial.biasPerDegreeCelsius = newValue }
+  }
+  public var biasPerDegreeCelsiusSquared: Vector3 {
+    get { polynomial.biasPerDegreeCelsiusSquared }
+    set { polynomial.biasPerDegreeCelsiusSquared = newValue }
+  }
+  public var temperatureRangeCelsius: ClosedRange<Double>? {
+    get { polynomial.temperatureRangeCelsius }
+    set { polynomial.temperatureRangeCelsius = newValue }
+  }
 
   public init(
     biasRadiansPerSecond: Vector3, biasUncertaintyRadiansPerSecond: Vector3,
@@ -51,12 +65,13 @@ public struct GyroCalibration: Sendable, Hashable {
     biasPerDegreeCelsiusSquared: Vector3 = .zero,
     temperatureRangeCelsius: ClosedRange<Double>? = nil
   ) {
-    self.biasRadiansPerSecond = biasRadiansPerSecond
+    polynomial = GyroBiasPolynomial(
+      biasRadiansPerSecond: biasRadiansPerSecond,
+      referenceTemperatureCelsius: referenceTemperatureCelsius,
+      biasPerDegreeCelsius: biasPerDegreeCelsius,
+      biasPerDegreeCelsiusSquared: biasPerDegreeCelsiusSquared,
+      temperatureRangeCelsius: temperatureRangeCelsius)
     self.biasUncertaintyRadiansPerSecond = biasUncertaintyRadiansPerSecond
-    self.referenceTemperatureCelsius = referenceTemperatureCelsius
-    self.biasPerDegreeCelsius = biasPerDegreeCelsius
-    self.biasPerDegreeCelsiusSquared = biasPerDegreeCelsiusSquared
-    self.temperatureRangeCelsius = temperatureRangeCelsius
   }
 
   /// The gyroscope section from the bench analyses: the static bias of a still recording and,
@@ -89,17 +104,6 @@ public struct GyroCalibration: Sendable, Hashable {
         biasUncertaintyRadiansPerSecond: uncertainty,
         referenceTemperatureCelsius: stillTemperatureCelsius ?? 25)
     }
-  }
-
-  /// The bias model the firmware removes from every sample (the values above, without the
-  /// uncertainty).
-  public var polynomial: GyroBiasPolynomial {
-    GyroBiasPolynomial(
-      biasRadiansPerSecond: biasRadiansPerSecond,
-      referenceTemperatureCelsius: referenceTemperatureCelsius,
-      biasPerDegreeCelsius: biasPerDegreeCelsius,
-      biasPerDegreeCelsiusSquared: biasPerDegreeCelsiusSquared,
-      temperatureRangeCelsius: temperatureRangeCelsius)
   }
 
   /// The bias at `temperature` °C, rad/s (`GyroBiasPolynomial.bias(atTemperature:)`: the

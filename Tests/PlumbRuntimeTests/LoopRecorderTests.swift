@@ -18,18 +18,9 @@ import Testing
     let path = try temporaryDirectory().appendingPathComponent("loop.plumbraw").path
     let board = SimulatedMPU6050Board(motion: HandheldMotion(seconds: 120, seed: 4))
     let port = MemorySerialPort(clock: board.clock)
-    let recorder = PlumbRawRecorder(recordingBeganAt: board.clock.now())
-    var settings = FirmwareSettings(selfTest: false)
-    settings.format = .binary
-    let setup = PlumbSetup(
-      boardPath: "test", board: try BoardFile.load(path: "\(repositoryRoot)/Boards/simulated.json"),
-      calibration: nil, settings: settings)
-    var loop = try FirmwareLoop(
-      bus: PlumbRawBusTap(board.bus, clock: board.clock, recorder: recorder), line: board.line,
-      port: port, clock: board.clock, settings: settings)
-    try loop.start()
-    try beginRecording(
-      &loop, recorder: recorder, path: path, setup: setup, settings: settings, overwrite: false)
+    var (loop, recorder) = try recordingLoop(
+      board: board, port: port, settings: FirmwareSettings(selfTest: false, format: .binary),
+      path: path)
     #expect(loop.observer is PlumbRawLoopRecorder)
     var sink = [UInt8]()
     sink.reserveCapacity(1 << 20)

@@ -191,19 +191,10 @@ import Testing
     let replayedPath = directory.appendingPathComponent("replayed.bin").path
     let board = SimulatedMPU6050Board(motion: HandheldMotion(seconds: 30, seed: 3))
     let port = MemorySerialPort(clock: board.clock)
-    let recorder = PlumbRawRecorder(recordingBeganAt: board.clock.now())
     var settings = FirmwareSettings()
     settings.format = .binary
-    let setup = PlumbSetup(
-      boardPath: "test", board: try BoardFile.load(path: "\(repositoryRoot)/Boards/simulated.json"),
-      calibration: nil, settings: settings)
-    var loop = try FirmwareLoop(
-      bus: PlumbRawBusTap(board.bus, clock: board.clock, recorder: recorder), line: board.line,
-      port: port, clock: board.clock, settings: settings)
-    try loop.start()
-    try beginRecording(
-      &loop, recorder: recorder, path: recording, setup: setup, settings: settings,
-      overwrite: false)
+    var (loop, recorder) = try recordingLoop(
+      board: board, port: port, settings: settings, path: recording)
     var live: [UInt8] = []
     let commands = [(300, "tare\n"), (700, "rate 25\n"), (1200, "status\n"), (1500, "rate 100\n")]
     var next = 0
@@ -257,4 +248,28 @@ import Testing
     summary.tiltRestarts = 3
     #expect(summary.description.hasSuffix(", 3 tilt restarts after gaps in the samples"))
   }
+}
+
+/// A loop on `board` whose bus goes through a recorder's tap, started, and recording to `path`
+/// as `plumb run --record` does (the simulated board file's setup).
+func recordingLoop(
+  board: SimulatedMPU6050Board, port: MemorySerialPort, settings: FirmwareSettings, path: String
+) throws -> (
+  FirmwareLoop<
+    PlumbRawBusTap<SimulatedI2CBus, ManualClock>, SimulatedDataReadyLine, MemorySerialPort,
+    ManualClock
+  >,
+  PlumbRawRecorder
+) {
+  let recorder = PlumbRawRecorder(recordingBeganAt: board.clock.now())
+  let setup = PlumbSetup(
+    boardPath: "test", board: try BoardFile.load(path: "\(repositoryRoot)/Boards/simulated.json"),
+    calibration: nil, settings: settings)
+  var loop = try FirmwareLoop(
+    bus: PlumbRawBusTap(board.bus, clock: board.clock, recorder: recorder), line: board.line,
+    port: port, clock: board.clock, settings: settings)
+  try loop.start()
+  try beginRecording(
+    &loop, recorder: recorder, path: path, setup: setup, settings: settings, overwrite: false)
+  return (loop, recorder)
 }
