@@ -218,22 +218,37 @@ targets += [
   .testTarget(
     name: "RecordingTests",
     dependencies: [
-      "Recording", "ByteFormats", "MPU6050", "MPU6050Simulation", "MPU6050Replay",
-      "HardwareAbstraction",
-      "SimulatedHardware", "MotionScenarios", "Geometry", "Calibration", "TestSupport",
+      "Recording", "RecordingTestSupport", "ByteFormats", "MPU6050", "MPU6050Simulation",
+      "MPU6050Replay", "HardwareAbstraction", "SimulatedHardware", "Calibration", "TestSupport",
     ],
     exclude: ["Golden"], swiftSettings: swift6),
+  // What RecordingTests and MPU6050ReplayTests share: the driver-level loops a live run and its
+  // replay go through, and a recorded run with its replay.
+  .target(
+    name: "RecordingTestSupport",
+    dependencies: [
+      "Recording", "MPU6050", "MPU6050Replay", "MPU6050Simulation", "HardwareAbstraction",
+      "SimulatedHardware", "MotionScenarios", "Geometry", "TestSupport",
+    ],
+    path: "Tests/RecordingTestSupport", swiftSettings: swift6),
 ]
 
 // The replay chip: a `.plumbraw` recording played back to the real driver as the chip it was
 // made on, every transfer answered as it was answered, and the clock that reproduces the live
-// loop's timer wake-ups (`plumb run --replay`, plumb-bench). Its tests are RecordingTests': a
-// record → replay round trip is what they check.
+// loop's timer wake-ups (`plumb run --replay`, plumb-bench). Its tests record a live run of
+// the real driver and replay it: every tick the same.
 targets += [
   .target(
     name: "MPU6050Replay",
     dependencies: ["ByteFormats", "HardwareAbstraction", "SimulatedHardware", "Recording"],
-    swiftSettings: swift6)
+    swiftSettings: swift6),
+  .testTarget(
+    name: "MPU6050ReplayTests",
+    dependencies: [
+      "MPU6050Replay", "RecordingTestSupport", "Recording", "MPU6050", "MPU6050Simulation",
+      "HardwareAbstraction", "SimulatedHardware", "TestSupport",
+    ],
+    swiftSettings: swift6),
 ]
 
 // The firmware: the loop that wires driver, estimation and telemetry together over the HAL

@@ -1,5 +1,6 @@
 import HardwareAbstraction
 import Recording
+import RecordingTestSupport
 import Testing
 
 /// `PlumbRawRecordCursor` is the replay's fast way through a recording: it must stop at exactly

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HardwareAbstraction
 import Recording
+import RecordingTestSupport
 import Synchronization
 import Testing
 

@@ -2,6 +2,7 @@ import Calibration
 import HardwareAbstraction
 import MPU6050
 import Recording
+import RecordingTestSupport
 import Testing
 
 #if canImport(Glibc)

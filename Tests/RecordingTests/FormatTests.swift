@@ -2,6 +2,7 @@ import ByteFormats
 import HardwareAbstraction
 import MPU6050
 import Recording
+import RecordingTestSupport
 import Testing
 
 /// A header with every field set to something other than its default.

@@ -3,6 +3,7 @@ import Calibration
 import HardwareAbstraction
 import MPU6050
 import Recording
+import RecordingTestSupport
 import TestSupport
 import Testing
 

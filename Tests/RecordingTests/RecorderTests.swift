@@ -2,6 +2,7 @@ import HardwareAbstraction
 import MPU6050
 import MPU6050Simulation
 import Recording
+import RecordingTestSupport
 import SimulatedHardware
 import Testing
 

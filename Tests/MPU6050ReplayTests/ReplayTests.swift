@@ -3,6 +3,7 @@ import MPU6050
 import MPU6050Replay
 import MPU6050Simulation
 import Recording
+import RecordingTestSupport
 import SimulatedHardware
 import Testing
 

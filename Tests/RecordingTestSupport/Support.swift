@@ -12,10 +12,16 @@ import TestSupport
   import Glibc
 #endif
 
+/// What RecordingTests and MPU6050ReplayTests share: a motion that changes every sample, the
+/// driver-level loops a live run and its replay both go through, and a recorded run with its
+/// replay.
+
 /// A motion whose readings change every sample: a slow wobble about all three axes, a
 /// specific force that swings around gravity, and a warming die.
-struct Wobble: MotionSource {
-  func truth(atSeconds t: Double) -> MotionTruth {
+public struct Wobble: MotionSource {
+  public init() {}
+
+  public func truth(atSeconds t: Double) -> MotionTruth {
     MotionTruth(
       timeSeconds: t, attitude: .identity,
       angularRateRadiansPerSecond: Vector3(
@@ -24,11 +30,11 @@ struct Wobble: MotionSource {
         1.5 * sin(1.1 * t), 0.9 * cos(0.6 * t), 9.80665 + 0.4 * sin(3.0 * t)),
       temperatureCelsius: 25 + 0.5 * t)
   }
-  var durationSeconds: Double? { nil }
+  public var durationSeconds: Double? { nil }
 }
 
 /// What the loop saw in one tick, for comparing a live run with its replay.
-enum Tick: Hashable {
+public enum Tick: Hashable {
   /// A sample: its time, its 14 bytes, the repeat flag, and the clock after the tick.
   case sample(Timestamp, PlumbRawBurstBytes, isRepeat: Bool, clockAfter: Timestamp)
   /// No sample: the time, why (the bus name dropped), and the clock after the tick.
@@ -45,7 +51,7 @@ enum Tick: Hashable {
 /// timeout diagnose and poll. Records every reading into `recorder` when given. Generic over
 /// the bus so the live run (a tapped simulated bus) and the replay (the replay board's bus) run
 /// the very same code.
-func runInterruptLoop<Bus: I2CBus>(
+public func runInterruptLoop<Bus: I2CBus>(
   driver: inout MPU6050Driver<Bus>, line: SimulatedDataReadyLine, clock: ManualClock,
   until end: Timestamp, recorder: PlumbRawRecorder? = nil,
   stalls: [SimulatedMPU6050FaultPlan.HostStall] = [],
@@ -80,7 +86,7 @@ func runInterruptLoop<Bus: I2CBus>(
 }
 
 /// The FIFO fallback loop: a drain every 9.5 ms on absolute deadlines.
-func runFIFOLoop<Bus: I2CBus>(
+public func runFIFOLoop<Bus: I2CBus>(
   driver: inout MPU6050Driver<Bus>, clock: ManualClock, until end: Timestamp,
   recorder: PlumbRawRecorder? = nil, replay: ReplayedMPU6050? = nil,
   stalls: [SimulatedMPU6050FaultPlan.HostStall] = []
@@ -117,7 +123,7 @@ func runFIFOLoop<Bus: I2CBus>(
   return ticks
 }
 
-func tick(_ reading: MPU6050Reading, at time: Timestamp, clock: ManualClock) -> Tick {
+public func tick(_ reading: MPU6050Reading, at time: Timestamp, clock: ManualClock) -> Tick {
   switch reading {
   case .sample(let sample, let isRepeat):
     .sample(
@@ -129,7 +135,9 @@ func tick(_ reading: MPU6050Reading, at time: Timestamp, clock: ManualClock) -> 
 
 /// Takes every edge queued now without reading it (as the loop discards the edges raised while
 /// the chip settled), telling `recorder`.
-func flushEdges(_ line: SimulatedDataReadyLine, recorder: PlumbRawRecorder? = nil) throws -> Int {
+public func flushEdges(_ line: SimulatedDataReadyLine, recorder: PlumbRawRecorder? = nil) throws
+  -> Int
+{
   var count = 0
   while case .edge(let time) = try line.waitForEdge(until: .zero) {
     recorder?.recordDiscardedEdge(at: time)
@@ -139,34 +147,34 @@ func flushEdges(_ line: SimulatedDataReadyLine, recorder: PlumbRawRecorder? = ni
 }
 
 /// A unique path in a fresh temporary folder, removed when the test process ends (`Scratch`).
-func temporaryPath(_ name: String) -> String {
+public func temporaryPath(_ name: String) -> String {
   Scratch.folder("plumb-recording") + "/" + name
 }
 
-func readBytes(_ path: String) -> [UInt8] { Scratch.contents(of: path) }
+public func readBytes(_ path: String) -> [UInt8] { Scratch.contents(of: path) }
 
-func writeBytes(_ bytes: [UInt8], to path: String) {
+public func writeBytes(_ bytes: [UInt8], to path: String) {
   let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
   precondition(fd >= 0)
   _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
   close(fd)
 }
 
-func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+public func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
 /// A live run on a simulated board, recorded with the recorder and a bus tap, then its replay
 /// through the replay board with the same loop.
-struct RecordedRun {
-  var path: String
-  var liveReport: MPU6050StartupReport
-  var liveTicks: [Tick]
-  var liveCounters: MPU6050Counters
-  var liveFlushed: Int
-  var end: Timestamp
+public struct RecordedRun {
+  public var path: String
+  public var liveReport: MPU6050StartupReport
+  public var liveTicks: [Tick]
+  public var liveCounters: MPU6050Counters
+  public var liveFlushed: Int
+  public var end: Timestamp
 
   /// Records `seconds` of `plan` (its faults starting 1 s into the loop) on a board moving
   /// through `motion`.
-  static func record(
+  public static func record(
     plan name: String, seconds: Double = 4, selfTest: Bool = true, fifo: Bool = false,
     motion: any MotionSource = Wobble(), variant: SimulatedMPU6050Variant = .mpu6050,
     policy: MPU6050RecoveryPolicy = .default, file: String = "live.plumbraw"
@@ -209,16 +217,16 @@ struct RecordedRun {
       liveFlushed: flushed, end: end)
   }
 
-  struct Replay {
-    var report: MPU6050StartupReport
-    var ticks: [Tick]
-    var counters: MPU6050Counters
-    var flushed: Int
-    var chip: ReplayedMPU6050.Statistics
+  public struct Replay {
+    public var report: MPU6050StartupReport
+    public var ticks: [Tick]
+    public var counters: MPU6050Counters
+    public var flushed: Int
+    public var chip: ReplayedMPU6050.Statistics
   }
 
   /// Replays the file through the replay board and the same loop.
-  func replay(fifo: Bool = false) throws -> Replay {
+  public func replay(fifo: Bool = false) throws -> Replay {
     let reader = try PlumbRawReader(contentsOf: path)
     let board = ReplayedMPU6050Board(recording: reader)
     var driver = try MPU6050Driver(
