@@ -28,11 +28,11 @@ products=(plumb plumb-monitor plumb-probe plumb-cal)
 # Skipped: the seeded-mutation suites (thousands of damaged inputs per decoder: about 6 minutes
 # under emulation for platform-independent logic, which both x86_64 builds run), and the one test
 # of TIOCGEXCL, an ioctl qemu-user does not translate. The rest takes about 5 minutes.
-suites=(GeometryTests RandomnessTests JSONTests CommandLineSupportTests PlottingTests
-  MotionScenariosTests AttitudeEstimationTests TelemetryTests RecordingTests MPU6050Tests
-  MPU6050SimulationTests SimulatedHardwareTests HardwareAbstractionTests BoardsTests FirmwareTests
-  CalibrationTests HILTests.GoldenFrameTests POSIXSupportTests SystemdNotifyTests
-  LinuxHardwareTests)
+suites=(ByteFormatsTests GeometryTests RandomnessTests JSONTests CommandLineSupportTests
+  PlottingTests MotionScenariosTests AttitudeEstimationTests TelemetryTests RecordingTests
+  MPU6050Tests MPU6050SimulationTests MPU6050ReplayTests SimulatedHardwareTests
+  HardwareAbstractionTests BoardsTests FirmwareTests CalibrationTests HILTests.GoldenFrameTests
+  POSIXSupportTests SystemdNotifyTests LinuxHardwareTests)
 skipped_suites='MutationTests|Mutated|anExclusivePortLocksTheTerminal'
 # arm64 packages of Debian 13 unpacked into the sysroot: the C library and its headers, the C++
 # runtime the Swift runtime links, libgpiod 2 and libi2c, and Swift's arm64 runtime and modules.
