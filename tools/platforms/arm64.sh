@@ -164,7 +164,18 @@ check_golden() {
   return "$failures"
 }
 
+# The builds inside are kept between runs. An incremental build can link code compiled against
+# an old layout of a type another module changed (seen once: a debug build that passed its
+# build and crashed in its tests), so a run whose builds were kept and failed runs once more
+# from clean builds; a real failure fails both.
 run_tests() {
+  if (run_checks); then return 0; fi
+  say "a check failed with the kept builds; once more from clean builds"
+  in_debian13 "rm -rf $CHROOT_SOURCE/.build-arm64 $CHROOT_SOURCE/.build-arm64-debug"
+  (run_checks) || die "the arm64 checks failed from clean builds too"
+}
+
+run_checks() {
   build_release
   checked_build "debug plumb and the tests" debug dynamic --scratch-path .build-arm64-debug --build-tests
   local failures=0
