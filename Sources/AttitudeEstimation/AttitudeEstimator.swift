@@ -104,14 +104,15 @@ public struct AttitudeEstimator: Sendable {
     Vector3(
       2 * (q.x * q.z - q.w * q.y), 2 * (q.y * q.z + q.w * q.x), 1 - 2 * (q.x * q.x + q.y * q.y))
   }
-  /// The accelerometer's weight (acceleration rejection), fixed for a block.
-  var weight = 1.0
-  /// Bias measurements at rest not yet applied: their sum (rad/s) and count.
-  var restGyroSum = Vector3(0, 0, 0)
-  /// T − T_ref when the current rest was declared, °C (0 without a temperature): every
-  /// measurement of a rest is of the bias at this temperature.
-  var restTemperatureOffset: Double = 0
-  var restGyroSamples: Int = 0
+  /// Acceleration rejection: the accelerometer's weight, fixed for a block.
+  var rejection: AccelerationRejection
+  /// Bias measurements at rest not yet applied, and the bias measurement in motion.
+  var restMeasurements: RestBiasMeasurements
+  var motionBias: MotionBiasMeasurement
+  /// Rest anchoring (heading hold).
+  var anchoring: RestAnchoring
+  /// Gap reacquisition.
+  var reacquisition: GapReacquisition
   /// The flags that change only at block boundaries and events (rejection, recovery,
   /// start-up, rest, bias limited), as raw bits.
   var blockFlags: UInt16 = EstimateFlags.initialising.rawValue
@@ -147,24 +148,6 @@ public struct AttitudeEstimator: Sendable {
   /// The time the block's readings stand for, seconds (the filter's step).
   var blockFilterSeconds: Double { blockSeconds - blockUnobservedSeconds }
   var blockSamples: Int = 0
-  /// Low-pass filtered first two rows of the rotation matrix and of R·b̂ (motion bias).
-  var rowFilter = RowFilter()
-  /// Sustained-acceleration detector (block rate): the horizontal specific force relative to
-  /// its slow mean, low-pass filtered, and the slow mean itself (reference frame).
-  var sustainedX = (0.0, 0.0)
-  var sustainedY = (0.0, 0.0)
-  var slowMean = Vector3(0, 0, 0)
-  /// Corrections applied recently (leaky), undone when a sustained acceleration is detected.
-  var recentCorrectionX: Double = 0
-  var recentCorrectionY: Double = 0
-  var rejectionBlocks: Int = 0
-  var isRecovering = false
-  var wasRejecting = false
-  /// The heading drift model of the motion since the last rest: Σ up·t·Δt (body axes, s²),
-  /// the motion's duration, and whether a rest has measured the bias before it.
-  var driftWeights = Vector3(0, 0, 0)
-  var segmentSeconds: Double = 0
-  var hasMeasuredRest = false
 
   // MARK: Coefficients (recomputed when the period estimate moves by 0.5 %)
 
@@ -180,37 +163,14 @@ public struct AttitudeEstimator: Sendable {
   var gyroSampleVariance: Double = 0
   var initialLimit: Int = 1
   var blockLimit: Int = 1
-  var blockLowPass = LowPassCoefficients(b0: 1, b1: 0, b2: 0, a1: 0, a2: 0)
-  var detectorLowPass = LowPassCoefficients(b0: 1, b1: 0, b2: 0, a1: 0, a2: 0)
-  var motionNoiseVariance: Double = 0
-  var motionMaximumGain: Double = 0
-  var slowMeanGain: Double = 0
-  var recentRetention: Double = 1
-  var recoveryBlocks: Int = 1
   let gravity: Double
   let inverseGravity: Double
-  let rejectLowSquared: Double
-  let rejectHighSquared: Double
-  let rejectSlope: Double
-  /// (atan(a_low/g) / T_recovery)²: the bias variance (times 9, for 3σ) up to which the gyro can
-  /// carry the attitude through a rejection (`gyroCanCarry`).
-  let rejectionBiasVarianceLimit: Double
   let isSecondOrder: Bool
-  let holdsAtRest: Bool
   let hasTemperatureModel: Bool
-  let restEstimationEnabled: Bool
-  /// `settings.inclination.reacquisitionGapSeconds`, at hand.
-  let reacquisitionGapSeconds: Double
-  /// After a gap: the cosine of the angle between the reading and the expected gravity from
-  /// which the tilt may have changed in it (atan(a_low/g), the angle a horizontal acceleration
-  /// at the rejection's lower threshold gives: 8.7° by default).
-  let gapTiltCosine: Double
+
   /// Gaps after which the tilt was restarted (`InclinationSettings.reacquisitionGapSeconds`),
   /// and stretches of suspect samples after which it was (`distrustRecentSamples`).
-  public private(set) var gapReacquisitions = 0
-  /// Seconds of samples before the next one that may have been misread
-  /// (`distrustRecentSamples`); 0 when none.
-  var suspectSeconds: Double = 0
+  public var gapReacquisitions: Int { reacquisition.count }
 
   /// Housekeeping (bias prediction, motion-bias measurement, acceleration rejection) runs once
   /// per block of this length, seconds, not every sample.
@@ -250,24 +210,17 @@ public struct AttitudeEstimator: Sendable {
     biasEstimator = GyroBiasEstimator(settings: settings.bias, noise: settings.noise)
     gravity = settings.gravityMetersPerSecondSquared
     inverseGravity = 1 / settings.gravityMetersPerSecondSquared
-    let r = settings.accelerationRejection
-    rejectLowSquared =
-      r.lowerThresholdMetersPerSecondSquared * r.lowerThresholdMetersPerSecondSquared
-    rejectHighSquared =
-      r.upperThresholdMetersPerSecondSquared * r.upperThresholdMetersPerSecondSquared
-    rejectSlope = r.isEnabled ? 1 / max(rejectHighSquared - rejectLowSquared, 1e-12) : 0
-    let carry =
-      atan(r.lowerThresholdMetersPerSecondSquared / settings.gravityMetersPerSecondSquared)
-      / max(r.recoverySeconds, 1e-9)
-    rejectionBiasVarianceLimit = carry * carry
     isSecondOrder = settings.inclination.order == .second
-    holdsAtRest = settings.holdsAttitudeAtRest
     hasTemperatureModel = biasEstimator.hasTemperatureModel
-    restEstimationEnabled = settings.bias.restEstimationEnabled
-    reacquisitionGapSeconds = settings.inclination.reacquisitionGapSeconds
-    let low = max(r.lowerThresholdMetersPerSecondSquared, 1e-3)
-    let g = settings.gravityMetersPerSecondSquared
-    gapTiltCosine = g / (g * g + low * low).squareRoot()
+    rejection = AccelerationRejection(
+      settings: settings.accelerationRejection, gravity: settings.gravityMetersPerSecondSquared)
+    restMeasurements = RestBiasMeasurements(
+      isEnabled: settings.bias.restEstimationEnabled, hasTemperatureModel: hasTemperatureModel)
+    motionBias = MotionBiasMeasurement(
+      bias: settings.bias, noise: settings.noise,
+      timeConstantSeconds: settings.inclination.timeConstantSeconds)
+    anchoring = RestAnchoring(settings: settings)
+    reacquisition = GapReacquisition(settings: settings)
     setCoefficients(period: period)
   }
 
@@ -328,26 +281,13 @@ public struct AttitudeEstimator: Sendable {
     if step.isRejected { return rejected(sample, flag: .timestampRejected) }
     if step.isFirst { return start(sample) }
     if step.isGap
-      && Double(step.missedSamples + 1) * clock.periodSeconds >= reacquisitionGapSeconds
-      && gapMayHaveTilted(
-        sample, gapSeconds: Double(step.missedSamples + 1) * clock.periodSeconds)
+      && mayHaveTilted(sample, inSeconds: Double(step.missedSamples + 1) * clock.periodSeconds)
     {
       return reacquire(
         sample, missedSamples: step.missedSamples, gap: true, carrying: step.intervalSeconds)
     }
-    if suspectSeconds > 0 {
-      let seconds = suspectSeconds
-      suspectSeconds = 0
-      // No rate can be trusted here: the rate before is the suspect samples' own, and the bias
-      // the rate after is measured against may have learnt from them. And the attitude they
-      // carried may be off, which widens the angle an acceleration shows without lengthening
-      // it: the reading must be nearer gravity's length by twice as much.
-      if seconds >= reacquisitionGapSeconds
-        && gapMayHaveTilted(sample, gapSeconds: seconds, usesRates: false, lengthShare: 0.25)
-      {
-        return reacquire(
-          sample, missedSamples: step.missedSamples, gap: step.isGap)
-      }
+    if suspectSamplesMayHaveTilted(sample) {
+      return reacquire(sample, missedSamples: step.missedSamples, gap: step.isGap)
     }
 
     let period = clock.periodSeconds
@@ -390,24 +330,16 @@ public struct AttitudeEstimator: Sendable {
   /// Propagation and the block's sums for one sample; whether the attitude is held at rest.
   @inline(__always)
   mutating func propagate(_ sample: InertialSample, omega: Vector3, interval dt: Double) -> Bool {
-    let atRest = holdsAtRest && restDetector.isAtRest
+    let atRest = anchoring.holdsAtRest && restDetector.isAtRest
     // Propagation: q ← q ⊗ exp(ω dt), third-order series (relative angle error below θ⁴/1920,
     // 4 × 10⁻⁹ at 1000 °/s and 100 Hz; the norm stays 1 to O(θ⁶)). None at rest: the heading
     // is held.
     if atRest {
-      // Every sample at rest measures the bias; they are applied as one batch per block (a
-      // Kalman update with n measurements of equal variance and no process noise between them
-      // is exactly one update with their mean at variance r/n). Each measures the bias at the
-      // rest's temperature: the model holds the bias constant in time within a rest, so a
-      // temperature creeping during one must not turn the random walk of those seconds into a
-      // slope; slopes come from rests at different temperatures.
-      if restEstimationEnabled {
-        let gyro = sample.angularRateRadiansPerSecond
-        let m =
-          hasTemperatureModel
-          ? gyro - biasEstimator.temperatureCoefficient * restTemperatureOffset : gyro
-        restGyroSum = Vector3(restGyroSum.x + m.x, restGyroSum.y + m.y, restGyroSum.z + m.z)
-        restGyroSamples &+= 1
+      // Every sample at rest measures the bias (`RestBiasMeasurements`).
+      if restMeasurements.isEnabled {
+        restMeasurements.add(
+          gyro: sample.angularRateRadiansPerSecond,
+          temperatureCoefficient: biasEstimator.temperatureCoefficient)
       }
     } else {
       // The bias-corrected rate plus the inclination correction's rate (body axes).
@@ -558,6 +490,7 @@ public struct AttitudeEstimator: Sendable {
     if n > 0 {
       let mean = rotateSmall(
         blockForce * (1 / Double(n)), correctionRateX * lag, correctionRateY * lag)
+      let weight = rejection.weight
       let seconds = blockFilterSeconds * weight
       if isInitialising {
         initialSum += blockForce
@@ -661,13 +594,7 @@ public struct AttitudeEstimator: Sendable {
 
   /// Applies the bias measurements collected at rest since the last block (one batch).
   mutating func applyRestMeasurements() {
-    let n = restGyroSamples
-    guard n > 0 else { return }
-    biasEstimator.observeAtRest(
-      meanRate: restGyroSum * (1 / Double(n)), samples: n, sampleVariance: gyroSampleVariance,
-      temperatureOffsetCelsius: restTemperatureOffset)
-    restGyroSum = Vector3(0, 0, 0)
-    restGyroSamples = 0
+    restMeasurements.apply(to: &biasEstimator, sampleVariance: gyroSampleVariance)
   }
 
   /// Applies the correction the filter's output implies now.
@@ -688,8 +615,8 @@ public struct AttitudeEstimator: Sendable {
   /// per-sample path only reads them.
   mutating func refreshBlockFlags() {
     var raw: UInt16 = 0
-    if weight < 1 { raw |= EstimateFlags.accelerationRejected.rawValue }
-    if isRecovering { raw |= EstimateFlags.recovering.rawValue }
+    if rejection.weight < 1 { raw |= EstimateFlags.accelerationRejected.rawValue }
+    if rejection.isRecovering { raw |= EstimateFlags.recovering.rawValue }
     if isInitialising { raw |= EstimateFlags.initialising.rawValue }
     if restDetector.isAtRest { raw |= EstimateFlags.atRest.rawValue }
     if biasEstimator.isLimited { raw |= EstimateFlags.biasLimited.rawValue }
@@ -726,11 +653,6 @@ public struct AttitudeEstimator: Sendable {
     return Vector3(
       v.x + q.w * tx + (q.y * tz - q.z * ty), v.y + q.w * ty + (q.z * tx - q.x * tz),
       v.z + q.w * tz + (q.x * ty - q.y * tx))
-  }
-
-  @inline(__always)
-  func rotateSmall(_ v: Vector3, _ dx: Double, _ dy: Double) -> Vector3 {
-    Vector3(v.x + dy * v.z, v.y - dx * v.z, v.z + dx * v.y - dy * v.x)
   }
 
   /// The bias at `celsius` less the bias at the reference (zero without a model or a
@@ -819,20 +741,19 @@ public struct AttitudeEstimator: Sendable {
       filterBlock()
       resetBlock()
       applyRestMeasurements()
-      driftWeights = Vector3(0, 0, 0)
-      segmentSeconds = 0
-      if holdsAtRest {
-        // The rotation of the last moments: the window mean of the rate at the end of the rest
-        // (an exponential window of time constant τ_w) less the bias, over τ_w — the same
-        // weights as a leaky integral of the rate with that time constant.
+      anchoring.motionStarted()
+      if anchoring.holdsAtRest {
         let b = biasNow(temperatureOffset: temperatureOffset)
-        let r = (restDetector.gyroMeanAtEnd - b) * settings.rest.meanTimeConstantSeconds
+        let r = anchoring.releasedRotation(gyroMeanAtEnd: restDetector.gyroMeanAtEnd, bias: b)
         let t2 = r.squaredLength
         q = multiply(q, 1 - t2 / 8, r.x * 0.5, r.y * 0.5, r.z * 0.5).normalized
       }
     case .started:
       let samples = restDetector.quietSamples
-      if tiltAgrees(meanAcceleration: restDetector.stretchAccelerationSum / Double(samples)) {
+      if anchoring.tiltAgrees(
+        meanAcceleration: restDetector.stretchAccelerationSum / Double(samples), up: up,
+        biasVariance: biasEstimator.variance)
+      {
         reanchor(samples: samples, temperatureOffset: temperatureOffset)
         flags.insert(.restStarted)
         restStatistics.rests &+= 1
@@ -854,14 +775,14 @@ public struct AttitudeEstimator: Sendable {
       s1 = d.rotate(s1)
       s2 = d.rotate(s2)
     }
-    slowMean = d.rotate(slowMean)
+    rejection.rotate(by: d)
   }
 
   mutating func finishInitialisation(at y: Vector3) {
     isInitialising = false
     let up = Vector3(0, 0, y.length)
     restartFilter(at: up)
-    slowMean = up
+    rejection.restartMean(at: up)
     refreshBlockFlags()
   }
 
@@ -898,43 +819,32 @@ public struct AttitudeEstimator: Sendable {
       missedSamples: 0, integrationIntervalSeconds: 0, samplePeriodSeconds: clock.periodSeconds)
   }
 
-  /// Whether the body may have tilted during a gap of `gapSeconds` by more than the gyro,
-  /// carried over it, would give. Either it was turning about a horizontal axis before or
-  /// after the gap (the rotation it may have missed, rate × gap, is 2° or more), or the reading
-  /// after it points further from the gravity the filter expects than the rejection's lower
-  /// threshold would tilt it (`gapTiltCosine`), and its length says tilt rather than
-  /// acceleration: a horizontal acceleration that turned the reading by θ would lengthen it by
-  /// g(1/cos θ − 1), a tilt not at all, and the reading is taken for a tilt when its length is
-  /// nearer to gravity's than to that (a push of 0.3 g: 16.7° and 0.44 m/s² longer, taken for
-  /// an acceleration; a 60° tilt on an uncalibrated accelerometer whose scale errors make it
-  /// 4 % longer, 0.4 m/s² of the 4.9 allowed, taken for a tilt). A reading that carries an
-  /// acceleration would restart the tilt wrong, by atan(a/g): a vehicle that drives off during
-  /// a gap keeps its carried attitude.
-  func gapMayHaveTilted(
-    _ sample: InertialSample, gapSeconds: Double, usesRates: Bool = true,
+  /// Whether the tilt may have changed in the `seconds` before this sample by more than the
+  /// gyro carried over them gives (`GapReacquisition.mayHaveTilted`), when they are long enough
+  /// to restart it (`reacquisitionGapSeconds`).
+  func mayHaveTilted(
+    _ sample: InertialSample, inSeconds seconds: Double, usesRates: Bool = true,
     lengthShare: Double = 0.5
   ) -> Bool {
-    let u = up
-    let bias = biasEstimator.bias
-    func horizontalRate(_ w: Vector3) -> Double {
-      let r = w - bias
-      let v = r.dot(u)
-      return max(r.squaredLength - v * v, 0).squareRoot()
-    }
-    if usesRates {
-      let before = horizontalRate(restDetector.gyroMean)
-      let after = horizontalRate(sample.angularRateRadiansPerSecond)
-      if max(before, after) * gapSeconds >= 2 * .pi / 180 { return true }
-    }
-    let expected = isInitialising ? initialSum * (1 / Double(max(initialCount, 1))) : s1
-    let reading = rotate(sample.specificForceMetersPerSecondSquared, by: q)
-    let n = expected.length * reading.length
-    guard n > 0 else { return false }
-    let cosine = expected.dot(reading) / n
-    guard cosine <= gapTiltCosine else { return false }
-    guard cosine > 0 else { return true }
-    let lengthening = expected.length * (1 / cosine - 1)
-    return abs(reading.length - expected.length) < lengthShare * lengthening
+    seconds >= reacquisition.gapSeconds
+      && reacquisition.mayHaveTilted(
+        gapSeconds: seconds,
+        rates: usesRates ? (restDetector.gyroMean, sample.angularRateRadiansPerSecond) : nil,
+        bias: biasEstimator.bias, up: up, expected: filterOutput,
+        reading: rotate(sample.specificForceMetersPerSecondSquared, by: q),
+        lengthShare: lengthShare)
+  }
+
+  /// Whether samples before this one were reported suspect (`distrustRecentSamples`) and the
+  /// tilt may have changed over them. No rate can be trusted here: the rate before is the
+  /// suspect samples' own, and the bias the rate after is measured against may have learnt
+  /// from them. And the attitude they carried may be off, which widens the angle an
+  /// acceleration shows without lengthening it: the reading must be nearer gravity's length by
+  /// twice as much.
+  mutating func suspectSamplesMayHaveTilted(_ sample: InertialSample) -> Bool {
+    guard reacquisition.suspectSeconds > 0 else { return false }
+    let seconds = reacquisition.takeSuspectSeconds()
+    return mayHaveTilted(sample, inSeconds: seconds, usesRates: false, lengthShare: 0.25)
   }
 
   /// The first sample after a gap of `reacquisitionGapSeconds` or more: the tilt restarts as
@@ -951,14 +861,12 @@ public struct AttitudeEstimator: Sendable {
       setCoefficients(period: period)
     }
     applyRestMeasurements()
-    gapReacquisitions &+= 1
+    reacquisition.countReacquisition()
     let bias = self.bias(atCelsius: sample.temperatureCelsius)
     if interval > 0 {
       // Carry the attitude over the gap with the rate after it (its length as integrated,
       // `SampleClock`'s cap included) before the heading is taken from it: the turn made
-      // meanwhile is the best guess there is, where keeping the heading from before the gap
-      // dropped it (`plumb-hil run handheld --unit noisy --faults bus-lockup`, seed 2: 41°
-      // heading RMS, now 9.3°).
+      // meanwhile is the best guess there is.
       let w = sample.angularRateRadiansPerSecond - bias
       let r = Vector3(w.x * interval, w.y * interval, w.z * interval)
       largeStep(
@@ -976,14 +884,7 @@ public struct AttitudeEstimator: Sendable {
     isInitialising = true
     initialSum = rotate(a, by: q)
     initialCount = 1
-    rejectionBlocks = 0
-    isRecovering = false
-    wasRejecting = false
-    weight = 1
-    sustainedX = (0, 0)
-    sustainedY = (0, 0)
-    recentCorrectionX = 0
-    recentCorrectionY = 0
+    rejection.reset()
     refreshBlockFlags()
     if initialLimit <= 1 { finishInitialisation(at: initialSum) }
     var flags = EstimateFlags(rawValue: blockFlags)
@@ -1006,7 +907,7 @@ public struct AttitudeEstimator: Sendable {
   /// the heading and the bias. Costs the next sample the out-of-line path, nothing else.
   public mutating func distrustRecentSamples(seconds: Double) {
     guard seconds.isFinite, seconds > 0 else { return }
-    suspectSeconds = max(suspectSeconds, seconds)
+    reacquisition.distrust(seconds: seconds)
     // Off the per-sample path for the next sample: its band check fails, and `updateInFull`
     // puts the band back (`setCoefficients`).
     coefficientPeriodHigh = -.infinity
@@ -1031,21 +932,6 @@ public struct AttitudeEstimator: Sendable {
       integrationIntervalSeconds: 0, samplePeriodSeconds: clock.periodSeconds)
   }
 
-  /// Whether a rest window's mean specific force points where the estimate expects gravity's
-  /// reaction, within the settings' angle plus the tilt error the bias uncertainty allows
-  /// (3σ·τ): a sustained push or a steadily accelerating vehicle is quiet too, but not rest.
-  func tiltAgrees(meanAcceleration a: Vector3) -> Bool {
-    let n = a.length
-    guard n > 0 else { return false }
-    let sine = a.cross(up).length / n
-    let v = biasEstimator.variance
-    let sigma = max(v.x, v.y, v.z).squareRoot()
-    let allowed =
-      settings.rest.maximumTiltDisagreementRadians
-      + 3 * sigma * settings.inclination.timeConstantSeconds
-    return allowed >= .pi / 2 || (sine <= sin(allowed) && a.dot(up) > 0)
-  }
-
   /// A rest has just been declared after `samples` quiet samples: re-anchor.
   mutating func reanchor(samples: Int, temperatureOffset: Double) {
     let n = Double(samples)
@@ -1059,7 +945,7 @@ public struct AttitudeEstimator: Sendable {
       biasEstimator.moveReference(
         toCelsius: biasEstimator.referenceTemperatureCelsius + temperatureOffset)
     }
-    restTemperatureOffset = 0
+    restMeasurements.restAtReference()
     if settings.bias.restEstimationEnabled {
       biasEstimator.observeAtRest(
         meanRate: restDetector.stretchGyroSum / n, samples: samples,
@@ -1071,40 +957,17 @@ public struct AttitudeEstimator: Sendable {
     restDetector.setRestBias(
       biasAfter,
       variance: biasEstimator.variance + Vector3(1, 1, 1) * (gyroSampleVariance / n))
-    if holdsAtRest {
-      // The window was still: the rotation integrated over it was bias, so undo it; keep the
-      // heading that leaves, and take the tilt from the window's mean acceleration.
-      // The rotation integrated over the quiet stretch: its mean rate less the bias it was
-      // integrated with, over its duration.
-      let biasUsed = biasBefore
-      let windowRotation =
-        (restDetector.stretchGyroSum * (1 / n) - biasUsed) * (n * clock.periodSeconds)
-      let undone = q * Quaternion(rotationVector: -windowRotation)
-      let twistNorm = (undone.w * undone.w + undone.z * undone.z).squareRoot()
-      var twist =
-        twistNorm > 1e-9
-        ? Quaternion(w: undone.w / twistNorm, x: 0, y: 0, z: undone.z / twistNorm) : .identity
-      // The bias this rest measured differs from the one the motion was integrated with. Had
-      // it moved there steadily (the expected path of a random walk between two known
-      // points), the heading gained Δb · Σ up·t·Δt / T; take that back.
-      if hasMeasuredRest && segmentSeconds > 0 && settings.bias.restEstimationEnabled {
-        let change = biasAfter - biasBefore
-        let heading = -change.dot(driftWeights) / segmentSeconds
-        twist = Quaternion(axis: .unitZ, angle: heading) * twist
-      }
-      let meanAcceleration = restDetector.stretchAccelerationSum / n
-      q = (twist * Quaternion(from: meanAcceleration, to: .unitZ)).normalized
-      let level = Vector3(0, 0, meanAcceleration.length)
+    if anchoring.holdsAtRest {
+      q = anchoring.anchoredAttitude(
+        q, samples: samples, periodSeconds: clock.periodSeconds,
+        gyroSum: restDetector.stretchGyroSum, accelerationSum: restDetector.stretchAccelerationSum,
+        biasBefore: biasBefore, biasAfter: biasAfter)
+      let level = Vector3(0, 0, (restDetector.stretchAccelerationSum / n).length)
       restartFilter(at: level)
-      slowMean = level
-      hasMeasuredRest = settings.bias.restEstimationEnabled
+      rejection.restartMean(at: level)
       isInitialising = false
     }
-    rejectionBlocks = 0
-    isRecovering = false
-    weight = 1
-    sustainedX = (0, 0)
-    sustainedY = (0, 0)
+    rejection.restart()
     resetBlock()
     refreshBlockFlags()
   }
@@ -1132,31 +995,25 @@ public struct AttitudeEstimator: Sendable {
     // The corrections measure the bias only where the filter ran at full speed: a rejection
     // stops them, and a stopped correction says nothing about the bias (it would only shrink
     // the bias's uncertainty without information).
-    let trusted = !isInitialising && !isRecovering && !atRest && count > 0 && weight >= 1
+    let trusted =
+      !isInitialising && !rejection.isRecovering && !atRest && count > 0 && rejection.weight >= 1
     resetBlock()
     if !atRest { biasEstimator.predict(seconds: seconds) }
 
     // Acceleration rejection decides this block's weight; not while the bias is too uncertain
     // for the gyro to carry the attitude through a rejection (`gyroCanCarry`).
-    if rejectSlope > 0 && !atRest && !isInitialising && count > 0 && gyroCanCarry {
-      updateRejection(meanForceX: force.x, meanForceY: force.y)
+    if rejection.isEnabled && !atRest && !isInitialising && count > 0
+      && rejection.gyroCanCarry(biasVariance: biasEstimator.variance, up: up)
+    {
+      if rejection.update(meanForceX: force.x, meanForceY: force.y) { undoRecentCorrections() }
     } else {
-      weight = 1
+      rejection.trust()
     }
-    let w = count > 0 ? weight : 0
-    if count > 0 {
-      let gain = slowMeanGain * w
-      slowMean = Vector3(
-        slowMean.x + (force.x - slowMean.x) * gain, slowMean.y + (force.y - slowMean.y) * gain,
-        slowMean.z + (force.z - slowMean.z) * gain)
-    }
-
+    if count > 0 { rejection.followMean(force, weight: rejection.weight) }
     // The corrections of this block turn the slow mean too, and count as recent.
     let dx = correctionX
     let dy = correctionY
-    slowMean = rotateSmall(slowMean, dx, dy)
-    recentCorrectionX = recentCorrectionX * recentRetention + dx
-    recentCorrectionY = recentCorrectionY * recentRetention + dy
+    rejection.recordCorrection(dx, dy)
     guard !atRest else { return }
 
     // Rows of R(q) (body → reference).
@@ -1164,82 +1021,19 @@ public struct AttitudeEstimator: Sendable {
     let r0 = Vector3(1 - 2 * (qy * qy + qz * qz), 2 * (qx * qy - qw * qz), 2 * (qx * qz + qw * qy))
     let r1 = Vector3(2 * (qx * qy + qw * qz), 1 - 2 * (qx * qx + qz * qz), 2 * (qy * qz - qw * qx))
     let r2 = Vector3(2 * (qx * qz - qw * qy), 2 * (qy * qz + qw * qx), 1 - 2 * (qx * qx + qy * qy))
-    segmentSeconds += seconds
-    driftWeights += r2 * ((segmentSeconds - 0.5 * seconds) * seconds)
-    let b = biasEstimator.bias
-    let (h0, h1, rb0, rb1) = rowFilter.update(
-      r0, r1, r0.dot(b), r1.dot(b), coefficients: blockLowPass)
-    guard trusted, settings.bias.motionEstimationEnabled else { return }
-    // The correction rate plus LP(R b̂) measures LP(R) b; innovation e = y − LP(R) b̂ (VQF's
-    // motion bias estimation, with a diagonal covariance and sequential scalar updates).
-    let perSecond = -1 / seconds
-    let rate0 = dx * perSecond
-    let rate1 = dy * perSecond
-    biasEstimator.observe(
-      row: h0, innovation: rate0 + rb0 - h0.dot(biasEstimator.bias),
-      noiseVariance: motionNoiseVariance, maximumGain: motionMaximumGain)
-    biasEstimator.observe(
-      row: h1, innovation: rate1 + rb1 - h1.dot(biasEstimator.bias),
-      noiseVariance: motionNoiseVariance, maximumGain: motionMaximumGain)
-  }
-
-  /// Whether rejecting the accelerometer is worth it: over the longest rejection (the recovery
-  /// time) a gyro whose bias is known to σ drifts by up to 3σ·T_recovery; rejecting pays only
-  /// when that is less than the tilt the smallest rejected acceleration would cause
-  /// (atan(a_low/g): 8.7° at the default 1.5 m/s²), i.e. while σ < 0.29 °/s with the defaults.
-  /// An uncalibrated gyro before its first rest (σ = 6.7 °/s by default) does not qualify:
-  /// its bias tilts the estimate by several degrees a second, which the detector would take
-  /// for a sustained acceleration and reject — leaving the gyro's bias to carry the attitude
-  /// away and the motion-bias estimation without measurements. Until the bias is known well
-  /// enough (a rest, the motion-bias estimation, or a calibration file), the accelerometer is
-  /// always trusted. Only the bias's horizontal part tilts the estimate: the variance counted is
-  /// that of the two horizontal directions together (the trace less the vertical's, with the
-  /// per-axis variances), so a vertical bias nothing observes during a long level drive does
-  /// not switch the rejection off.
-  var gyroCanCarry: Bool {
-    let v = biasEstimator.variance
-    let u = up
-    let horizontal = v.x + v.y + v.z - (v.x * u.x * u.x + v.y * u.y * u.y + v.z * u.z * u.z)
-    return 9 * horizontal <= rejectionBiasVarianceLimit
-  }
-
-  /// Sustained acceleration: the horizontal specific force relative to its slow mean, filtered
-  /// with a one-second time constant. A hand's back-and-forth accelerations mostly cancel in
-  /// it; a push or a vehicle accelerating does not. Rejection with recovery, Fusion-style.
-  mutating func updateRejection(meanForceX: Double, meanForceY: Double) {
-    let c = detectorLowPass
-    let ux = meanForceX - slowMean.x
-    let uy = meanForceY - slowMean.y
-    let ax = ux * c.b0 + sustainedX.0
-    sustainedX = (ux * c.b1 - ax * c.a1 + sustainedX.1, ux * c.b2 - ax * c.a2)
-    let ay = uy * c.b0 + sustainedY.0
-    sustainedY = (uy * c.b1 - ay * c.a1 + sustainedY.1, uy * c.b2 - ay * c.a2)
-    let v2 = ax * ax + ay * ay
-    var w = 1.0
-    if v2 > rejectLowSquared { w = max(0, (rejectHighSquared - v2) * rejectSlope) }
-    if w < 1 {
-      if rejectionBlocks < recoveryBlocks { rejectionBlocks += 1 }
-      if rejectionBlocks >= recoveryBlocks { isRecovering = true }
-    } else if rejectionBlocks > 0 {
-      rejectionBlocks = max(0, rejectionBlocks - settings.accelerationRejection.recoveryRatio)
-      if rejectionBlocks == 0 { isRecovering = false }
-    }
-    if isRecovering { w = 1 }
-    if w < 1 && !wasRejecting { undoRecentCorrections() }
-    wasRejecting = w < 1
-    weight = w
+    anchoring.accumulateDrift(up: r2, seconds: seconds)
+    motionBias.measure(
+      rows: r0, r1, correction: dx, dy, seconds: seconds, trusted: trusted,
+      bias: &biasEstimator)
   }
 
   /// A sustained acceleration was just detected: the corrections of the last moments were its
   /// doing, so turn them back, and restart the filter memory from the restored estimate (it
   /// holds the acceleration's onset, which would otherwise keep pulling).
   mutating func undoRecentCorrections() {
-    let undo = Quaternion(rotationVector: Vector3(-recentCorrectionX, -recentCorrectionY, 0))
+    let undo = rejection.undoRecentCorrections()
     q = (undo * q).normalized
-    recentCorrectionX = 0
-    recentCorrectionY = 0
-    slowMean = undo.rotate(slowMean)
-    restartFilter(at: Vector3(0, 0, slowMean.length))
+    restartFilter(at: Vector3(0, 0, rejection.slowMean.length))
   }
 
   /// Recomputes everything that depends on the sample period.
@@ -1264,65 +1058,9 @@ public struct AttitudeEstimator: Sendable {
     initialLimit = max(1, Int((inclination.initialisationSeconds / period).rounded()))
     blockLimit = max(1, Int((Self.blockSeconds / period).rounded()))
     let blockPeriod = Double(blockLimit) * period
-    blockLowPass = .butterworth(timeConstantSeconds: tau, periodSeconds: blockPeriod)
-    // VQF's choice of motion noise: with the random walk's variance growth V per block, a
-    // measurement noise p²/V + p makes the long-run uncertainty settle at p.
-    let k = settings.noise.gyroBiasRandomWalk
-    let v = max(k * k * blockPeriod, 1e-30)
-    let p =
-      settings.bias.motionUncertaintyRadiansPerSecond
-      * settings.bias.motionUncertaintyRadiansPerSecond
-    motionNoiseVariance = p * p / v + p
-    motionMaximumGain = min(1, blockPeriod / settings.bias.motionMinimumTimeConstantSeconds)
-    let rejection = settings.accelerationRejection
-    detectorLowPass = .butterworth(
-      timeConstantSeconds: rejection.detectorTimeConstantSeconds, periodSeconds: blockPeriod)
-    slowMeanGain = blockPeriod / rejection.referenceTimeConstantSeconds
-    recentRetention = 1 - blockPeriod / (2 * rejection.detectorTimeConstantSeconds)
-    recoveryBlocks = max(1, Int((rejection.recoverySeconds / blockPeriod).rounded()))
+    motionBias.setBlockPeriod(blockPeriod)
+    rejection.setBlockPeriod(blockPeriod)
     refreshBlockFlags()
-  }
-}
-
-/// Low-pass filters (second-order, block rate) over the first two rows of the rotation matrix
-/// and over R·b̂, for the motion-bias measurement model.
-struct RowFilter: Hashable, Sendable {
-  var started = false
-  var r0s1: Vector3 = .zero
-  var r0s2: Vector3 = .zero
-  var r1s1: Vector3 = .zero
-  var r1s2: Vector3 = .zero
-  var b0s1: Double = 0
-  var b0s2: Double = 0
-  var b1s1: Double = 0
-  var b1s2: Double = 0
-
-  init() {}
-
-  @inline(__always)
-  mutating func update(
-    _ r0: Vector3, _ r1: Vector3, _ rb0: Double, _ rb1: Double, coefficients c: LowPassCoefficients
-  ) -> (Vector3, Vector3, Double, Double) {
-    if !started {
-      started = true
-      (r0s1, r0s2) = c.steadyStates(r0)
-      (r1s1, r1s2) = c.steadyStates(r1)
-      (b0s1, b0s2) = c.steadyStates(rb0)
-      (b1s1, b1s2) = c.steadyStates(rb1)
-    }
-    let y0 = r0 * c.b0 + r0s1
-    r0s1 = r0 * c.b1 - y0 * c.a1 + r0s2
-    r0s2 = r0 * c.b2 - y0 * c.a2
-    let y1 = r1 * c.b0 + r1s1
-    r1s1 = r1 * c.b1 - y1 * c.a1 + r1s2
-    r1s2 = r1 * c.b2 - y1 * c.a2
-    let z0 = rb0 * c.b0 + b0s1
-    b0s1 = rb0 * c.b1 - z0 * c.a1 + b0s2
-    b0s2 = rb0 * c.b2 - z0 * c.a2
-    let z1 = rb1 * c.b0 + b1s1
-    b1s1 = rb1 * c.b1 - z1 * c.a1 + b1s2
-    b1s2 = rb1 * c.b2 - z1 * c.a2
-    return (y0, y1, z0, z1)
   }
 }
 
@@ -1348,4 +1086,10 @@ public struct RestStatistics: Hashable, Sendable {
   public var refusedAsAccelerating: Int = 0
 
   public init() {}
+}
+
+/// `v` turned by the small angle δ = (dx, dy, 0) about reference axes (first order).
+@inline(__always)
+func rotateSmall(_ v: Vector3, _ dx: Double, _ dy: Double) -> Vector3 {
+  Vector3(v.x + dy * v.z, v.y - dx * v.z, v.z + dx * v.y - dy * v.x)
 }
