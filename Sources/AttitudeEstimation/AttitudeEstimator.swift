@@ -179,7 +179,7 @@ public struct AttitudeEstimator: Sendable {
   /// `update` for any sample: an invalid one, the clock's every case, a gap, suspect samples,
   /// a coefficient change; then the rest.
   @inline(never)
-  mutating func updateInFull(_ sample: InertialSample) -> AttitudeEstimate {
+  private mutating func updateInFull(_ sample: InertialSample) -> AttitudeEstimate {
     guard
       Self.isPlausible(
         gyro: sample.angularRateRadiansPerSecond, accel: sample.specificForceMetersPerSecondSquared)
@@ -207,7 +207,7 @@ public struct AttitudeEstimator: Sendable {
 
   /// The rest of `update` after the rest detector's step, with any transition it reported.
   @inline(never)
-  mutating func finishSample(
+  private mutating func finishSample(
     _ sample: InertialSample, restStep: RestDetector.Step, interval dt: Double,
     missedSamples: Int, flags sampleFlags: UInt16, period: Double
   ) -> AttitudeEstimate {
@@ -296,7 +296,7 @@ public struct AttitudeEstimator: Sendable {
     applyRestMeasurements()
     correctInclination()
     blockHousekeeping(atRest: atRest)
-    refreshStateFlags()
+    refreshBlockState()
   }
 
   /// Feeds the block so far to the inclination filter and applies the correction it implies.
@@ -411,7 +411,7 @@ public struct AttitudeEstimator: Sendable {
     let up = Vector3(0, 0, y.length)
     inclination.settle(at: up)
     rejection.restartMean(at: up)
-    refreshStateFlags()
+    refreshBlockState()
   }
 
   /// Applies the bias measurements collected at rest since the last block (one batch).
@@ -423,7 +423,7 @@ public struct AttitudeEstimator: Sendable {
   /// the rest detector checks against, the correction's rate in body axes — after that state
   /// changed. Called at every block end, rest transition, start and coefficient change, so the
   /// per-sample path only reads them.
-  private mutating func refreshStateFlags() {
+  private mutating func refreshBlockState() {
     let up = propagation.up
     output.refreshStateFlags(
       isRejecting: rejection.weight < 1, isRecovering: rejection.isRecovering,
@@ -494,7 +494,7 @@ public struct AttitudeEstimator: Sendable {
   private mutating func completeDwell(
     bias: Vector3, flags: inout EstimateFlags, temperatureOffset: Double
   ) {
-    defer { refreshStateFlags() }
+    defer { refreshBlockState() }
     let transition = restDetector.completeDwell(
       bias: bias, biasVariance: biasEstimator.variance, up: propagation.up)
     if transition != .none {
@@ -507,7 +507,7 @@ public struct AttitudeEstimator: Sendable {
   private mutating func handle(
     _ transition: RestDetector.Transition, flags: inout EstimateFlags, temperatureOffset: Double
   ) {
-    defer { refreshStateFlags() }
+    defer { refreshBlockState() }
     switch transition {
     case .none:
       break
@@ -589,7 +589,7 @@ public struct AttitudeEstimator: Sendable {
     }
     rejection.restart()
     block.reset()
-    refreshStateFlags()
+    refreshBlockState()
   }
 
   // MARK: - Start, gaps, suspect samples, invalid samples
@@ -612,7 +612,7 @@ public struct AttitudeEstimator: Sendable {
   /// attitude as it stands.
   private mutating func startInitialising(with a: Vector3) {
     inclination.startInitialising(with: rotateToReference(a, by: propagation.attitude))
-    refreshStateFlags()
+    refreshBlockState()
     if inclination.initialisesAtOnce { finishInitialisation(at: inclination.output) }
   }
 
@@ -730,6 +730,6 @@ public struct AttitudeEstimator: Sendable {
     let blockPeriod = block.setLength(samplePeriod: period)
     motionBias.setBlockPeriod(blockPeriod)
     rejection.setBlockPeriod(blockPeriod)
-    refreshStateFlags()
+    refreshBlockState()
   }
 }
