@@ -1,13 +1,5 @@
 import Geometry
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// Attitude from a gyroscope and an accelerometer: sample clock → rest detector → gyro-bias
 /// estimator → complementary filter with adaptive gain → outputs.
 ///
@@ -18,36 +10,38 @@ import Geometry
 ///
 /// ## The algorithm, one sample
 ///
+/// The estimator orchestrates stages, each a type in its own file that owns its state:
+///
 /// 1. **Timing** (`SampleClock`): the real interval since the last sample; the period estimate;
 ///    gaps and missed samples. A non-increasing timestamp is rejected and not integrated.
 /// 2. **Rest** (`RestDetector`): quiet gyro and accelerometer (deviations from their own window
 ///    means) for 1.5 s, consistent with the bias estimate. Rest ends on the sample that moves.
 /// 3. **Bias** (`GyroBiasEstimator`): predicted as a random walk; at rest measured by every
-///    sample; in motion, its horizontal part measured by the inclination correction.
-/// 4. **Propagation**: the attitude turns by the bias-corrected rate over the real interval
-///    (third-order series of the exponential map, no trigonometry). At rest it does not turn:
-///    the heading is held (seed 000's zero-velocity update).
-/// 5. **Inclination correction**: the specific force is mapped into the reference frame,
-///    low-pass filtered there (second-order Butterworth, τ = 3 s), and the attitude is turned
-///    about a horizontal axis so that the filtered vector points straight up. Because the
-///    filter runs in the (almost inertial) reference frame, the body's rotation does not smear
-///    it, and a hand's back-and-forth accelerations average out, as in VQF (Laidig & Seel
-///    2023). The filter's memory is rotated with every correction, so it stays consistent with
-///    the corrected frame. The filter runs once per block; within a block the correction
-///    accrues in the attitude at the rate the filter's output drifts (added to the propagated
-///    rate, in body axes), and the block's end applies what that prediction missed.
-/// 6. **Acceleration rejection** (adaptive gain): a *sustained* horizontal acceleration (the
-///    specific force against its slow mean, filtered over a second) slows the inclination
-///    filter's clock down to a stop, after turning back the corrections its onset caused;
-///    rejecting for more than 10 s switches to recovery (the accelerometer is trusted again).
-/// 7. **Gaps**: a gap is integrated with the rate after it (and the inclination filter does not
-///    run over it); after one of 0.2 s or more in which the body may have tilted (it was
-///    turning, or the reading after it is gravity alone pointing elsewhere) the tilt restarts
-///    as at start (`reacquire`).
-/// 8. **Rest start** re-anchors: the bias takes the mean rate of the whole quiet window, the
-///    heading drift integrated during the window is undone, the heading drift implied by the
-///    bias change since the last rest is taken back, and the tilt is taken from the window's
-///    mean acceleration.
+///    sample (`RestBiasMeasurements`); in motion, its horizontal part measured by the
+///    inclination correction (`MotionBiasMeasurement`).
+/// 4. **Propagation** (`AttitudePropagation`): the attitude turns by the bias-corrected rate
+///    over the real interval (third-order series of the exponential map, no trigonometry). At
+///    rest it does not turn: the heading is held (seed 000's zero-velocity update).
+/// 5. **Inclination correction** (`InclinationFilter`, over a `SampleBlock`): the specific
+///    force is mapped into the reference frame, low-pass filtered there (second-order
+///    Butterworth, τ = 3 s), and the attitude is turned about a horizontal axis so that the
+///    filtered vector points straight up. The filter runs once per block (0.1 s); within a
+///    block the correction accrues in the attitude at the rate the filter's output drifts
+///    (added to the propagated rate, in body axes), and the block's end applies what that
+///    prediction missed.
+/// 6. **Acceleration rejection** (`AccelerationRejection`): a *sustained* horizontal
+///    acceleration slows the inclination filter's clock down to a stop, after turning back the
+///    corrections its onset caused; rejecting for more than 10 s switches to recovery (the
+///    accelerometer is trusted again).
+/// 7. **Gaps** (`GapReacquisition`): a gap is integrated with the rate after it (and the
+///    inclination filter does not run over it); after one of 0.2 s or more in which the body
+///    may have tilted the tilt restarts as at start (`reacquire`).
+/// 8. **Rest start** re-anchors (`RestAnchoring`): the bias takes the mean rate of the whole
+///    quiet window, the heading drift integrated during the window is undone, the heading
+///    drift implied by the bias change since the last rest is taken back, and the tilt is taken
+///    from the window's mean acceleration.
+/// 9. **Outputs** (`EstimateOutput`): gravity, linear acceleration, the bias-corrected rate,
+///    the bias, the flags.
 ///
 /// The full description, with every setting's default and the reason for it, is in this
 /// target's README.md.
@@ -85,136 +79,26 @@ public struct AttitudeEstimator: Sendable {
   /// What the rest detector decided so far (see `RestStatistics`).
   public private(set) var restStatistics = RestStatistics()
 
-  // MARK: Per-sample state
-
-  /// Body → reference attitude; renormalised whenever a block's correction is applied (the
-  /// propagation keeps its norm to O(θ⁶) in between).
-  var q = Quaternion(w: 1, x: 0, y: 0, z: 0)
-  /// Inclination filter memory (reference frame): the filtered specific force (m/s²) and its
-  /// rate of change (m/s³).
-  var s1 = Vector3(0, 0, 0)
-  var s2 = Vector3(0, 0, 0)
-  /// Start-up running sum (reference frame) and count.
-  var initialSum = Vector3(0, 0, 0)
-  var initialCount: Int = 0
-  var isInitialising = true
-  /// The estimated up direction in body axes (the third row of the attitude's rotation
-  /// matrix), for the rest detector's consistency checks; computed when needed.
-  var up: Vector3 {
-    Vector3(
-      2 * (q.x * q.z - q.w * q.y), 2 * (q.y * q.z + q.w * q.x), 1 - 2 * (q.x * q.x + q.y * q.y))
-  }
-  /// The accelerometer's weight (acceleration rejection), fixed for a block.
-  var weight = 1.0
-  /// Bias measurements at rest not yet applied: their sum (rad/s) and count.
-  var restGyroSum = Vector3(0, 0, 0)
-  /// T − T_ref when the current rest was declared, °C (0 without a temperature): every
-  /// measurement of a rest is of the bias at this temperature.
-  var restTemperatureOffset: Double = 0
-  var restGyroSamples: Int = 0
-  /// The flags that change only at block boundaries and events (rejection, recovery,
-  /// start-up, rest, bias limited), as raw bits.
-  var blockFlags: UInt16 = EstimateFlags.initialising.rawValue
+  private var propagation = AttitudePropagation()
+  private var inclination: InclinationFilter
+  private var block = SampleBlock()
+  private var rejection: AccelerationRejection
+  private var restMeasurements: RestBiasMeasurements
+  private var motionBias: MotionBiasMeasurement
+  private var anchoring: RestAnchoring
+  private var reacquisition: GapReacquisition
+  private var output: EstimateOutput
   /// The up direction (body axes) for the rest detector's checks during a rest; +z otherwise.
-  var restUp = Vector3(0, 0, 1)
-
-  // MARK: Block state (every `blockSeconds`)
-
-  var blockCorrectionX: Double = 0
-  var blockCorrectionY: Double = 0
-  /// The rate at which the filter's output turns away from vertical after the last block's
-  /// correction, rad/s about the reference x and y axes: the correction that accrues within
-  /// the block, turned into the attitude sample by sample.
-  var correctionRateX: Double = 0
-  var correctionRateY: Double = 0
-  /// The same rate in body axes (Rᵀ(cx, cy, 0) with the attitude at the block's start), added to
-  /// the propagated rate: the correction accrues through the propagation at no cost per sample.
-  var bodyCorrectionRate = Vector3(0, 0, 0)
-  /// The time over which the correction accrued in this block (samples propagated), seconds,
-  /// and its sum over the block's summed specific forces (each was mapped with the correction
-  /// accrued by then).
-  var accruedSeconds: Double = 0
-  var accruedSecondsSum: Double = 0
-  var blockForce = Vector3(0, 0, 0)
-  /// Clipped samples in the block (their specific force is not used).
-  var blockClippedSamples: Int = 0
-  /// The block's time the accelerometer did not observe: clipped samples' intervals, and a
-  /// gap's beyond the sample after it (whose reading stands for one period, not for the gap).
-  var blockUnobservedSeconds: Double = 0
-  /// The block's samples whose specific force is summed.
-  var blockForceSamples: Int { blockSamples - blockClippedSamples }
-  var blockSeconds: Double = 0
-  /// The time the block's readings stand for, seconds (the filter's step).
-  var blockFilterSeconds: Double { blockSeconds - blockUnobservedSeconds }
-  var blockSamples: Int = 0
-  /// Low-pass filtered first two rows of the rotation matrix and of R·b̂ (motion bias).
-  var rowFilter = RowFilter()
-  /// Sustained-acceleration detector (block rate): the horizontal specific force relative to
-  /// its slow mean, low-pass filtered, and the slow mean itself (reference frame).
-  var sustainedX = (0.0, 0.0)
-  var sustainedY = (0.0, 0.0)
-  var slowMean = Vector3(0, 0, 0)
-  /// Corrections applied recently (leaky), undone when a sustained acceleration is detected.
-  var recentCorrectionX: Double = 0
-  var recentCorrectionY: Double = 0
-  var rejectionBlocks: Int = 0
-  var isRecovering = false
-  var wasRejecting = false
-  /// The heading drift model of the motion since the last rest: Σ up·t·Δt (body axes, s²),
-  /// the motion's duration, and whether a rest has measured the bias before it.
-  var driftWeights = Vector3(0, 0, 0)
-  var segmentSeconds: Double = 0
-  var hasMeasuredRest = false
-
-  // MARK: Coefficients (recomputed when the period estimate moves by 0.5 %)
-
-  var coefficientPeriod: Double = 0
-  /// The coefficients are recomputed when the period estimate leaves this band (±0.5 %).
-  var coefficientPeriodLow: Double = 0
-  var coefficientPeriodHigh: Double = 0
-  /// The second-order inclination filter's cutoff ω_c = √2/τ, rad/s, and its squares.
-  var filterRate: Double = 0.47
-  var filterRateSquared: Double = 0.22
-  var filterDamping: Double = 0.67
-  var firstOrderRate: Double = 1
-  var gyroSampleVariance: Double = 0
-  var initialLimit: Int = 1
-  var blockLimit: Int = 1
-  var blockLowPass = LowPassCoefficients(b0: 1, b1: 0, b2: 0, a1: 0, a2: 0)
-  var detectorLowPass = LowPassCoefficients(b0: 1, b1: 0, b2: 0, a1: 0, a2: 0)
-  var motionNoiseVariance: Double = 0
-  var motionMaximumGain: Double = 0
-  var slowMeanGain: Double = 0
-  var recentRetention: Double = 1
-  var recoveryBlocks: Int = 1
-  let gravity: Double
-  let inverseGravity: Double
-  let rejectLowSquared: Double
-  let rejectHighSquared: Double
-  let rejectSlope: Double
-  /// (atan(a_low/g) / T_recovery)²: the bias variance (times 9, for 3σ) up to which the gyro can
-  /// carry the attitude through a rejection (`gyroCanCarry`).
-  let rejectionBiasVarianceLimit: Double
-  let isSecondOrder: Bool
-  let holdsAtRest: Bool
-  let hasTemperatureModel: Bool
-  let restEstimationEnabled: Bool
-  /// `settings.inclination.reacquisitionGapSeconds`, at hand.
-  let reacquisitionGapSeconds: Double
-  /// After a gap: the cosine of the angle between the reading and the expected gravity from
-  /// which the tilt may have changed in it (atan(a_low/g), the angle a horizontal acceleration
-  /// at the rejection's lower threshold gives: 8.7° by default).
-  let gapTiltCosine: Double
-  /// Gaps after which the tilt was restarted (`InclinationSettings.reacquisitionGapSeconds`),
-  /// and stretches of suspect samples after which it was (`distrustRecentSamples`).
-  public private(set) var gapReacquisitions = 0
-  /// Seconds of samples before the next one that may have been misread
-  /// (`distrustRecentSamples`); 0 when none.
-  var suspectSeconds: Double = 0
-
-  /// Housekeeping (bias prediction, motion-bias measurement, acceleration rejection) runs once
-  /// per block of this length, seconds, not every sample.
-  static let blockSeconds = 0.1
+  /// At rest the attitude changes only at block ends and transitions, so it is computed there;
+  /// in motion the detector's consistency check is not made.
+  private var restUp = Vector3(0, 0, 1)
+  /// The variance of one gyro sample's noise at the current period, (rad/s)².
+  private var gyroSampleVariance: Double = 0
+  /// The coefficients are recomputed when the period estimate leaves this band (±0.5 %),
+  /// seconds.
+  private var coefficientPeriodLow: Double = 0
+  private var coefficientPeriodHigh: Double = 0
+  private let hasTemperatureModel: Bool
 
   /// The largest input a sample may carry: the rate (rad/s) and the specific force (m/s²)
   /// vectors together, √(|ω|² + |f|²) ≤ 10⁴ — far beyond any MEMS sensor (the MPU-6050's full
@@ -232,11 +116,6 @@ public struct AttitudeEstimator: Sendable {
     g.x * g.x + g.y * g.y + g.z * g.z + a.x * a.x + a.y * a.y + a.z * a.z <= inputLimitSquared
   }
 
-  /// The largest rotation a step integrates with the third-order series, radians squared:
-  /// 0.5 rad (2000 °/s at 70 Hz), where its relative angle error is 3 × 10⁻⁵. A longer step
-  /// (a gap while turning) is integrated exactly (`largeStep`).
-  static let seriesStepLimitSquared = 0.25
-
   /// The bias uncertainty about the vertical (1σ) above which estimates are flagged
   /// `.headingUncertain`: 0.1 °/s, 6° of heading a minute of motion.
   public static let headingUncertainBiasRadiansPerSecond = 0.1 * Double.pi / 180
@@ -248,114 +127,78 @@ public struct AttitudeEstimator: Sendable {
     let period = settings.sampleClock.nominalPeriodSeconds ?? 0.01
     restDetector = RestDetector(settings: settings.rest, samplePeriodSeconds: period)
     biasEstimator = GyroBiasEstimator(settings: settings.bias, noise: settings.noise)
-    gravity = settings.gravityMetersPerSecondSquared
-    inverseGravity = 1 / settings.gravityMetersPerSecondSquared
-    let r = settings.accelerationRejection
-    rejectLowSquared =
-      r.lowerThresholdMetersPerSecondSquared * r.lowerThresholdMetersPerSecondSquared
-    rejectHighSquared =
-      r.upperThresholdMetersPerSecondSquared * r.upperThresholdMetersPerSecondSquared
-    rejectSlope = r.isEnabled ? 1 / max(rejectHighSquared - rejectLowSquared, 1e-12) : 0
-    let carry =
-      atan(r.lowerThresholdMetersPerSecondSquared / settings.gravityMetersPerSecondSquared)
-      / max(r.recoverySeconds, 1e-9)
-    rejectionBiasVarianceLimit = carry * carry
-    isSecondOrder = settings.inclination.order == .second
-    holdsAtRest = settings.holdsAttitudeAtRest
     hasTemperatureModel = biasEstimator.hasTemperatureModel
-    restEstimationEnabled = settings.bias.restEstimationEnabled
-    reacquisitionGapSeconds = settings.inclination.reacquisitionGapSeconds
-    let low = max(r.lowerThresholdMetersPerSecondSquared, 1e-3)
-    let g = settings.gravityMetersPerSecondSquared
-    gapTiltCosine = g / (g * g + low * low).squareRoot()
+    let gravity = settings.gravityMetersPerSecondSquared
+    inclination = InclinationFilter(settings: settings.inclination, gravity: gravity)
+    rejection = AccelerationRejection(settings: settings.accelerationRejection, gravity: gravity)
+    restMeasurements = RestBiasMeasurements(
+      isEnabled: settings.bias.restEstimationEnabled, hasTemperatureModel: hasTemperatureModel)
+    motionBias = MotionBiasMeasurement(
+      bias: settings.bias, noise: settings.noise,
+      timeConstantSeconds: settings.inclination.timeConstantSeconds)
+    anchoring = RestAnchoring(settings: settings)
+    reacquisition = GapReacquisition(settings: settings)
+    output = EstimateOutput(gravity: gravity)
     setCoefficients(period: period)
   }
 
   /// The current attitude (body → reference), as the last estimate gave it.
-  public var attitude: Quaternion { q }
+  public var attitude: Quaternion { propagation.attitude }
 
-  /// The inclination filter's output: the reference-frame specific force it currently
-  /// believes, m/s² (the running mean while initialising).
-  var filterOutput: Vector3 {
-    isInitialising ? initialSum * (1 / Double(max(initialCount, 1))) : s1
-  }
+  /// Gaps after which the tilt was restarted (`InclinationSettings.reacquisitionGapSeconds`),
+  /// and stretches of suspect samples after which it was (`distrustRecentSamples`).
+  public var gapReacquisitions: Int { reacquisition.count }
+
+  // MARK: - One sample
 
   /// Takes one sample and returns the estimate after it. Exactly one estimate per sample;
   /// a sample that cannot be used (non-increasing timestamp, NaN) returns the current attitude
   /// with `.timestampRejected` or `.invalidInput` and changes nothing.
   ///
-  /// The common sample — a settled clock's interval inside its window, a period inside the
-  /// coefficients' band, no rest transition, not a block's last — is taken here without a
-  /// single call, so that nothing is held (spilled to the stack) across one; everything else
-  /// leaves for out-of-line paths that do the same work with the calls: `updateInFull` (an
-  /// invalid sample, the clock's other cases, a coefficient change) and `finishSample` (a rest
-  /// transition, a block's end: one sample in ten).
+  /// This is the common sample — plausible, a settled clock's interval inside its window, a
+  /// period inside the coefficients' band, no rest transition, not a block's last — taken
+  /// without a call, so that nothing is held (spilled to the stack) across one. Every other
+  /// sample leaves for `updateInFull` (an invalid sample, the clock's other cases, a gap, a
+  /// coefficient change) or `finishSample` (a rest transition, a block's end).
   public mutating func update(_ sample: InertialSample) -> AttitudeEstimate {
-    let gyro = sample.angularRateRadiansPerSecond
-    let accel = sample.specificForceMetersPerSecondSquared
-    guard Self.isPlausible(gyro: gyro, accel: accel),
-      let (interval, newPeriod) = clock.steadyInterval(toNanoseconds: sample.timestampNanoseconds),
-      newPeriod * 1e-9 >= coefficientPeriodLow && newPeriod * 1e-9 <= coefficientPeriodHigh
-    else { return updateInFull(sample) }
-    clock.acceptSteady(sample.timestampNanoseconds, periodNanoseconds: newPeriod)
-    let dt = interval * 1e-9
-    let period = clock.periodSeconds
-    let restStep = restDetector.step(
-      gyro: gyro, acceleration: accel, up: restUp, usable: !sample.isClipped)
-    // A rest transition, or the block's last sample (`propagate` counts this one in).
-    guard restStep == .none && blockSamples &+ 1 < blockLimit else {
+    guard let (dt, period) = steadyInterval(sample) else { return updateInFull(sample) }
+    let restStep = detectRest(sample)
+    guard restStep == .none && !block.nextSampleCompletes else {
       return finishSample(
         sample, restStep: restStep, interval: dt, missedSamples: 0, flags: 0, period: period)
     }
     let bias = currentBias(atCelsius: sample.temperatureCelsius)
-    let omega = gyro - bias
+    let omega = sample.angularRateRadiansPerSecond - bias
     _ = propagate(sample, omega: omega, interval: dt)
-    return estimate(
-      sample, omega: omega, bias: bias, flags: 0, interval: dt, missedSamples: 0,
+    return output.estimate(
+      sample, attitude: propagation.attitude, omega: omega, bias: bias,
+      biasVariance: biasEstimator.variance, flags: 0, interval: dt, missedSamples: 0,
       period: period)
   }
 
-  /// `update` for any sample: an invalid one, the clock's every case, a coefficient change,
-  /// then the rest.
+  /// `update` for any sample: an invalid one, the clock's every case, a gap, suspect samples,
+  /// a coefficient change; then the rest.
   @inline(never)
-  mutating func updateInFull(_ sample: InertialSample) -> AttitudeEstimate {
-    let gyro = sample.angularRateRadiansPerSecond
-    let accel = sample.specificForceMetersPerSecondSquared
-    guard Self.isPlausible(gyro: gyro, accel: accel) else {
-      return rejected(sample, flag: .invalidInput)
-    }
+  private mutating func updateInFull(_ sample: InertialSample) -> AttitudeEstimate {
+    guard
+      Self.isPlausible(
+        gyro: sample.angularRateRadiansPerSecond, accel: sample.specificForceMetersPerSecondSquared)
+    else { return rejected(sample, flag: .invalidInput) }
     let step = clock.advance(toNanoseconds: sample.timestampNanoseconds)
     if step.isRejected { return rejected(sample, flag: .timestampRejected) }
     if step.isFirst { return start(sample) }
     if step.isGap
-      && Double(step.missedSamples + 1) * clock.periodSeconds >= reacquisitionGapSeconds
-      && gapMayHaveTilted(
-        sample, gapSeconds: Double(step.missedSamples + 1) * clock.periodSeconds)
+      && mayHaveTilted(sample, inSeconds: Double(step.missedSamples + 1) * clock.periodSeconds)
     {
       return reacquire(
         sample, missedSamples: step.missedSamples, gap: true, carrying: step.intervalSeconds)
     }
-    if suspectSeconds > 0 {
-      let seconds = suspectSeconds
-      suspectSeconds = 0
-      // No rate can be trusted here: the rate before is the suspect samples' own, and the bias
-      // the rate after is measured against may have learnt from them. And the attitude they
-      // carried may be off, which widens the angle an acceleration shows without lengthening
-      // it: the reading must be nearer gravity's length by twice as much.
-      if seconds >= reacquisitionGapSeconds
-        && gapMayHaveTilted(sample, gapSeconds: seconds, usesRates: false, lengthShare: 0.25)
-      {
-        return reacquire(
-          sample, missedSamples: step.missedSamples, gap: step.isGap)
-      }
+    if suspectSamplesMayHaveTilted(sample) {
+      return reacquire(sample, missedSamples: step.missedSamples, gap: step.isGap)
     }
-
     let period = clock.periodSeconds
-    if !(period >= coefficientPeriodLow && period <= coefficientPeriodHigh) {
-      setCoefficients(period: period)
-    }
-    let restStep = restDetector.step(
-      gyro: gyro, acceleration: accel, up: restUp, usable: !sample.isClipped)
+    updateCoefficients(period: period)
+    let restStep = detectRest(sample)
     return finishSample(
       sample, restStep: restStep, interval: step.intervalSeconds,
       missedSamples: step.missedSamples,
@@ -364,7 +207,7 @@ public struct AttitudeEstimator: Sendable {
 
   /// The rest of `update` after the rest detector's step, with any transition it reported.
   @inline(never)
-  mutating func finishSample(
+  private mutating func finishSample(
     _ sample: InertialSample, restStep: RestDetector.Step, interval dt: Double,
     missedSamples: Int, flags sampleFlags: UInt16, period: Double
   ) -> AttitudeEstimate {
@@ -380,374 +223,233 @@ public struct AttitudeEstimator: Sendable {
     // Nothing was observed in a gap: the inclination filter does not run over it as if the
     // reading after it had held all along (a push that began in the gap would take a step
     // of the gap's length).
-    if missedSamples > 0 && !sample.isClipped { blockUnobservedSeconds += max(0, dt - period) }
-    if blockSamples >= blockLimit { endBlock(atRest: atRest) }
-    return estimate(
-      sample, omega: omega, bias: bias, flags: flags.rawValue, interval: dt,
+    if missedSamples > 0 && !sample.isClipped { block.addUnobserved(max(0, dt - period)) }
+    if block.isFull { endBlock(atRest: atRest) }
+    return output.estimate(
+      sample, attitude: propagation.attitude, omega: omega, bias: bias,
+      biasVariance: biasEstimator.variance, flags: flags.rawValue, interval: dt,
       missedSamples: missedSamples, period: period)
   }
 
-  /// Propagation and the block's sums for one sample; whether the attitude is held at rest.
+  /// The interval since the last sample and the period estimate, seconds, for a plausible
+  /// sample whose interval the settled clock accepts as steady and whose period stays inside
+  /// the coefficients' band; nil for any other sample (which `updateInFull` takes).
   @inline(__always)
-  mutating func propagate(_ sample: InertialSample, omega: Vector3, interval dt: Double) -> Bool {
-    let atRest = holdsAtRest && restDetector.isAtRest
-    // Propagation: q ← q ⊗ exp(ω dt), third-order series (relative angle error below θ⁴/1920,
-    // 4 × 10⁻⁹ at 1000 °/s and 100 Hz; the norm stays 1 to O(θ⁶)). None at rest: the heading
-    // is held.
+  private mutating func steadyInterval(_ sample: InertialSample) -> (Double, Double)? {
+    guard
+      Self.isPlausible(
+        gyro: sample.angularRateRadiansPerSecond,
+        accel: sample.specificForceMetersPerSecondSquared),
+      let (interval, newPeriod) = clock.steadyInterval(toNanoseconds: sample.timestampNanoseconds),
+      newPeriod * 1e-9 >= coefficientPeriodLow && newPeriod * 1e-9 <= coefficientPeriodHigh
+    else { return nil }
+    clock.acceptSteady(sample.timestampNanoseconds, periodNanoseconds: newPeriod)
+    return (interval * 1e-9, clock.periodSeconds)
+  }
+
+  /// The rest detector's step for this sample.
+  @inline(__always)
+  private mutating func detectRest(_ sample: InertialSample) -> RestDetector.Step {
+    restDetector.step(
+      gyro: sample.angularRateRadiansPerSecond,
+      acceleration: sample.specificForceMetersPerSecondSquared, up: restUp,
+      usable: !sample.isClipped)
+  }
+
+  /// Propagation and the block's sums for one sample; whether the attitude is held at rest
+  /// (then the sample measures the bias instead).
+  @inline(__always)
+  private mutating func propagate(
+    _ sample: InertialSample, omega: Vector3, interval dt: Double
+  ) -> Bool {
+    let atRest = anchoring.holdsAtRest && restDetector.isAtRest
+    block.count(interval: dt)
     if atRest {
-      // Every sample at rest measures the bias; they are applied as one batch per block (a
-      // Kalman update with n measurements of equal variance and no process noise between them
-      // is exactly one update with their mean at variance r/n). Each measures the bias at the
-      // rest's temperature: the model holds the bias constant in time within a rest, so a
-      // temperature creeping during one must not turn the random walk of those seconds into a
-      // slope; slopes come from rests at different temperatures.
-      if restEstimationEnabled {
-        let gyro = sample.angularRateRadiansPerSecond
-        let m =
-          hasTemperatureModel
-          ? gyro - biasEstimator.temperatureCoefficient * restTemperatureOffset : gyro
-        restGyroSum = Vector3(restGyroSum.x + m.x, restGyroSum.y + m.y, restGyroSum.z + m.z)
-        restGyroSamples &+= 1
+      if restMeasurements.isEnabled {
+        restMeasurements.add(
+          gyro: sample.angularRateRadiansPerSecond,
+          temperatureCoefficient: biasEstimator.temperatureCoefficient)
       }
     } else {
-      // The bias-corrected rate plus the inclination correction's rate (body axes).
-      let k = bodyCorrectionRate
-      let r = Vector3((omega.x + k.x) * dt, (omega.y + k.y) * dt, (omega.z + k.z) * dt)
-      // The correction's axis is fixed in the reference frame: in body axes it turns against
-      // the body's rotation, k ← k + k × r (dk/dt = −ω × k).
-      bodyCorrectionRate = Vector3(
-        k.x + (k.y * r.z - k.z * r.y), k.y + (k.z * r.x - k.x * r.z),
-        k.z + (k.x * r.y - k.y * r.x))
-      accruedSeconds += dt
-      let t2 = r.x * r.x + r.y * r.y + r.z * r.z
-      if t2 > Self.seriesStepLimitSquared {
-        largeStep(r, squaredAngle: t2, correctionRate: k)
-      } else {
-        let step = Quaternion(smallRotationVector: r, squaredAngle: t2)
-        q = multiply(q, step.w, step.x, step.y, step.z)
-      }
+      propagation.step(omega: omega, interval: dt)
+      block.accrue(dt)
     }
-
     // Inclination: the specific force in the reference frame, summed over the block; the
     // low-pass filter and the correction run once per block (`endBlock`).
     if sample.isClipped {
-      blockClippedSamples &+= 1
-      blockUnobservedSeconds += dt
+      block.addClipped(interval: dt)
     } else {
-      let x = rotate(sample.specificForceMetersPerSecondSquared, by: q)
-      blockForce = Vector3(blockForce.x + x.x, blockForce.y + x.y, blockForce.z + x.z)
-      accruedSecondsSum += accruedSeconds
+      block.add(
+        force: rotateToReference(
+          sample.specificForceMetersPerSecondSquared, by: propagation.attitude))
     }
-    blockSeconds += dt
-    blockSamples &+= 1
     return atRest
   }
 
-  /// A step too long for the series (`seriesStepLimitSquared`): a gap while turning, a slow
-  /// sample clock with a fast rotation (any step, in fact). `q ← q ⊗ exp(r)` exactly, without
-  /// trigonometry: the
-  /// series for r/2ⁿ (below 0.05 rad, relative error 3 × 10⁻⁹), normalised, squared n times,
-  /// normalised. The correction's rate turns against the step exactly too (the per-sample
-  /// `k + k × r` holds only for a small r). Off the per-sample path.
+  // MARK: - The block's end
+
+  /// The end of a block: the rest measurements are applied, the inclination filter takes the
+  /// block's mean specific force and the attitude is corrected toward its output, then the
+  /// block's housekeeping runs.
   @inline(never)
-  mutating func largeStep(_ r: Vector3, squaredAngle t2: Double, correctionRate k: Vector3) {
-    var n = 0
-    var scale = 1.0
-    while t2 * scale * scale > 0.0025 && n < 1100 {
-      scale *= 0.5
-      n += 1
-    }
-    let s = Vector3(r.x * scale, r.y * scale, r.z * scale)
-    var step = Quaternion(smallRotationVector: s, squaredAngle: t2 * scale * scale).normalized
-    for _ in 0..<n { step = (step * step).normalized }
-    q = (q * step).normalized
-    // dk/dt = −ω × k: k turns by −r, i.e. k ← step⁻¹ · k (the inverse rotation).
-    bodyCorrectionRate = step.inverseRotate(k)
-  }
-
-  /// The estimate after a sample, from the attitude (which carries the correction accrued in
-  /// the block) and what the sample's own steps gave.
-  @inline(__always)
-  func estimate(
-    _ sample: InertialSample, omega: Vector3, bias: Vector3, flags: UInt16, interval: Double,
-    missedSamples: Int, period: Double
-  ) -> AttitudeEstimate {
-    let o = q
-    let g = Vector3(
-      2 * (o.w * o.y - o.x * o.z), -2 * (o.y * o.z + o.w * o.x),
-      -1 + 2 * (o.x * o.x + o.y * o.y))
-    var raw = flags | blockFlags
-    if sample.isClipped { raw |= EstimateFlags.clippedInput.rawValue }
-    let f = sample.specificForceMetersPerSecondSquared
-    return AttitudeEstimate(
-      timestampNanoseconds: sample.timestampNanoseconds, attitude: o, gravityInBody: g,
-      linearAccelerationMetersPerSecondSquared: Vector3(
-        f.x + g.x * gravity, f.y + g.y * gravity, f.z + g.z * gravity),
-      angularRateRadiansPerSecond: omega, gyroBiasRadiansPerSecond: bias,
-      gyroBiasVariance: biasEstimator.variance, flags: EstimateFlags(rawValue: raw),
-      missedSamples: missedSamples, integrationIntervalSeconds: interval,
-      samplePeriodSeconds: period)
-  }
-
-  // MARK: - Steps
-
-  /// `a ⊗ (w, x, y, z)`.
-  @inline(__always)
-  func multiply(_ a: Quaternion, _ w: Double, _ x: Double, _ y: Double, _ z: Double)
-    -> Quaternion
-  {
-    Quaternion(
-      w: a.w * w - a.x * x - a.y * y - a.z * z, x: a.w * x + a.x * w + a.y * z - a.z * y,
-      y: a.w * y - a.x * z + a.y * w + a.z * x, z: a.w * z + a.x * y - a.y * x + a.z * w)
-  }
-
-  /// `(c, δ/2) ⊗ a` with `δ = (dx, dy, 0)` and `c = 1 − |δ|²/8`: a turns by the small angle δ
-  /// about a horizontal axis of the reference frame; the result keeps a's norm to O(|δ|⁴).
-  @inline(__always)
-  func corrected(_ a: Quaternion, _ dx: Double, _ dy: Double) -> Quaternion {
-    let hx = 0.5 * dx
-    let hy = 0.5 * dy
-    let c = 1 - 0.5 * (hx * hx + hy * hy)
-    return Quaternion(
-      w: c * a.w - hx * a.x - hy * a.y, x: c * a.x + hx * a.w + hy * a.z,
-      y: c * a.y - hx * a.z + hy * a.w, z: c * a.z + hx * a.y - hy * a.x)
-  }
-
-  /// Applies the pending inclination correction δ = (dx, dy, 0) to the state: the attitude
-  /// turns by it, the filter memory with it; then the attitude is renormalised. Once per
-  /// block, and before anything else touches the attitude or the filter.
-  mutating func applyCorrection(_ dx: Double, _ dy: Double) {
-    q = corrected(q, dx, dy)
-    turnFilterMemory(dx, dy)
-    // Normalise: one Newton step is exact to rounding for the tiny norm error of one block.
-    let n2 = q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z
-    if abs(n2 - 1) < 1e-6 {
-      let f = 1.5 - 0.5 * n2
-      q = Quaternion(w: q.w * f, x: q.x * f, y: q.y * f, z: q.z * f)
-    } else {
-      q = q.normalized
-    }
-  }
-
-  /// The end of a block: the inclination filter takes the block's mean specific force, the
-  /// attitude is corrected toward its output, then the block's housekeeping runs.
-  @inline(never)
-  mutating func endBlock(atRest: Bool) {
+  private mutating func endBlock(atRest: Bool) {
     applyRestMeasurements()
-    filterBlock()
-    if blockSamples >= blockLimit { blockUpdate(atRest: atRest) }
-    refreshBlockFlags()
+    correctInclination()
+    blockHousekeeping(atRest: atRest)
+    refreshBlockState()
   }
 
   /// Feeds the block so far to the inclination filter and applies the correction it implies.
-  ///
-  /// The filter runs once per block on the block's mean specific force (reference frame), held
-  /// over the block's duration: the exact discretisation of the continuous filter for an
-  /// input constant over the block, whose mean over 0.1 s differs from the samples only above
-  /// 5 Hz, where the filter (cutoff 0.075 Hz at τ = 3 s) passes nothing anyway. Each sample's
-  /// specific force was mapped with that sample's own attitude, so the timing of accelerometer
-  /// against gyro is kept to the sample.
-  mutating func filterBlock() {
-    let n = blockForceSamples
+  /// Each sample's specific force was mapped with that sample's own attitude, so the timing of
+  /// accelerometer against gyro is kept to the sample.
+  private mutating func correctInclination() {
+    let n = block.forceSamples
     // The block's forces were mapped with the correction accrued by their sample, on average
     // (cx, cy)·t̄; the memory is turned by all of it (`accountAccruedCorrection`): the mean is
     // turned by the difference, so that both are in the frame of the block's end.
-    let lag = n > 0 ? accruedSeconds - accruedSecondsSum / Double(n) : 0
+    let lag = n > 0 ? block.accruedSeconds - block.accruedSecondsSum / Double(n) : 0
     accountAccruedCorrection()
-    var rate = Vector3(0, 0, 0)
+    var drift = Vector3(0, 0, 0)
     if n > 0 {
-      let mean = rotateSmall(
-        blockForce * (1 / Double(n)), correctionRateX * lag, correctionRateY * lag)
-      let seconds = blockFilterSeconds * weight
-      if isInitialising {
-        initialSum += blockForce
-        initialCount &+= n
-      } else if isSecondOrder {
-        secondOrderStep(input: mean, seconds: seconds)
-        // The filter's clock runs at `weight`: so does its output's drift.
-        rate = s2 * weight
-      } else {
-        firstOrderStep(input: mean, seconds: seconds)
-        rate = (mean - s1) * (firstOrderRate * weight)
-      }
+      drift = inclination.step(
+        force: block.force, samples: n, lag: lag, seconds: block.filterSeconds,
+        weight: rejection.weight)
     }
-    // The correction: the small rotation about a horizontal axis that takes the filter's
-    // output y onto +z, δ ≈ (y_y, −y_x, 0)/|y| (|y| ≈ g; a gain a few percent off is
-    // immaterial, the next block corrects the rest).
-    flushCorrection()
-    correctionRateX = rate.y * inverseGravity
-    correctionRateY = -rate.x * inverseGravity
-    if isInitialising && initialCount >= initialLimit { finishInitialisation(at: filterOutput) }
+    applyCorrection()
+    inclination.setCorrectionRate(drift: drift)
+    if inclination.hasInitialised { finishInitialisation(at: inclination.output) }
   }
 
-  /// The second-order filter over `seconds`: e = s1 − x and s2 evolve as
-  /// `ė = s2, ṡ2 = −ω²e − 2ζω s2` (ω = √2/τ, ζ = 1/√2), whose transition matrix Φ = exp(A h)
-  /// is summed to the fourth power (error (ωh)⁵/120, 2 × 10⁻⁹ for a 0.1 s block at τ = 3 s);
-  /// a long step (a gap) is split so that ωh ≤ 0.5.
-  mutating func secondOrderStep(input x: Vector3, seconds: Double) {
+  /// The correction that accrued in the attitude during the block (through the propagation)
+  /// turned the reference frame the block's specific forces were mapped into: the filter
+  /// memory turns with it, and it counts as the block's correction (the motion-bias
+  /// measurement and the rejection's undo use the total).
+  private mutating func accountAccruedCorrection() {
+    let seconds = block.takeAccruedSeconds()
     guard seconds > 0 else { return }
-    let span = seconds * filterRate * 2
-    // One step for a normal block (ωh ≈ 0.05); a gap is split.
-    let steps = span <= 1 ? 1 : Int(span.rounded(.up))
-    let h = seconds / Double(steps)
-    // M = A h = [[0, h], [−ω²h, −2ζω h]]; Φ = I + M(I + M/2(I + M/3(I + M/4))), by
-    // p ← I + (M p)/k for k = 4, 3, 2, 1 (p row-major 2 × 2, starting from I).
-    let m10 = -filterRateSquared * h
-    let m11 = -filterDamping * h
-    var p0 = 1.0
-    var p1 = 0.0
-    var p2 = 0.0
-    var p3 = 1.0
-    for k in [0.25, 1.0 / 3, 0.5, 1.0] {
-      let a = h * p2
-      let b = h * p3
-      let c = m10 * p0 + m11 * p2
-      let d = m10 * p1 + m11 * p3
-      p0 = 1 + a * k
-      p1 = b * k
-      p2 = c * k
-      p3 = 1 + d * k
-    }
-    var e = s1 - x
-    var r = s2
-    for _ in 0..<steps {
-      let e1 = Vector3(p0 * e.x + p1 * r.x, p0 * e.y + p1 * r.y, p0 * e.z + p1 * r.z)
-      r = Vector3(p2 * e.x + p3 * r.x, p2 * e.y + p3 * r.y, p2 * e.z + p3 * r.z)
-      e = e1
-    }
-    s1 = x + e
-    s2 = r
+    turnMemory(inclination.correctionRateX * seconds, inclination.correctionRateY * seconds)
   }
 
-  /// The first-order filter over `seconds`: `s1 ← s1 + (x − s1)(1 − e^(−h/τ))`, the
-  /// exponential by its (2, 2) Padé approximant (relative error below 10⁻³ up to h = 2τ;
-  /// longer steps are split).
-  mutating func firstOrderStep(input x: Vector3, seconds: Double) {
-    guard seconds > 0 else { return }
-    let steps = max(1, Int((seconds * firstOrderRate * 0.5).rounded(.up)))
-    let u = seconds * firstOrderRate / Double(steps)
-    let keep = (1 - u / 2 + u * u / 12) / (1 + u / 2 + u * u / 12)
-    var e = s1 - x
-    for _ in 0..<steps { e = e * keep }
-    s1 = x + e
+  /// The attitude was turned by δ = (dx, dy, 0) about reference axes: the filter memory turns
+  /// with it, and δ counts as this block's correction.
+  @inline(never)
+  private mutating func turnMemory(_ dx: Double, _ dy: Double) {
+    inclination.turnMemory(dx, dy)
+    block.addCorrection(dx, dy)
   }
 
-  /// The correction that accrued in the attitude during the block (through the propagation,
-  /// at `correctionRate`) turned the reference frame the block's specific forces were mapped
-  /// into: turn the filter memory with it, and count it as the block's correction (the
-  /// motion-bias measurement and the rejection's undo use the total).
-  mutating func accountAccruedCorrection() {
-    let seconds = accruedSeconds
-    guard seconds > 0 else { return }
-    accruedSeconds = 0
-    accruedSecondsSum = 0
-    let dx = correctionRateX * seconds
-    let dy = correctionRateY * seconds
-    turnFilterMemory(dx, dy)
-  }
-
-  /// The attitude turned by δ = (dx, dy, 0) about reference axes: the filter memory (or the
-  /// start-up sum) turns with it, and δ counts as this block's correction.
-  mutating func turnFilterMemory(_ dx: Double, _ dy: Double) {
-    if isInitialising {
-      initialSum = rotateSmall(initialSum, dx, dy)
+  /// Applies the correction the filter's output implies now: a small one turns the attitude
+  /// and the memory by it, a large one (start-up, after a long rejection) rotates them.
+  private mutating func applyCorrection() {
+    let (dx, dy) = inclination.correction
+    if dx * dx + dy * dy < 1e-4 {
+      propagation.turn(dx, dy)
+      turnMemory(dx, dy)
     } else {
-      s1 = rotateSmall(s1, dx, dy)
-      s2 = rotateSmall(s2, dx, dy)
+      largeCorrection(inclination.output)
     }
-    blockCorrectionX += dx
-    blockCorrectionY += dy
+  }
+
+  /// Turns the attitude, the filter memory and the rejection's slow mean by the rotation that
+  /// takes the filter's output `y` onto +z.
+  @inline(never)
+  private mutating func largeCorrection(_ y: Vector3) {
+    guard y.squaredLength > 0 else { return }
+    let d = Quaternion(from: y, to: .unitZ)
+    propagation.turn(by: d)
+    inclination.rotateMemory(by: d)
+    rejection.rotate(by: d)
+  }
+
+  /// Once per block: bias prediction, the sustained-acceleration detector, the drift model and
+  /// the motion-bias measurement.
+  private mutating func blockHousekeeping(atRest: Bool) {
+    let seconds = block.seconds
+    let count = block.forceSamples
+    let force = count > 0 ? block.force * (1 / Double(count)) : Vector3(0, 0, 0)
+    let dx = block.correctionX
+    let dy = block.correctionY
+    // The corrections measure the bias only where the filter ran at full speed: a rejection
+    // stops them, and a stopped correction says nothing about the bias (it would only shrink
+    // the bias's uncertainty without information).
+    let trusted =
+      !inclination.isInitialising && !rejection.isRecovering && !atRest && count > 0
+      && rejection.weight >= 1
+    block.reset()
+    if !atRest { biasEstimator.predict(seconds: seconds) }
+    // Acceleration rejection decides this block's weight; not while the bias is too uncertain
+    // for the gyro to carry the attitude through a rejection (`gyroCanCarry`).
+    if rejection.isEnabled && !atRest && !inclination.isInitialising && count > 0
+      && rejection.gyroCanCarry(biasVariance: biasEstimator.variance, up: propagation.up)
+    {
+      if rejection.update(meanForceX: force.x, meanForceY: force.y) { undoRecentCorrections() }
+    } else {
+      rejection.trust()
+    }
+    if count > 0 { rejection.followMean(force, weight: rejection.weight) }
+    // The corrections of this block turn the slow mean too, and count as recent.
+    rejection.recordCorrection(dx, dy)
+    guard !atRest else { return }
+    let (r0, r1, r2) = propagation.rows
+    anchoring.accumulateDrift(up: r2, seconds: seconds)
+    motionBias.measure(
+      rows: r0, r1, correction: dx, dy, seconds: seconds, trusted: trusted,
+      bias: &biasEstimator)
+  }
+
+  /// A sustained acceleration was just detected: the corrections of the last moments were its
+  /// doing, so turn them back, and restart the filter memory from the restored estimate (it
+  /// holds the acceleration's onset, which would otherwise keep pulling).
+  private mutating func undoRecentCorrections() {
+    let undo = rejection.undoRecentCorrections()
+    propagation.turn(by: undo)
+    inclination.restart(at: Vector3(0, 0, rejection.slowMean.length))
+  }
+
+  /// The start-up running mean is complete: the filter settles at its length, straight up.
+  private mutating func finishInitialisation(at y: Vector3) {
+    let up = Vector3(0, 0, y.length)
+    inclination.settle(at: up)
+    rejection.restartMean(at: up)
+    refreshBlockState()
   }
 
   /// Applies the bias measurements collected at rest since the last block (one batch).
-  mutating func applyRestMeasurements() {
-    let n = restGyroSamples
-    guard n > 0 else { return }
-    biasEstimator.observeAtRest(
-      meanRate: restGyroSum * (1 / Double(n)), samples: n, sampleVariance: gyroSampleVariance,
-      temperatureOffsetCelsius: restTemperatureOffset)
-    restGyroSum = Vector3(0, 0, 0)
-    restGyroSamples = 0
+  private mutating func applyRestMeasurements() {
+    restMeasurements.apply(to: &biasEstimator, sampleVariance: gyroSampleVariance)
   }
 
-  /// Applies the correction the filter's output implies now.
-  mutating func flushCorrection() {
-    let y = filterOutput
-    let dx = y.y * inverseGravity
-    let dy = -y.x * inverseGravity
-    if dx * dx + dy * dy < 1e-4 {
-      applyCorrection(dx, dy)
-    } else {
-      largeCorrection(y)
-    }
-  }
-
-  /// Recomputes what changes only at block ends and events — the flags that report state (not
-  /// the sample) and the up direction the rest detector checks against — after that state
+  /// Recomputes what changes only at block ends and events — the state flags, the up direction
+  /// the rest detector checks against, the correction's rate in body axes — after that state
   /// changed. Called at every block end, rest transition, start and coefficient change, so the
   /// per-sample path only reads them.
-  mutating func refreshBlockFlags() {
-    var raw: UInt16 = 0
-    if weight < 1 { raw |= EstimateFlags.accelerationRejected.rawValue }
-    if isRecovering { raw |= EstimateFlags.recovering.rawValue }
-    if isInitialising { raw |= EstimateFlags.initialising.rawValue }
-    if restDetector.isAtRest { raw |= EstimateFlags.atRest.rawValue }
-    if biasEstimator.isLimited { raw |= EstimateFlags.biasLimited.rawValue }
-    // The bias's variance about the vertical (the heading's drift rate), per axis weighted by
-    // the up direction's components.
-    let v = biasEstimator.variance
-    let u = up
-    let vertical = v.x * u.x * u.x + v.y * u.y * u.y + v.z * u.z * u.z
-    if vertical > Self.headingUncertainBiasRadiansPerSecond
-      * Self.headingUncertainBiasRadiansPerSecond
-    {
-      raw |= EstimateFlags.headingUncertain.rawValue
-    }
-    blockFlags = raw
-    // At rest the attitude changes only at block ends and transitions, so its up direction is
-    // computed there; in motion the detector's consistency check is not made.
+  private mutating func refreshBlockState() {
+    let up = propagation.up
+    output.refreshStateFlags(
+      isRejecting: rejection.weight < 1, isRecovering: rejection.isRecovering,
+      isInitialising: inclination.isInitialising, isAtRest: restDetector.isAtRest,
+      isBiasLimited: biasEstimator.isLimited, biasVariance: biasEstimator.variance, up: up)
     restUp = restDetector.isAtRest ? up : Vector3(0, 0, 1)
-    // The correction rate in body axes: Rᵀ(cx, cy, 0), R's first two rows' transposes.
-    let (cx, cy) = (correctionRateX, correctionRateY)
-    let (qw, qx, qy, qz) = (q.w, q.x, q.y, q.z)
-    bodyCorrectionRate = Vector3(
-      (1 - 2 * (qy * qy + qz * qz)) * cx + 2 * (qx * qy + qw * qz) * cy,
-      2 * (qx * qy - qw * qz) * cx + (1 - 2 * (qx * qx + qz * qz)) * cy,
-      2 * (qx * qz + qw * qy) * cx + 2 * (qy * qz - qw * qx) * cy)
+    propagation.setCorrectionRate(inclination.correctionRateX, inclination.correctionRateY)
   }
 
-  /// `q ⊗ v ⊗ q*`: body → reference.
-  @inline(__always)
-  func rotate(_ v: Vector3, by q: Quaternion) -> Vector3 {
-    // v + 2w (u × v) + 2 u × (u × v) with u the vector part.
-    let tx = 2 * (q.y * v.z - q.z * v.y)
-    let ty = 2 * (q.z * v.x - q.x * v.z)
-    let tz = 2 * (q.x * v.y - q.y * v.x)
-    return Vector3(
-      v.x + q.w * tx + (q.y * tz - q.z * ty), v.y + q.w * ty + (q.z * tx - q.x * tz),
-      v.z + q.w * tz + (q.x * ty - q.y * tx))
-  }
-
-  @inline(__always)
-  func rotateSmall(_ v: Vector3, _ dx: Double, _ dy: Double) -> Vector3 {
-    Vector3(v.x + dy * v.z, v.y - dx * v.z, v.z + dx * v.y - dy * v.x)
-  }
+  // MARK: - The bias
 
   /// The bias at `celsius` less the bias at the reference (zero without a model or a
   /// temperature).
   @inline(never)
-  func temperatureTerm(_ celsius: Double) -> Vector3 {
+  private func temperatureTerm(_ celsius: Double) -> Vector3 {
     hasTemperatureModel ? biasEstimator.temperatureTerm(atCelsius: celsius) : Vector3(0, 0, 0)
   }
 
   /// The bias at `celsius` with the model as it stands (its reference where it is now).
-  func bias(atCelsius celsius: Double) -> Vector3 {
+  private func bias(atCelsius celsius: Double) -> Vector3 {
     biasEstimator.bias + temperatureTerm(celsius)
   }
 
   /// The bias at T_ref + `temperatureOffset` with the model as it stands now (a rest
   /// measurement may just have moved both the bias and the coefficient).
-  func biasNow(temperatureOffset d: Double) -> Vector3 {
+  private func biasNow(temperatureOffset d: Double) -> Vector3 {
     d.isFinite && d != 0
       ? biasEstimator.bias + biasEstimator.temperatureCoefficient * d : biasEstimator.bias
   }
@@ -755,7 +457,7 @@ public struct AttitudeEstimator: Sendable {
   /// The bias at `celsius` with the model as it stands, as the per-sample path takes it (the
   /// temperature term only when the temperature is known).
   @inline(__always)
-  func currentBias(atCelsius celsius: Double) -> Vector3 {
+  private func currentBias(atCelsius celsius: Double) -> Vector3 {
     var bias = biasEstimator.bias
     if hasTemperatureModel {
       let offset = celsius - biasEstimator.referenceTemperatureCelsius
@@ -764,11 +466,13 @@ public struct AttitudeEstimator: Sendable {
     return bias
   }
 
+  // MARK: - Rest transitions
+
   /// The rest detector's step ended a rest or completed a dwell: handles it and returns the
   /// bias at `celsius` after it (a rest that starts here measured the bias and moved the
   /// model's reference to this temperature: this sample's outputs already carry it).
   @inline(never)
-  mutating func restTransition(
+  private mutating func restTransition(
     _ restStep: RestDetector.Step, celsius: Double, flags: inout EstimateFlags
   ) -> Vector3 {
     let temperatureOffset =
@@ -787,12 +491,12 @@ public struct AttitudeEstimator: Sendable {
 
   /// The rest detector saw a whole quiet dwell: it decides with the bias estimate.
   @inline(never)
-  mutating func completeDwell(
+  private mutating func completeDwell(
     bias: Vector3, flags: inout EstimateFlags, temperatureOffset: Double
   ) {
-    defer { refreshBlockFlags() }
+    defer { refreshBlockState() }
     let transition = restDetector.completeDwell(
-      bias: bias, biasVariance: biasEstimator.variance, up: up)
+      bias: bias, biasVariance: biasEstimator.variance, up: propagation.up)
     if transition != .none {
       handle(transition, flags: &flags, temperatureOffset: temperatureOffset)
     }
@@ -800,10 +504,10 @@ public struct AttitudeEstimator: Sendable {
 
   /// Rest began, ended, or was refused.
   @inline(never)
-  mutating func handle(
+  private mutating func handle(
     _ transition: RestDetector.Transition, flags: inout EstimateFlags, temperatureOffset: Double
   ) {
-    defer { refreshBlockFlags() }
+    defer { refreshBlockState() }
     switch transition {
     case .none:
       break
@@ -814,25 +518,13 @@ public struct AttitudeEstimator: Sendable {
       restStatistics.refusedAsTurning &+= 1
       restStatistics.lastRefusedRateRadiansPerSecond = restDetector.refusedRate
     case .ended:
-      // The last moments' rotation, held back while the heading was held, was probably the
-      // start of this motion: give it back.
-      filterBlock()
-      resetBlock()
-      applyRestMeasurements()
-      driftWeights = Vector3(0, 0, 0)
-      segmentSeconds = 0
-      if holdsAtRest {
-        // The rotation of the last moments: the window mean of the rate at the end of the rest
-        // (an exponential window of time constant τ_w) less the bias, over τ_w — the same
-        // weights as a leaky integral of the rate with that time constant.
-        let b = biasNow(temperatureOffset: temperatureOffset)
-        let r = (restDetector.gyroMeanAtEnd - b) * settings.rest.meanTimeConstantSeconds
-        let t2 = r.squaredLength
-        q = multiply(q, 1 - t2 / 8, r.x * 0.5, r.y * 0.5, r.z * 0.5).normalized
-      }
+      endRest(temperatureOffset: temperatureOffset)
     case .started:
       let samples = restDetector.quietSamples
-      if tiltAgrees(meanAcceleration: restDetector.stretchAccelerationSum / Double(samples)) {
+      if anchoring.tiltAgrees(
+        meanAcceleration: restDetector.stretchAccelerationSum / Double(samples),
+        up: propagation.up, biasVariance: biasEstimator.variance)
+      {
         reanchor(samples: samples, temperatureOffset: temperatureOffset)
         flags.insert(.restStarted)
         restStatistics.rests &+= 1
@@ -843,211 +535,24 @@ public struct AttitudeEstimator: Sendable {
     }
   }
 
-  @inline(never)
-  mutating func largeCorrection(_ y: Vector3) {
-    guard y.squaredLength > 0 else { return }
-    let d = Quaternion(from: y, to: .unitZ)
-    q = (d * q).normalized
-    if isInitialising {
-      initialSum = d.rotate(initialSum)
-    } else {
-      s1 = d.rotate(s1)
-      s2 = d.rotate(s2)
-    }
-    slowMean = d.rotate(slowMean)
-  }
-
-  mutating func finishInitialisation(at y: Vector3) {
-    isInitialising = false
-    let up = Vector3(0, 0, y.length)
-    restartFilter(at: up)
-    slowMean = up
-    refreshBlockFlags()
-  }
-
-  /// Restarts the filter memory at a constant `x` (it passes it unchanged), with no
-  /// correction accruing.
-  mutating func restartFilter(at x: Vector3) {
-    s1 = x
-    s2 = Vector3(0, 0, 0)
-    correctionRateX = 0
-    correctionRateY = 0
-  }
-
-  /// The first sample: tilt from the accelerometer, heading zero.
-  @inline(never)
-  mutating func start(_ sample: InertialSample) -> AttitudeEstimate {
-    let a = sample.specificForceMetersPerSecondSquared
-    q = Quaternion(from: a, to: .unitZ)
-    // The temperature model starts at this temperature (`GyroBiasEstimator.start(atCelsius:)`).
-    if hasTemperatureModel { biasEstimator.start(atCelsius: sample.temperatureCelsius) }
-    isInitialising = true
-    initialSum = rotate(a, by: q)
-    initialCount = 1
-    refreshBlockFlags()
-    if initialLimit <= 1 { finishInitialisation(at: initialSum) }
-    var flags = EstimateFlags(rawValue: blockFlags)
-    if sample.isClipped { flags.insert(.clippedInput) }
-    let g = q.gravityInBody
-    let bias = self.bias(atCelsius: sample.temperatureCelsius)
-    return AttitudeEstimate(
-      timestampNanoseconds: sample.timestampNanoseconds, attitude: q, gravityInBody: g,
-      linearAccelerationMetersPerSecondSquared: a + g * gravity,
-      angularRateRadiansPerSecond: sample.angularRateRadiansPerSecond - bias,
-      gyroBiasRadiansPerSecond: bias, gyroBiasVariance: biasEstimator.variance, flags: flags,
-      missedSamples: 0, integrationIntervalSeconds: 0, samplePeriodSeconds: clock.periodSeconds)
-  }
-
-  /// Whether the body may have tilted during a gap of `gapSeconds` by more than the gyro,
-  /// carried over it, would give. Either it was turning about a horizontal axis before or
-  /// after the gap (the rotation it may have missed, rate × gap, is 2° or more), or the reading
-  /// after it points further from the gravity the filter expects than the rejection's lower
-  /// threshold would tilt it (`gapTiltCosine`), and its length says tilt rather than
-  /// acceleration: a horizontal acceleration that turned the reading by θ would lengthen it by
-  /// g(1/cos θ − 1), a tilt not at all, and the reading is taken for a tilt when its length is
-  /// nearer to gravity's than to that (a push of 0.3 g: 16.7° and 0.44 m/s² longer, taken for
-  /// an acceleration; a 60° tilt on an uncalibrated accelerometer whose scale errors make it
-  /// 4 % longer, 0.4 m/s² of the 4.9 allowed, taken for a tilt). A reading that carries an
-  /// acceleration would restart the tilt wrong, by atan(a/g): a vehicle that drives off during
-  /// a gap keeps its carried attitude.
-  func gapMayHaveTilted(
-    _ sample: InertialSample, gapSeconds: Double, usesRates: Bool = true,
-    lengthShare: Double = 0.5
-  ) -> Bool {
-    let u = up
-    let bias = biasEstimator.bias
-    func horizontalRate(_ w: Vector3) -> Double {
-      let r = w - bias
-      let v = r.dot(u)
-      return max(r.squaredLength - v * v, 0).squareRoot()
-    }
-    if usesRates {
-      let before = horizontalRate(restDetector.gyroMean)
-      let after = horizontalRate(sample.angularRateRadiansPerSecond)
-      if max(before, after) * gapSeconds >= 2 * .pi / 180 { return true }
-    }
-    let expected = isInitialising ? initialSum * (1 / Double(max(initialCount, 1))) : s1
-    let reading = rotate(sample.specificForceMetersPerSecondSquared, by: q)
-    let n = expected.length * reading.length
-    guard n > 0 else { return false }
-    let cosine = expected.dot(reading) / n
-    guard cosine <= gapTiltCosine else { return false }
-    guard cosine > 0 else { return true }
-    let lengthening = expected.length * (1 / cosine - 1)
-    return abs(reading.length - expected.length) < lengthShare * lengthening
-  }
-
-  /// The first sample after a gap of `reacquisitionGapSeconds` or more: the tilt restarts as
-  /// at start-up (this reading, then the running mean of the accelerometer carried by the
-  /// gyro), keeping the heading and the bias; the acceleration rejection starts afresh. The
-  /// gap itself is not integrated: the rate after it says nothing about what happened in it.
-  @inline(never)
-  mutating func reacquire(
-    _ sample: InertialSample, missedSamples: Int, gap: Bool, carrying interval: Double = 0
-  ) -> AttitudeEstimate {
-    let a = sample.specificForceMetersPerSecondSquared
-    let period = clock.periodSeconds
-    if !(period >= coefficientPeriodLow && period <= coefficientPeriodHigh) {
-      setCoefficients(period: period)
-    }
+  /// A rest ended: the block so far is filtered and the motion starts afresh. The last
+  /// moments' rotation, held back while the heading was held, was probably the start of this
+  /// motion: it is given back.
+  private mutating func endRest(temperatureOffset: Double) {
+    correctInclination()
+    block.reset()
     applyRestMeasurements()
-    gapReacquisitions &+= 1
-    let bias = self.bias(atCelsius: sample.temperatureCelsius)
-    if interval > 0 {
-      // Carry the attitude over the gap with the rate after it (its length as integrated,
-      // `SampleClock`'s cap included) before the heading is taken from it: the turn made
-      // meanwhile is the best guess there is, where keeping the heading from before the gap
-      // dropped it (`plumb-hil run handheld --unit noisy --faults bus-lockup`, seed 2: 41°
-      // heading RMS, now 9.3°).
-      let w = sample.angularRateRadiansPerSecond - bias
-      let r = Vector3(w.x * interval, w.y * interval, w.z * interval)
-      largeStep(
-        r, squaredAngle: r.x * r.x + r.y * r.y + r.z * r.z, correctionRate: bodyCorrectionRate)
+    anchoring.motionStarted()
+    if anchoring.holdsAtRest {
+      let bias = biasNow(temperatureOffset: temperatureOffset)
+      propagation.turnBody(
+        by: anchoring.releasedRotation(gyroMeanAtEnd: restDetector.gyroMeanAtEnd, bias: bias))
     }
-    if a.squaredLength > 0 {
-      // Keep the twist about the vertical (the heading), take the tilt from this reading.
-      let n = (q.w * q.w + q.z * q.z).squareRoot()
-      let twist =
-        n > 1e-9 ? Quaternion(w: q.w / n, x: 0, y: 0, z: q.z / n) : Quaternion.identity
-      q = (twist * Quaternion(from: a, to: .unitZ)).normalized
-    }
-    resetBlock()
-    restartFilter(at: Vector3(0, 0, 0))
-    isInitialising = true
-    initialSum = rotate(a, by: q)
-    initialCount = 1
-    rejectionBlocks = 0
-    isRecovering = false
-    wasRejecting = false
-    weight = 1
-    sustainedX = (0, 0)
-    sustainedY = (0, 0)
-    recentCorrectionX = 0
-    recentCorrectionY = 0
-    refreshBlockFlags()
-    if initialLimit <= 1 { finishInitialisation(at: initialSum) }
-    var flags = EstimateFlags(rawValue: blockFlags)
-    if gap { flags.insert(.gap) }
-    if sample.isClipped { flags.insert(.clippedInput) }
-    let g = q.gravityInBody
-    return AttitudeEstimate(
-      timestampNanoseconds: sample.timestampNanoseconds, attitude: q, gravityInBody: g,
-      linearAccelerationMetersPerSecondSquared: a + g * gravity,
-      angularRateRadiansPerSecond: sample.angularRateRadiansPerSecond - bias,
-      gyroBiasRadiansPerSecond: bias, gyroBiasVariance: biasEstimator.variance, flags: flags,
-      missedSamples: missedSamples, integrationIntervalSeconds: 0, samplePeriodSeconds: period)
   }
 
-  /// Tells the estimator that the samples of the last `seconds` may have been misread — a
-  /// configuration register the driver's read-back found changed (a full-scale setting that
-  /// made the gyro read 8× small), whatever was converted with the wrong scale until then. The
-  /// next sample is judged as after a gap of that length (`reacquisitionGapSeconds`, step 9):
-  /// when the body may have tilted meanwhile, the tilt restarts from the accelerometer, keeping
-  /// the heading and the bias. Costs the next sample the out-of-line path, nothing else.
-  public mutating func distrustRecentSamples(seconds: Double) {
-    guard seconds.isFinite, seconds > 0 else { return }
-    suspectSeconds = max(suspectSeconds, seconds)
-    // Off the per-sample path for the next sample: its band check fails, and `updateInFull`
-    // puts the band back (`setCoefficients`).
-    coefficientPeriodHigh = -.infinity
-  }
-
-  /// A sample that cannot be used: the current state, flagged.
-  @inline(never)
-  mutating func rejected(_ sample: InertialSample, flag: EstimateFlags) -> AttitudeEstimate {
-    let attitude = attitude
-    let g = attitude.gravityInBody
-    let bias = self.bias(atCelsius: sample.temperatureCelsius)
-    let accel = sample.specificForceMetersPerSecondSquared
-    let gyro = sample.angularRateRadiansPerSecond
-    return AttitudeEstimate(
-      timestampNanoseconds: sample.timestampNanoseconds, attitude: attitude, gravityInBody: g,
-      linearAccelerationMetersPerSecondSquared: Self.isPlausible(gyro: .zero, accel: accel)
-        ? accel + g * gravity : Vector3(0, 0, 0),
-      angularRateRadiansPerSecond: Self.isPlausible(gyro: gyro, accel: .zero)
-        ? gyro - bias : Vector3(0, 0, 0),
-      gyroBiasRadiansPerSecond: bias, gyroBiasVariance: biasEstimator.variance,
-      flags: EstimateFlags(rawValue: flag.rawValue | blockFlags), missedSamples: 0,
-      integrationIntervalSeconds: 0, samplePeriodSeconds: clock.periodSeconds)
-  }
-
-  /// Whether a rest window's mean specific force points where the estimate expects gravity's
-  /// reaction, within the settings' angle plus the tilt error the bias uncertainty allows
-  /// (3σ·τ): a sustained push or a steadily accelerating vehicle is quiet too, but not rest.
-  func tiltAgrees(meanAcceleration a: Vector3) -> Bool {
-    let n = a.length
-    guard n > 0 else { return false }
-    let sine = a.cross(up).length / n
-    let v = biasEstimator.variance
-    let sigma = max(v.x, v.y, v.z).squareRoot()
-    let allowed =
-      settings.rest.maximumTiltDisagreementRadians
-      + 3 * sigma * settings.inclination.timeConstantSeconds
-    return allowed >= .pi / 2 || (sine <= sin(allowed) && a.dot(up) > 0)
-  }
-
-  /// A rest has just been declared after `samples` quiet samples: re-anchor.
-  mutating func reanchor(samples: Int, temperatureOffset: Double) {
+  /// A rest has just been declared after `samples` quiet samples: the bias is measured over
+  /// them, and the attitude re-anchored (`RestAnchoring`).
+  private mutating func reanchor(samples: Int, temperatureOffset: Double) {
     let n = Double(samples)
     // The bias at this temperature the motion was integrated with.
     let biasBefore = biasNow(temperatureOffset: temperatureOffset)
@@ -1059,7 +564,7 @@ public struct AttitudeEstimator: Sendable {
       biasEstimator.moveReference(
         toCelsius: biasEstimator.referenceTemperatureCelsius + temperatureOffset)
     }
-    restTemperatureOffset = 0
+    restMeasurements.restAtReference()
     if settings.bias.restEstimationEnabled {
       biasEstimator.observeAtRest(
         meanRate: restDetector.stretchGyroSum / n, samples: samples,
@@ -1071,281 +576,160 @@ public struct AttitudeEstimator: Sendable {
     restDetector.setRestBias(
       biasAfter,
       variance: biasEstimator.variance + Vector3(1, 1, 1) * (gyroSampleVariance / n))
-    if holdsAtRest {
-      // The window was still: the rotation integrated over it was bias, so undo it; keep the
-      // heading that leaves, and take the tilt from the window's mean acceleration.
-      // The rotation integrated over the quiet stretch: its mean rate less the bias it was
-      // integrated with, over its duration.
-      let biasUsed = biasBefore
-      let windowRotation =
-        (restDetector.stretchGyroSum * (1 / n) - biasUsed) * (n * clock.periodSeconds)
-      let undone = q * Quaternion(rotationVector: -windowRotation)
-      let twistNorm = (undone.w * undone.w + undone.z * undone.z).squareRoot()
-      var twist =
-        twistNorm > 1e-9
-        ? Quaternion(w: undone.w / twistNorm, x: 0, y: 0, z: undone.z / twistNorm) : .identity
-      // The bias this rest measured differs from the one the motion was integrated with. Had
-      // it moved there steadily (the expected path of a random walk between two known
-      // points), the heading gained Δb · Σ up·t·Δt / T; take that back.
-      if hasMeasuredRest && segmentSeconds > 0 && settings.bias.restEstimationEnabled {
-        let change = biasAfter - biasBefore
-        let heading = -change.dot(driftWeights) / segmentSeconds
-        twist = Quaternion(axis: .unitZ, angle: heading) * twist
-      }
-      let meanAcceleration = restDetector.stretchAccelerationSum / n
-      q = (twist * Quaternion(from: meanAcceleration, to: .unitZ)).normalized
-      let level = Vector3(0, 0, meanAcceleration.length)
-      restartFilter(at: level)
-      slowMean = level
-      hasMeasuredRest = settings.bias.restEstimationEnabled
-      isInitialising = false
+    if anchoring.holdsAtRest {
+      propagation.restart(
+        at: anchoring.anchoredAttitude(
+          propagation.attitude, samples: samples, periodSeconds: clock.periodSeconds,
+          gyroSum: restDetector.stretchGyroSum,
+          accelerationSum: restDetector.stretchAccelerationSum, biasBefore: biasBefore,
+          biasAfter: biasAfter))
+      let level = Vector3(0, 0, (restDetector.stretchAccelerationSum / n).length)
+      inclination.settle(at: level)
+      rejection.restartMean(at: level)
     }
-    rejectionBlocks = 0
-    isRecovering = false
-    weight = 1
-    sustainedX = (0, 0)
-    sustainedY = (0, 0)
-    resetBlock()
-    refreshBlockFlags()
+    rejection.restart()
+    block.reset()
+    refreshBlockState()
   }
 
-  mutating func resetBlock() {
-    blockCorrectionX = 0
-    blockCorrectionY = 0
-    blockForce = Vector3(0, 0, 0)
-    blockClippedSamples = 0
-    blockUnobservedSeconds = 0
-    blockSeconds = 0
-    blockSamples = 0
-    accruedSeconds = 0
-    accruedSecondsSum = 0
+  // MARK: - Start, gaps, suspect samples, invalid samples
+
+  /// The first sample: tilt from the accelerometer, heading zero.
+  @inline(never)
+  private mutating func start(_ sample: InertialSample) -> AttitudeEstimate {
+    let a = sample.specificForceMetersPerSecondSquared
+    propagation.restart(at: Quaternion(from: a, to: .unitZ))
+    // The temperature model starts at this temperature (`GyroBiasEstimator.start(atCelsius:)`).
+    if hasTemperatureModel { biasEstimator.start(atCelsius: sample.temperatureCelsius) }
+    startInitialising(with: a)
+    return output.restartEstimate(
+      sample, attitude: propagation.attitude, bias: bias(atCelsius: sample.temperatureCelsius),
+      biasVariance: biasEstimator.variance, flags: [], missedSamples: 0,
+      period: clock.periodSeconds)
   }
 
-  /// Once per block: the inclination filter and correction, bias prediction, the motion-bias
-  /// measurement, the drift model and the sustained-acceleration detector.
-  mutating func blockUpdate(atRest: Bool) {
-    let seconds = blockSeconds
-    let count = blockForceSamples
-    let force = count > 0 ? blockForce * (1 / Double(count)) : Vector3(0, 0, 0)
-    let correctionX = blockCorrectionX
-    let correctionY = blockCorrectionY
-    // The corrections measure the bias only where the filter ran at full speed: a rejection
-    // stops them, and a stopped correction says nothing about the bias (it would only shrink
-    // the bias's uncertainty without information).
-    let trusted = !isInitialising && !isRecovering && !atRest && count > 0 && weight >= 1
-    resetBlock()
-    if !atRest { biasEstimator.predict(seconds: seconds) }
+  /// The inclination filter starts as at start-up from the reading `a` (body axes), with the
+  /// attitude as it stands.
+  private mutating func startInitialising(with a: Vector3) {
+    inclination.startInitialising(with: rotateToReference(a, by: propagation.attitude))
+    refreshBlockState()
+    if inclination.initialisesAtOnce { finishInitialisation(at: inclination.output) }
+  }
 
-    // Acceleration rejection decides this block's weight; not while the bias is too uncertain
-    // for the gyro to carry the attitude through a rejection (`gyroCanCarry`).
-    if rejectSlope > 0 && !atRest && !isInitialising && count > 0 && gyroCanCarry {
-      updateRejection(meanForceX: force.x, meanForceY: force.y)
-    } else {
-      weight = 1
+  /// Whether the tilt may have changed in the `seconds` before this sample by more than the
+  /// gyro carried over them gives (`GapReacquisition.mayHaveTilted`), when they are long enough
+  /// to restart it (`reacquisitionGapSeconds`).
+  private func mayHaveTilted(
+    _ sample: InertialSample, inSeconds seconds: Double, usesRates: Bool = true,
+    lengthShare: Double = 0.5
+  ) -> Bool {
+    seconds >= reacquisition.gapSeconds
+      && reacquisition.mayHaveTilted(
+        gapSeconds: seconds,
+        rates: usesRates ? (restDetector.gyroMean, sample.angularRateRadiansPerSecond) : nil,
+        bias: biasEstimator.bias, up: propagation.up, expected: inclination.output,
+        reading: rotateToReference(
+          sample.specificForceMetersPerSecondSquared, by: propagation.attitude),
+        lengthShare: lengthShare)
+  }
+
+  /// Whether samples before this one were reported suspect (`distrustRecentSamples`) and the
+  /// tilt may have changed over them. No rate can be trusted here: the rate before is the
+  /// suspect samples' own, and the bias the rate after is measured against may have learnt
+  /// from them. And the attitude they carried may be off, which widens the angle an
+  /// acceleration shows without lengthening it: the reading must be nearer gravity's length by
+  /// twice as much.
+  private mutating func suspectSamplesMayHaveTilted(_ sample: InertialSample) -> Bool {
+    guard reacquisition.suspectSeconds > 0 else { return false }
+    let seconds = reacquisition.takeSuspectSeconds()
+    return mayHaveTilted(sample, inSeconds: seconds, usesRates: false, lengthShare: 0.25)
+  }
+
+  /// The first sample after a gap of `reacquisitionGapSeconds` or more (or suspect samples):
+  /// the tilt restarts as at start-up (this reading, then the running mean of the
+  /// accelerometer carried by the gyro), keeping the heading and the bias; the acceleration
+  /// rejection starts afresh. The gap itself is integrated with the rate after it over
+  /// `interval` seconds (zero: not at all).
+  @inline(never)
+  private mutating func reacquire(
+    _ sample: InertialSample, missedSamples: Int, gap: Bool, carrying interval: Double = 0
+  ) -> AttitudeEstimate {
+    let a = sample.specificForceMetersPerSecondSquared
+    let period = clock.periodSeconds
+    updateCoefficients(period: period)
+    applyRestMeasurements()
+    reacquisition.countReacquisition()
+    let bias = self.bias(atCelsius: sample.temperatureCelsius)
+    if interval > 0 {
+      // Carry the attitude over the gap with the rate after it (its length as integrated,
+      // `SampleClock`'s cap included) before the heading is taken from it: the turn made
+      // meanwhile is the best guess there is.
+      let w = sample.angularRateRadiansPerSecond - bias
+      propagation.carry(Vector3(w.x * interval, w.y * interval, w.z * interval))
     }
-    let w = count > 0 ? weight : 0
-    if count > 0 {
-      let gain = slowMeanGain * w
-      slowMean = Vector3(
-        slowMean.x + (force.x - slowMean.x) * gain, slowMean.y + (force.y - slowMean.y) * gain,
-        slowMean.z + (force.z - slowMean.z) * gain)
+    if a.squaredLength > 0 {
+      // Keep the twist about the vertical (the heading), take the tilt from this reading.
+      let q = propagation.attitude
+      let n = (q.w * q.w + q.z * q.z).squareRoot()
+      let twist =
+        n > 1e-9 ? Quaternion(w: q.w / n, x: 0, y: 0, z: q.z / n) : Quaternion.identity
+      propagation.restart(at: (twist * Quaternion(from: a, to: .unitZ)).normalized)
     }
-
-    // The corrections of this block turn the slow mean too, and count as recent.
-    let dx = correctionX
-    let dy = correctionY
-    slowMean = rotateSmall(slowMean, dx, dy)
-    recentCorrectionX = recentCorrectionX * recentRetention + dx
-    recentCorrectionY = recentCorrectionY * recentRetention + dy
-    guard !atRest else { return }
-
-    // Rows of R(q) (body → reference).
-    let (qw, qx, qy, qz) = (q.w, q.x, q.y, q.z)
-    let r0 = Vector3(1 - 2 * (qy * qy + qz * qz), 2 * (qx * qy - qw * qz), 2 * (qx * qz + qw * qy))
-    let r1 = Vector3(2 * (qx * qy + qw * qz), 1 - 2 * (qx * qx + qz * qz), 2 * (qy * qz - qw * qx))
-    let r2 = Vector3(2 * (qx * qz - qw * qy), 2 * (qy * qz + qw * qx), 1 - 2 * (qx * qx + qy * qy))
-    segmentSeconds += seconds
-    driftWeights += r2 * ((segmentSeconds - 0.5 * seconds) * seconds)
-    let b = biasEstimator.bias
-    let (h0, h1, rb0, rb1) = rowFilter.update(
-      r0, r1, r0.dot(b), r1.dot(b), coefficients: blockLowPass)
-    guard trusted, settings.bias.motionEstimationEnabled else { return }
-    // The correction rate plus LP(R b̂) measures LP(R) b; innovation e = y − LP(R) b̂ (VQF's
-    // motion bias estimation, with a diagonal covariance and sequential scalar updates).
-    let perSecond = -1 / seconds
-    let rate0 = dx * perSecond
-    let rate1 = dy * perSecond
-    biasEstimator.observe(
-      row: h0, innovation: rate0 + rb0 - h0.dot(biasEstimator.bias),
-      noiseVariance: motionNoiseVariance, maximumGain: motionMaximumGain)
-    biasEstimator.observe(
-      row: h1, innovation: rate1 + rb1 - h1.dot(biasEstimator.bias),
-      noiseVariance: motionNoiseVariance, maximumGain: motionMaximumGain)
+    block.reset()
+    inclination.restart(at: Vector3(0, 0, 0))
+    rejection.reset()
+    startInitialising(with: a)
+    return output.restartEstimate(
+      sample, attitude: propagation.attitude, bias: bias, biasVariance: biasEstimator.variance,
+      flags: gap ? .gap : [], missedSamples: missedSamples, period: period)
   }
 
-  /// Whether rejecting the accelerometer is worth it: over the longest rejection (the recovery
-  /// time) a gyro whose bias is known to σ drifts by up to 3σ·T_recovery; rejecting pays only
-  /// when that is less than the tilt the smallest rejected acceleration would cause
-  /// (atan(a_low/g): 8.7° at the default 1.5 m/s²), i.e. while σ < 0.29 °/s with the defaults.
-  /// An uncalibrated gyro before its first rest (σ = 6.7 °/s by default) does not qualify:
-  /// its bias tilts the estimate by several degrees a second, which the detector would take
-  /// for a sustained acceleration and reject — leaving the gyro's bias to carry the attitude
-  /// away and the motion-bias estimation without measurements. Until the bias is known well
-  /// enough (a rest, the motion-bias estimation, or a calibration file), the accelerometer is
-  /// always trusted. Only the bias's horizontal part tilts the estimate: the variance counted is
-  /// that of the two horizontal directions together (the trace less the vertical's, with the
-  /// per-axis variances), so a vertical bias nothing observes during a long level drive does
-  /// not switch the rejection off.
-  var gyroCanCarry: Bool {
-    let v = biasEstimator.variance
-    let u = up
-    let horizontal = v.x + v.y + v.z - (v.x * u.x * u.x + v.y * u.y * u.y + v.z * u.z * u.z)
-    return 9 * horizontal <= rejectionBiasVarianceLimit
+  /// Tells the estimator that the samples of the last `seconds` may have been misread — a
+  /// configuration register the driver's read-back found changed (a full-scale setting that
+  /// made the gyro read 8× small), whatever was converted with the wrong scale until then. The
+  /// next sample is judged as after a gap of that length (`reacquisitionGapSeconds`): when the
+  /// body may have tilted meanwhile, the tilt restarts from the accelerometer, keeping the
+  /// heading and the bias. Costs the next sample the out-of-line path, nothing else.
+  public mutating func distrustRecentSamples(seconds: Double) {
+    guard seconds.isFinite, seconds > 0 else { return }
+    reacquisition.distrust(seconds: seconds)
+    // The next sample takes `updateInFull`, which judges it: its band check fails, and
+    // `updateInFull` puts the band back (`setCoefficients`).
+    coefficientPeriodHigh = -.infinity
   }
 
-  /// Sustained acceleration: the horizontal specific force relative to its slow mean, filtered
-  /// with a one-second time constant. A hand's back-and-forth accelerations mostly cancel in
-  /// it; a push or a vehicle accelerating does not. Rejection with recovery, Fusion-style.
-  mutating func updateRejection(meanForceX: Double, meanForceY: Double) {
-    let c = detectorLowPass
-    let ux = meanForceX - slowMean.x
-    let uy = meanForceY - slowMean.y
-    let ax = ux * c.b0 + sustainedX.0
-    sustainedX = (ux * c.b1 - ax * c.a1 + sustainedX.1, ux * c.b2 - ax * c.a2)
-    let ay = uy * c.b0 + sustainedY.0
-    sustainedY = (uy * c.b1 - ay * c.a1 + sustainedY.1, uy * c.b2 - ay * c.a2)
-    let v2 = ax * ax + ay * ay
-    var w = 1.0
-    if v2 > rejectLowSquared { w = max(0, (rejectHighSquared - v2) * rejectSlope) }
-    if w < 1 {
-      if rejectionBlocks < recoveryBlocks { rejectionBlocks += 1 }
-      if rejectionBlocks >= recoveryBlocks { isRecovering = true }
-    } else if rejectionBlocks > 0 {
-      rejectionBlocks = max(0, rejectionBlocks - settings.accelerationRejection.recoveryRatio)
-      if rejectionBlocks == 0 { isRecovering = false }
+  /// A sample that cannot be used: the current state, flagged.
+  @inline(never)
+  private func rejected(_ sample: InertialSample, flag: EstimateFlags) -> AttitudeEstimate {
+    output.rejectedEstimate(
+      sample, attitude: propagation.attitude, bias: bias(atCelsius: sample.temperatureCelsius),
+      biasVariance: biasEstimator.variance, flag: flag, period: clock.periodSeconds)
+  }
+
+  // MARK: - Coefficients
+
+  /// Recomputes the coefficients when `period` left their band.
+  private mutating func updateCoefficients(period: Double) {
+    if !(period >= coefficientPeriodLow && period <= coefficientPeriodHigh) {
+      setCoefficients(period: period)
     }
-    if isRecovering { w = 1 }
-    if w < 1 && !wasRejecting { undoRecentCorrections() }
-    wasRejecting = w < 1
-    weight = w
-  }
-
-  /// A sustained acceleration was just detected: the corrections of the last moments were its
-  /// doing, so turn them back, and restart the filter memory from the restored estimate (it
-  /// holds the acceleration's onset, which would otherwise keep pulling).
-  mutating func undoRecentCorrections() {
-    let undo = Quaternion(rotationVector: Vector3(-recentCorrectionX, -recentCorrectionY, 0))
-    q = (undo * q).normalized
-    recentCorrectionX = 0
-    recentCorrectionY = 0
-    slowMean = undo.rotate(slowMean)
-    restartFilter(at: Vector3(0, 0, slowMean.length))
   }
 
   /// Recomputes everything that depends on the sample period.
   @inline(never)
-  mutating func setCoefficients(period: Double) {
+  private mutating func setCoefficients(period: Double) {
     guard period > 0 else { return }
     applyRestMeasurements()
-    coefficientPeriod = period
     coefficientPeriodLow = period * (1 - 0.005)
     coefficientPeriodHigh = period * (1 + 0.005)
-
-    let inclination = settings.inclination
-    let tau = inclination.timeConstantSeconds
-    filterRate = 2.0.squareRoot() / tau
-    filterRateSquared = filterRate * filterRate
-    filterDamping = 2.0.squareRoot() * filterRate
-    firstOrderRate = 1 / tau
+    inclination.setSamplePeriod(period)
     restDetector.setSamplePeriod(period)
     let n = settings.noise.gyroNoiseDensity
     gyroSampleVariance = n * n / period
     restDetector.setGyroSampleVariance(gyroSampleVariance)
-    initialLimit = max(1, Int((inclination.initialisationSeconds / period).rounded()))
-    blockLimit = max(1, Int((Self.blockSeconds / period).rounded()))
-    let blockPeriod = Double(blockLimit) * period
-    blockLowPass = .butterworth(timeConstantSeconds: tau, periodSeconds: blockPeriod)
-    // VQF's choice of motion noise: with the random walk's variance growth V per block, a
-    // measurement noise p²/V + p makes the long-run uncertainty settle at p.
-    let k = settings.noise.gyroBiasRandomWalk
-    let v = max(k * k * blockPeriod, 1e-30)
-    let p =
-      settings.bias.motionUncertaintyRadiansPerSecond
-      * settings.bias.motionUncertaintyRadiansPerSecond
-    motionNoiseVariance = p * p / v + p
-    motionMaximumGain = min(1, blockPeriod / settings.bias.motionMinimumTimeConstantSeconds)
-    let rejection = settings.accelerationRejection
-    detectorLowPass = .butterworth(
-      timeConstantSeconds: rejection.detectorTimeConstantSeconds, periodSeconds: blockPeriod)
-    slowMeanGain = blockPeriod / rejection.referenceTimeConstantSeconds
-    recentRetention = 1 - blockPeriod / (2 * rejection.detectorTimeConstantSeconds)
-    recoveryBlocks = max(1, Int((rejection.recoverySeconds / blockPeriod).rounded()))
-    refreshBlockFlags()
+    let blockPeriod = block.setLength(samplePeriod: period)
+    motionBias.setBlockPeriod(blockPeriod)
+    rejection.setBlockPeriod(blockPeriod)
+    refreshBlockState()
   }
-}
-
-/// Low-pass filters (second-order, block rate) over the first two rows of the rotation matrix
-/// and over R·b̂, for the motion-bias measurement model.
-struct RowFilter: Hashable, Sendable {
-  var started = false
-  var r0s1: Vector3 = .zero
-  var r0s2: Vector3 = .zero
-  var r1s1: Vector3 = .zero
-  var r1s2: Vector3 = .zero
-  var b0s1: Double = 0
-  var b0s2: Double = 0
-  var b1s1: Double = 0
-  var b1s2: Double = 0
-
-  init() {}
-
-  @inline(__always)
-  mutating func update(
-    _ r0: Vector3, _ r1: Vector3, _ rb0: Double, _ rb1: Double, coefficients c: LowPassCoefficients
-  ) -> (Vector3, Vector3, Double, Double) {
-    if !started {
-      started = true
-      (r0s1, r0s2) = c.steadyStates(r0)
-      (r1s1, r1s2) = c.steadyStates(r1)
-      (b0s1, b0s2) = c.steadyStates(rb0)
-      (b1s1, b1s2) = c.steadyStates(rb1)
-    }
-    let y0 = r0 * c.b0 + r0s1
-    r0s1 = r0 * c.b1 - y0 * c.a1 + r0s2
-    r0s2 = r0 * c.b2 - y0 * c.a2
-    let y1 = r1 * c.b0 + r1s1
-    r1s1 = r1 * c.b1 - y1 * c.a1 + r1s2
-    r1s2 = r1 * c.b2 - y1 * c.a2
-    let z0 = rb0 * c.b0 + b0s1
-    b0s1 = rb0 * c.b1 - z0 * c.a1 + b0s2
-    b0s2 = rb0 * c.b2 - z0 * c.a2
-    let z1 = rb1 * c.b0 + b1s1
-    b1s1 = rb1 * c.b1 - z1 * c.a1 + b1s2
-    b1s2 = rb1 * c.b2 - z1 * c.a2
-    return (y0, y1, z0, z1)
-  }
-}
-
-/// What the rest detector decided, counted since the estimator started: a user whose board
-/// sits still yet never rests finds out why here (`plumb run` prints it at the end).
-public struct RestStatistics: Hashable, Sendable {
-  /// Rests declared.
-  public var rests: Int = 0
-  /// Quiet, stationary dwells whose mean rate disagreed with the bias by a plausible jump (or,
-  /// about horizontal axes, by what the accelerometer showed to be bias): the bias uncertainty
-  /// was widened, so the next such dwell is a rest.
-  public var biasJumps: Int = 0
-  /// Quiet, stationary dwells refused as a slow steady turn: the mean rate disagreed with the
-  /// bias by more than a bias could explain (about the vertical, beyond
-  /// `RestDetector.Settings.maximumBiasJumpRadiansPerSecond`; about horizontal axes, the
-  /// accelerometer saw the rotation). A board that is really still and counts these has a bias
-  /// far from what it was told (a calibration file from another unit or another temperature).
-  public var refusedAsTurning: Int = 0
-  /// The disagreement of the last such dwell, rad/s.
-  public var lastRefusedRateRadiansPerSecond: Double = 0
-  /// Quiet dwells refused because their mean acceleration disagreed with the expected gravity
-  /// (a steady push, a vehicle accelerating).
-  public var refusedAsAccelerating: Int = 0
-
-  public init() {}
 }

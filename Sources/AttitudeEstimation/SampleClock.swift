@@ -45,9 +45,8 @@ public struct SampleClock: Hashable, Sendable {
     /// The longest interval integrated, seconds. Longer gaps (a suspended host, a bus that stays
     /// stuck) are flagged and integrated over this much only: the rate after them is no guide to
     /// minutes before. Default 3 s, so that a driver's recovery of a few seconds is integrated
-    /// whole (1 s until 2026-12-04: a 1.5 s bus lock-up while turning steadily lost the rate ×
-    /// 0.5 s of heading for good; `plumb-hil run rest-turn --unit noisy --faults bus-lockup`
-    /// 15.5° heading RMS, now 0.3°).
+    /// whole: a shorter cap loses the rate × (gap − cap) of heading for good when the board
+    /// turns steadily through a bus lock-up.
     public var maximumIntegrationIntervalSeconds: Double
 
     public init(
