@@ -135,6 +135,9 @@ public struct MPU6050Driver<Bus: I2CBus> {
   public private(set) var state: MPU6050DriverState = .stopped
   /// The path samples come from.
   public private(set) var source: MPU6050SampleSource = .dataRegisters
+  /// The control registers as the driver means the chip to hold them: what it writes when it
+  /// configures the chip, and what the read-backs compare the chip with.
+  public private(set) var controlRegisters: MPU6050ControlRegisters
   /// The last error seen (for a status display); cleared by nothing.
   public private(set) var lastError: MPU6050Error?
   /// The reason of the re-initialisation in progress or last begun.
@@ -189,6 +192,7 @@ public struct MPU6050Driver<Bus: I2CBus> {
     self.configuration = validated
     self.policy = policy
     self.scale = validated.scale()
+    self.controlRegisters = MPU6050ControlRegisters(configuration: validated)
     self.fifoClock = FIFOClock(nominalPeriod: validated.samplePeriodNanoseconds)
     pendingFIFOLosses.reserveCapacity(Self.pendingFIFOLossCapacity)
   }
@@ -219,15 +223,17 @@ public struct MPU6050Driver<Bus: I2CBus> {
     state = .stopped
     do throws(MPU6050Error) {
       let identity = try identify()
-      try requireWrite(PowerManagement1Register.address, PowerManagement1Register(bits: 0x80).bits)
+      try requireWrite(PowerManagement1Register.deviceReset)
       clock.sleep(until: clock.now().advanced(byNanoseconds: policy.resetWaitNanoseconds))
-      var value = try requireRead(PowerManagement1Register.address)
+      var power = try requireRead(PowerManagement1Register.self)
       var polls = 0
-      while PowerManagement1Register(bits: value).deviceReset {
+      while power.deviceReset {
         polls += 1
-        guard polls <= 10 else { throw MPU6050Error.resetDidNotComplete(powerManagement1: value) }
+        guard polls <= 10 else {
+          throw MPU6050Error.resetDidNotComplete(powerManagement1: power.bits)
+        }
         clock.sleep(until: clock.now().advanced(byNanoseconds: 10_000_000))
-        value = try requireRead(PowerManagement1Register.address)
+        power = try requireRead(PowerManagement1Register.self)
       }
       try writeConfiguration()
       try verifyConfiguration()
@@ -266,7 +272,7 @@ public struct MPU6050Driver<Bus: I2CBus> {
   /// Reads WHO_AM_I and names the part. Throws for an unknown or incompatible part, with the
   /// value read.
   public mutating func identify() throws(MPU6050Error) -> MPU6050Identity {
-    let whoAmI = try requireRead(WhoAmIRegister.address)
+    let whoAmI = try requireRead(WhoAmIRegister.self).bits
     let identity = try MPU6050Identity.classify(whoAmI: whoAmI)
     adopt(identity)
     return identity
@@ -276,6 +282,7 @@ public struct MPU6050Driver<Bus: I2CBus> {
     self.identity = identity
     scale = configuration.scale(for: identity.family)
     scale.temperature = identity.temperature
+    controlRegisters.accelConfig2 = identity.family == .mpu6500 ? configuration.accelConfig2 : nil
   }
 
   // MARK: - Self-test
@@ -286,20 +293,17 @@ public struct MPU6050Driver<Bus: I2CBus> {
   public mutating func runSelfTest<Clock: MonotonicClock>(clock: inout Clock) throws(MPU6050Error)
     -> MPU6050SelfTestReport
   {
-    let gyroAddress = GyroConfigRegister.address
-    let accelAddress = AccelConfigRegister.address
     let settle = max(settleNanoseconds, 50_000_000)
-    try requireWrite(gyroAddress, GyroConfigRegister(fullScale: MPU6050SelfTest.gyroFullScale).bits)
-    try requireWrite(
-      accelAddress, AccelConfigRegister(fullScale: MPU6050SelfTest.accelerometerFullScale).bits)
+    var gyro = GyroConfigRegister(fullScale: MPU6050SelfTest.gyroFullScale)
+    var accelerometer = AccelConfigRegister(fullScale: MPU6050SelfTest.accelerometerFullScale)
+    try requireWrite(gyro)
+    try requireWrite(accelerometer)
     clock.sleep(until: clock.now().advanced(byNanoseconds: settle))
     let off = try averageCounts(clock: &clock)
-    try requireWrite(
-      gyroAddress, GyroConfigRegister(fullScale: MPU6050SelfTest.gyroFullScale, selfTest: .all).bits
-    )
-    try requireWrite(
-      accelAddress,
-      AccelConfigRegister(fullScale: MPU6050SelfTest.accelerometerFullScale, selfTest: .all).bits)
+    gyro.selfTest = .all
+    accelerometer.selfTest = .all
+    try requireWrite(gyro)
+    try requireWrite(accelerometer)
     clock.sleep(until: clock.now().advanced(byNanoseconds: settle))
     let on = try averageCounts(clock: &clock)
     var trim = Block()
@@ -307,8 +311,8 @@ public struct MPU6050Driver<Bus: I2CBus> {
     let codes = trim.withBytes { bytes in
       MPU6050SelfTest.TrimCodes(registers: bytes[0], bytes[1], bytes[2], bytes[3])
     }
-    try requireWrite(gyroAddress, configuration.gyroConfig.bits)
-    try requireWrite(accelAddress, configuration.accelConfig.bits)
+    try requireWrite(controlRegisters.gyroConfig)
+    try requireWrite(controlRegisters.accelConfig)
     clock.sleep(until: clock.now().advanced(byNanoseconds: settle))
     hasPreviousBurst = false
     return MPU6050SelfTest.evaluate(
@@ -387,12 +391,12 @@ public struct MPU6050Driver<Bus: I2CBus> {
   /// chip is awake.
   public mutating func pollDataReady(at now: Timestamp) -> MPU6050Reading {
     if let unavailable = stepIfNotRunning(at: now) { return .unavailable(unavailable) }
-    let status: UInt8
-    switch readRegister(InterruptStatusRegister.address) {
+    let status: InterruptStatusRegister
+    switch read(InterruptStatusRegister.self) {
     case .success(let value): status = value
     case .failure(let error): return .unavailable(failedRead(error, at: now))
     }
-    guard InterruptStatusRegister(bits: status).dataReady else {
+    guard status.dataReady else {
       if let unavailable = checkIfSilent(at: now) { return .unavailable(unavailable) }
       return .unavailable(.noNewSample)
     }
@@ -415,12 +419,11 @@ public struct MPU6050Driver<Bus: I2CBus> {
       if case .busError(let error) = unavailable { return .busError(error) }
       return .chipReset
     }
-    let expected = expectedRegisters().interruptEnable
-    switch readRegister(InterruptEnableRegister.address) {
+    switch read(InterruptEnableRegister.self) {
     case .failure(let error): return .busError(error)
     case .success(let value):
       counters.configurationChecks += 1
-      if value != expected {
+      if value != controlRegisters.interruptEnable {
         counters.configurationMismatches += 1
         reconfigure(at: now)
       }
@@ -435,7 +438,7 @@ public struct MPU6050Driver<Bus: I2CBus> {
   /// counts) when the bus failed; the next drain retries through recovery.
   @discardableResult
   public mutating func enableFIFO(at now: Timestamp) -> Bool {
-    source = .fifo
+    select(.fifo)
     lastFIFODrain = now
     fifoClock.restartCount(at: now)
     guard state == .running else { return false }
@@ -445,21 +448,22 @@ public struct MPU6050Driver<Bus: I2CBus> {
   /// Back to register bursts: the FIFO off and empty.
   @discardableResult
   public mutating func disableFIFO(at now: Timestamp) -> Bool {
-    source = .dataRegisters
+    select(.dataRegisters)
     guard state == .running else { return false }
-    let expected = expectedRegisters()
-    for (register, value) in [
-      (UserControlRegister.address, UInt8(0x04)),
-      (UserControlRegister.address, expected.userControl),
-      (FIFOEnableRegister.address, expected.fifoEnable),
-      (InterruptEnableRegister.address, expected.interruptEnable),
-    ] {
-      if let error = writeRegister(register, value) {
-        _ = failedRead(error, at: now)
-        return false
-      }
+    let registers = controlRegisters
+    if let error = write(registers.userControlEmptyingFIFO) ?? write(registers.userControl)
+      ?? write(registers.fifoEnable) ?? write(registers.interruptEnable)
+    {
+      _ = failedRead(error, at: now)
+      return false
     }
     return true
+  }
+
+  /// Switches the sample source and the control registers that follow it.
+  private mutating func select(_ newSource: MPU6050SampleSource) {
+    source = newSource
+    controlRegisters.select(newSource, fifoEnable: configuration.fifoEnable)
   }
 
   /// Reads every whole record in the FIFO and hands each to `body`, oldest first, with the
@@ -494,8 +498,8 @@ public struct MPU6050Driver<Bus: I2CBus> {
     if source != .fifo {
       enableFIFO(at: now)
     }
-    let status: UInt8
-    switch readRegister(InterruptStatusRegister.address) {
+    let status: InterruptStatusRegister
+    switch read(InterruptStatusRegister.self) {
     case .success(let value): status = value
     case .failure(let error):
       result.unavailable = failedRead(error, at: now)
@@ -513,7 +517,7 @@ public struct MPU6050Driver<Bus: I2CBus> {
     let capacity = identity?.model.fifoCapacityBytes ?? FIFORegisters.capacityBytes
     let recordLength = MeasurementRegisters.burstLength
     if let measured = measuredSamplePeriodNanoseconds { fifoClock.suggestPeriod(measured) }
-    if InterruptStatusRegister(bits: status).fifoOverflow || count >= capacity {
+    if status.fifoOverflow || count >= capacity {
       counters.fifoOverflows += 1
       result.overflowed = true
       result.samplesLost = resetFIFO(at: clock.now(), newestReadBack: 0)
@@ -585,8 +589,8 @@ public struct MPU6050Driver<Bus: I2CBus> {
     case .waitingToRetry(let until):
       guard now >= until else { return }
       let whoAmI: UInt8
-      switch readRegister(WhoAmIRegister.address) {
-      case .success(let value): whoAmI = value
+      switch read(WhoAmIRegister.self) {
+      case .success(let value): whoAmI = value.bits
       case .failure(let error): return failAttempt(.bus(error), at: now)
       }
       if let identity {
@@ -600,7 +604,7 @@ public struct MPU6050Driver<Bus: I2CBus> {
           return failAttempt(error, at: now)
         }
       }
-      if let error = writeRegister(PowerManagement1Register.address, 0x80) {
+      if let error = write(PowerManagement1Register.deviceReset) {
         return failAttempt(.bus(error), at: now)
       }
       resetPolls = 0
@@ -608,15 +612,15 @@ public struct MPU6050Driver<Bus: I2CBus> {
         .resetting(until: now.advanced(byNanoseconds: policy.resetWaitNanoseconds)))
     case .resetting(let until):
       guard now >= until else { return }
-      let value: UInt8
-      switch readRegister(PowerManagement1Register.address) {
-      case .success(let read): value = read
+      let power: PowerManagement1Register
+      switch read(PowerManagement1Register.self) {
+      case .success(let value): power = value
       case .failure(let error): return failAttempt(.bus(error), at: now)
       }
-      if PowerManagement1Register(bits: value).deviceReset {
+      if power.deviceReset {
         resetPolls += 1
         guard resetPolls <= 10 else {
-          return failAttempt(.resetDidNotComplete(powerManagement1: value), at: now)
+          return failAttempt(.resetDidNotComplete(powerManagement1: power.bits), at: now)
         }
         state = .recovering(.resetting(until: now.advanced(byNanoseconds: 10_000_000)))
         return
@@ -740,11 +744,11 @@ public struct MPU6050Driver<Bus: I2CBus> {
     }
     fifoClock.restartCount(at: now)
     lastFIFODrain = now
-    if let error = writeRegister(UserControlRegister.address, 0x04)
-      ?? writeRegister(UserControlRegister.address, expectedRegisters().userControl)
+    if let error = write(controlRegisters.userControlEmptyingFIFO)
+      ?? write(controlRegisters.userControl)
     {
       _ = failedRead(error, at: now)
-    } else if case .failure(let error) = readRegister(InterruptStatusRegister.address) {
+    } else if case .failure(let error) = read(InterruptStatusRegister.self) {
       // A sample that arrived between reading INT_STATUS and the reset may have raised
       // FIFO_OFLOW_INT again; reading INT_STATUS now clears it, so the next drain does not
       // take the same overflow for a new one. (The FIFO is empty now: it cannot overflow anew.)
@@ -832,20 +836,19 @@ public struct MPU6050Driver<Bus: I2CBus> {
   /// Reads PWR_MGMT_1: asleep, resetting or at its reset value means the chip lost its
   /// configuration (a brown-out): re-initialise.
   private mutating func checkPowerManagement(at now: Timestamp) -> MPU6050Unavailable? {
-    switch readRegister(PowerManagement1Register.address) {
+    switch read(PowerManagement1Register.self) {
     case .failure(let error):
       return failedRead(error, at: now)
-    case .success(let value):
+    case .success(let power):
       counters.configurationChecks += 1
-      let register = PowerManagement1Register(bits: value)
-      if register.sleep || register.deviceReset
-        || register.clockSource != configuration.powerManagement1.clockSource
+      if power.sleep || power.deviceReset
+        || power.clockSource != controlRegisters.powerManagement1.clockSource
       {
         counters.chipResetsDetected += 1
         beginReinitialization(.chipReset, at: now)
         return .chipReset
       }
-      if value != expectedRegisters().powerManagement1 {
+      if power != controlRegisters.powerManagement1 {
         counters.configurationMismatches += 1
         reconfigure(at: now)
       }
@@ -871,7 +874,7 @@ public struct MPU6050Driver<Bus: I2CBus> {
     counters.configurationChecks += 1
     let register = PowerManagement1Register(bits: power)
     if register.sleep || register.deviceReset
-      || register.clockSource != configuration.powerManagement1.clockSource
+      || register.clockSource != controlRegisters.powerManagement1.clockSource
     {
       counters.chipResetsDetected += 1
       beginReinitialization(.chipReset, at: now)
@@ -898,55 +901,25 @@ public struct MPU6050Driver<Bus: I2CBus> {
 
   // MARK: - Registers
 
-  /// The register values the driver writes, for the configuration, part and sample source.
-  struct ExpectedRegisters {
-    var sampleRateDivider: UInt8
-    var config: UInt8
-    var gyroConfig: UInt8
-    var accelConfig: UInt8
-    var accelConfig2: UInt8?
-    var interruptPinConfig: UInt8
-    var interruptEnable: UInt8
-    var fifoEnable: UInt8
-    var userControl: UInt8
-    var powerManagement1: UInt8
-
-  }
-
-  func expectedRegisters() -> ExpectedRegisters {
-    let fifo = source == .fifo
-    return ExpectedRegisters(
-      sampleRateDivider: configuration.sampleRateDivider.bits,
-      config: configuration.config.bits,
-      gyroConfig: configuration.gyroConfig.bits,
-      accelConfig: configuration.accelConfig.bits,
-      accelConfig2: identity?.family == .mpu6500 ? configuration.accelConfig2.bits : nil,
-      interruptPinConfig: configuration.interruptPinConfig.bits,
-      interruptEnable: configuration.interruptEnable(fifo: fifo).bits,
-      fifoEnable: fifo ? configuration.fifoEnable.bits : 0,
-      userControl: fifo ? UserControlRegister(bits: 0x40).bits : 0,
-      powerManagement1: configuration.powerManagement1.bits)
-  }
-
   /// Wakes the chip on the gyroscope PLL, then writes the configuration in register order.
   private mutating func writeConfiguration() throws(MPU6050Error) {
-    let expected = expectedRegisters()
-    try requireWrite(PowerManagement1Register.address, expected.powerManagement1)
-    try requireWrite(SampleRateDividerRegister.address, expected.sampleRateDivider)
-    try requireWrite(ConfigRegister.address, expected.config)
-    try requireWrite(GyroConfigRegister.address, expected.gyroConfig)
-    try requireWrite(AccelConfigRegister.address, expected.accelConfig)
-    if let accelConfig2 = expected.accelConfig2 {
-      try requireWrite(AccelConfig2Register.address, accelConfig2)
+    let registers = controlRegisters
+    try requireWrite(registers.powerManagement1)
+    try requireWrite(registers.sampleRateDivider)
+    try requireWrite(registers.config)
+    try requireWrite(registers.gyroConfig)
+    try requireWrite(registers.accelConfig)
+    if let accelConfig2 = registers.accelConfig2 {
+      try requireWrite(accelConfig2)
     }
-    try requireWrite(InterruptPinConfigRegister.address, expected.interruptPinConfig)
-    try requireWrite(InterruptEnableRegister.address, expected.interruptEnable)
-    try requireWrite(FIFOEnableRegister.address, expected.fifoEnable)
+    try requireWrite(registers.interruptPinConfig)
+    try requireWrite(registers.interruptEnable)
+    try requireWrite(registers.fifoEnable)
     if source == .fifo {
-      // Empty the FIFO (FIFO_RESET needs FIFO_EN = 0, RM §4.27), then enable it.
-      try requireWrite(UserControlRegister.address, 0x04)
+      // Empty the FIFO, then enable it.
+      try requireWrite(registers.userControlEmptyingFIFO)
     }
-    try requireWrite(UserControlRegister.address, expected.userControl)
+    try requireWrite(registers.userControl)
   }
 
   /// Reads the configuration back in four block reads (0x19–0x1C or 0x1D, 0x23, 0x37–0x38,
@@ -967,34 +940,34 @@ public struct MPU6050Driver<Bus: I2CBus> {
   /// Reads back every configured register and hands each (address, expected, read) to `visit`;
   /// returns the bus error if a read failed. Allocation-free.
   private mutating func readBackConfiguration(_ visit: (UInt8, UInt8, UInt8) -> Void) -> I2CError? {
-    let expected = expectedRegisters()
+    let expected = controlRegisters
     var block = Block()
     let configCount = expected.accelConfig2 == nil ? 4 : 5
     if let error = readBlock(SampleRateDividerRegister.address, count: configCount, into: &block) {
       return error
     }
     block.withBytes { bytes in
-      visit(SampleRateDividerRegister.address, expected.sampleRateDivider, bytes[0])
-      visit(ConfigRegister.address, expected.config, bytes[1])
-      visit(GyroConfigRegister.address, expected.gyroConfig, bytes[2])
-      visit(AccelConfigRegister.address, expected.accelConfig, bytes[3])
+      visit(SampleRateDividerRegister.address, expected.sampleRateDivider.bits, bytes[0])
+      visit(ConfigRegister.address, expected.config.bits, bytes[1])
+      visit(GyroConfigRegister.address, expected.gyroConfig.bits, bytes[2])
+      visit(AccelConfigRegister.address, expected.accelConfig.bits, bytes[3])
       if let accelConfig2 = expected.accelConfig2 {
-        visit(AccelConfig2Register.address, accelConfig2, bytes[4])
+        visit(AccelConfig2Register.address, accelConfig2.bits, bytes[4])
       }
     }
     if let error = readBlock(FIFOEnableRegister.address, count: 1, into: &block) { return error }
-    block.withBytes { visit(FIFOEnableRegister.address, expected.fifoEnable, $0[0]) }
+    block.withBytes { visit(FIFOEnableRegister.address, expected.fifoEnable.bits, $0[0]) }
     if let error = readBlock(InterruptPinConfigRegister.address, count: 2, into: &block) {
       return error
     }
     block.withBytes { bytes in
-      visit(InterruptPinConfigRegister.address, expected.interruptPinConfig, bytes[0])
-      visit(InterruptEnableRegister.address, expected.interruptEnable, bytes[1])
+      visit(InterruptPinConfigRegister.address, expected.interruptPinConfig.bits, bytes[0])
+      visit(InterruptEnableRegister.address, expected.interruptEnable.bits, bytes[1])
     }
     if let error = readBlock(UserControlRegister.address, count: 2, into: &block) { return error }
     block.withBytes { bytes in
-      visit(UserControlRegister.address, expected.userControl, bytes[0])
-      visit(PowerManagement1Register.address, expected.powerManagement1, bytes[1])
+      visit(UserControlRegister.address, expected.userControl.bits, bytes[0])
+      visit(PowerManagement1Register.address, expected.powerManagement1.bits, bytes[1])
     }
     return nil
   }
@@ -1016,17 +989,12 @@ public struct MPU6050Driver<Bus: I2CBus> {
   }
 
   private mutating func writeFIFORegisters(at now: Timestamp) -> Bool {
-    let expected = expectedRegisters()
-    for (register, value) in [
-      (FIFOEnableRegister.address, expected.fifoEnable),
-      (UserControlRegister.address, UInt8(0x04)),
-      (UserControlRegister.address, expected.userControl),
-      (InterruptEnableRegister.address, expected.interruptEnable),
-    ] {
-      if let error = writeRegister(register, value) {
-        _ = failedRead(error, at: now)
-        return false
-      }
+    let registers = controlRegisters
+    if let error = write(registers.fifoEnable) ?? write(registers.userControlEmptyingFIFO)
+      ?? write(registers.userControl) ?? write(registers.interruptEnable)
+    {
+      _ = failedRead(error, at: now)
+      return false
     }
     return true
   }
@@ -1069,18 +1037,21 @@ public struct MPU6050Driver<Bus: I2CBus> {
     return failure
   }
 
-  mutating func readRegister(_ register: UInt8) -> Result<UInt8, I2CError> {
+  /// Reads register `R`, retrying transient errors.
+  mutating func read<R: MPU6050Register>(_: R.Type) -> Result<R, I2CError> {
     var block = Block()
-    if let error = readBlock(register, count: 1, into: &block) { return .failure(error) }
-    return .success(block.withBytes { $0[0] })
+    if let error = readBlock(R.address, count: 1, into: &block) { return .failure(error) }
+    return .success(R(bits: block.withBytes { $0[0] }))
   }
 
-  mutating func writeRegister(_ register: UInt8, _ value: UInt8) -> I2CError? {
+  /// Writes `value` to its register, retrying transient errors; returns the last error when
+  /// every attempt failed.
+  mutating func write<R: MPU6050Register>(_ value: R) -> I2CError? {
     var attempt = 0
     while true {
       attempt += 1
       do throws(I2CError) {
-        try bus.writeRegister(register, value: value, at: address)
+        try bus.writeRegister(R.address, value: value.bits, at: address)
         return nil
       } catch {
         counters.busErrors.record(error)
@@ -1090,15 +1061,15 @@ public struct MPU6050Driver<Bus: I2CBus> {
     }
   }
 
-  private mutating func requireRead(_ register: UInt8) throws(MPU6050Error) -> UInt8 {
-    switch readRegister(register) {
+  private mutating func requireRead<R: MPU6050Register>(_ type: R.Type) throws(MPU6050Error) -> R {
+    switch read(type) {
     case .success(let value): return value
     case .failure(let error): throw .bus(error)
     }
   }
 
-  private mutating func requireWrite(_ register: UInt8, _ value: UInt8) throws(MPU6050Error) {
-    if let error = writeRegister(register, value) { throw .bus(error) }
+  private mutating func requireWrite<R: MPU6050Register>(_ value: R) throws(MPU6050Error) {
+    if let error = write(value) { throw .bus(error) }
   }
 
   private mutating func requireBlock(_ register: UInt8, count: Int, into block: inout Block)
