@@ -1,3 +1,6 @@
+import ByteFormats
+import HardwareAbstraction
+
 /// The control registers as the driver means the chip to hold them: the validated
 /// configuration, for the part found (ACCEL_CONFIG2 only on the MPU-6500 family, which has it)
 /// and for the sample source (the FIFO's bits only while the FIFO is in use).
@@ -62,6 +65,96 @@ public struct MPU6050ControlRegisters: Hashable, Sendable {
       fifoEnable = FIFOEnableRegister()
       userControl = userControl.removing(.fifoEnabled)
       interruptEnable = interruptEnable.removing(.fifoOverflow)
+    }
+  }
+}
+
+/// Writing the control registers from `controlRegisters` and reading them back.
+extension MPU6050Driver {
+  /// Wakes the chip on the gyroscope PLL, then writes the configuration in register order.
+  mutating func writeConfiguration() throws(MPU6050Error) {
+    let registers = controlRegisters
+    try requireWrite(registers.powerManagement1)
+    try requireWrite(registers.sampleRateDivider)
+    try requireWrite(registers.config)
+    try requireWrite(registers.gyroConfig)
+    try requireWrite(registers.accelConfig)
+    if let accelConfig2 = registers.accelConfig2 {
+      try requireWrite(accelConfig2)
+    }
+    try requireWrite(registers.interruptPinConfig)
+    try requireWrite(registers.interruptEnable)
+    try requireWrite(registers.fifoEnable)
+    if source == .fifo {
+      // Empty the FIFO, then enable it.
+      try requireWrite(registers.userControlEmptyingFIFO)
+    }
+    try requireWrite(registers.userControl)
+  }
+
+  /// Reads the configuration back in four block reads (0x19–0x1C or 0x1D, 0x23, 0x37–0x38,
+  /// 0x6A–0x6B) and throws at the first byte that differs from what was written.
+  mutating func verifyConfiguration() throws(MPU6050Error) {
+    var mismatch: MPU6050Error?
+    if let error = readBackConfiguration({ register, expected, read in
+      if read != expected, mismatch == nil {
+        mismatch = .registerMismatch(
+          register: register, name: Self.registerName(register), wrote: expected, read: read)
+      }
+    }) {
+      throw .bus(error)
+    }
+    if let mismatch { throw mismatch }
+  }
+
+  /// Reads back every configured register and hands each (address, expected, read) to `visit`;
+  /// returns the bus error if a read failed. Allocation-free.
+  mutating func readBackConfiguration(_ visit: (UInt8, UInt8, UInt8) -> Void) -> I2CError? {
+    let expected = controlRegisters
+    var block = Block()
+    let configCount = expected.accelConfig2 == nil ? 4 : 5
+    if let error = readBlock(SampleRateDividerRegister.address, count: configCount, into: &block) {
+      return error
+    }
+    block.withBytes { bytes in
+      visit(SampleRateDividerRegister.address, expected.sampleRateDivider.bits, bytes[0])
+      visit(ConfigRegister.address, expected.config.bits, bytes[1])
+      visit(GyroConfigRegister.address, expected.gyroConfig.bits, bytes[2])
+      visit(AccelConfigRegister.address, expected.accelConfig.bits, bytes[3])
+      if let accelConfig2 = expected.accelConfig2 {
+        visit(AccelConfig2Register.address, accelConfig2.bits, bytes[4])
+      }
+    }
+    if let error = readBlock(FIFOEnableRegister.address, count: 1, into: &block) { return error }
+    block.withBytes { visit(FIFOEnableRegister.address, expected.fifoEnable.bits, $0[0]) }
+    if let error = readBlock(InterruptPinConfigRegister.address, count: 2, into: &block) {
+      return error
+    }
+    block.withBytes { bytes in
+      visit(InterruptPinConfigRegister.address, expected.interruptPinConfig.bits, bytes[0])
+      visit(InterruptEnableRegister.address, expected.interruptEnable.bits, bytes[1])
+    }
+    if let error = readBlock(UserControlRegister.address, count: 2, into: &block) { return error }
+    block.withBytes { bytes in
+      visit(UserControlRegister.address, expected.userControl.bits, bytes[0])
+      visit(PowerManagement1Register.address, expected.powerManagement1.bits, bytes[1])
+    }
+    return nil
+  }
+
+  static func registerName(_ register: UInt8) -> String {
+    switch register {
+    case SampleRateDividerRegister.address: SampleRateDividerRegister.name
+    case ConfigRegister.address: ConfigRegister.name
+    case GyroConfigRegister.address: GyroConfigRegister.name
+    case AccelConfigRegister.address: AccelConfigRegister.name
+    case AccelConfig2Register.address: AccelConfig2Register.name
+    case FIFOEnableRegister.address: FIFOEnableRegister.name
+    case InterruptPinConfigRegister.address: InterruptPinConfigRegister.name
+    case InterruptEnableRegister.address: InterruptEnableRegister.name
+    case UserControlRegister.address: UserControlRegister.name
+    case PowerManagement1Register.address: PowerManagement1Register.name
+    default: hexByte(register)
     }
   }
 }
