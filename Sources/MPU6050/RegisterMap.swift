@@ -103,6 +103,19 @@ public struct SelfTestAxisRegister: Hashable, Sendable {
   public var accelerometerTrimCodeHigh: UInt8 { bits >> 5 }
 }
 
+/// SELF_TEST_A (`0x10`), RM §4.1: the lower two bits of each axis's accelerometer trim code,
+/// `XA_TEST[1:0]` (bits 5:4), `YA_TEST[1:0]` (3:2) and `ZA_TEST[1:0]` (1:0).
+public struct SelfTestAccelerometerRegister: MPU6050Register {
+  public static let address: UInt8 = 0x10
+  public static let name = "SELF_TEST_A"
+  public var bits: UInt8
+  public init(bits: UInt8) { self.bits = bits }
+  /// `XA_TEST[1:0]`, `YA_TEST[1:0]`, `ZA_TEST[1:0]`.
+  public var accelerometerTrimCodeLow: SIMD3<UInt8> {
+    SIMD3(field(shift: 4, width: 2), field(shift: 2, width: 2), field(shift: 0, width: 2))
+  }
+}
+
 /// The addresses of the self-test registers, RM §4.1.
 public enum SelfTestRegisters {
   /// SELF_TEST_X, `0x0D`.
@@ -415,10 +428,18 @@ public struct InterruptStatusRegister: MPU6050Register {
 public enum MeasurementRegisters {
   /// ACCEL_XOUT_H, `0x3B` (RM §4.17): the start of the 14-byte burst.
   public static let accelXHigh: UInt8 = 0x3B
+  /// ACCEL_YOUT_H, `0x3D` (RM §4.17).
+  public static let accelYHigh: UInt8 = 0x3D
+  /// ACCEL_ZOUT_H, `0x3F` (RM §4.17).
+  public static let accelZHigh: UInt8 = 0x3F
   /// TEMP_OUT_H, `0x41` (RM §4.18).
   public static let temperatureHigh: UInt8 = 0x41
   /// GYRO_XOUT_H, `0x43` (RM §4.19).
   public static let gyroXHigh: UInt8 = 0x43
+  /// GYRO_YOUT_H, `0x45` (RM §4.19).
+  public static let gyroYHigh: UInt8 = 0x45
+  /// GYRO_ZOUT_H, `0x47` (RM §4.19).
+  public static let gyroZHigh: UInt8 = 0x47
   /// GYRO_ZOUT_L, `0x48`: the last byte of the burst.
   public static let gyroZLow: UInt8 = 0x48
   /// 14 bytes: accelerometer X, Y, Z, temperature, gyroscope X, Y, Z.
