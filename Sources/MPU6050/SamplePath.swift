@@ -55,7 +55,9 @@ extension MPU6050Driver {
   public mutating func readSample(at now: Timestamp) -> MPU6050Reading {
     if let unavailable = stepIfNotRunning(at: now) { return .unavailable(unavailable) }
     var block = Block()
-    if let error = readBlock(MeasurementRegisters.accelXHigh, count: 14, into: &block) {
+    if let error = readBlock(
+      MeasurementRegisters.accelXHigh, count: MeasurementRegisters.burstLength, into: &block)
+    {
       return .unavailable(failedRead(error, at: now))
     }
     consecutiveFailedReads = 0

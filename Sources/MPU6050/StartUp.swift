@@ -141,7 +141,8 @@ extension MPU6050Driver {
     for _ in 0..<policy.selfTestSamples {
       clock.sleep(until: clock.now().advanced(byNanoseconds: period))
       var block = Block()
-      try requireBlock(MeasurementRegisters.accelXHigh, count: 14, into: &block)
+      try requireBlock(
+        MeasurementRegisters.accelXHigh, count: MeasurementRegisters.burstLength, into: &block)
       let raw = block.withBytes { MPU6050RawSample(validated: $0) }
       accelerometer += SIMD3<Double>(raw.accelerometer)
       gyro += SIMD3<Double>(raw.gyro)
