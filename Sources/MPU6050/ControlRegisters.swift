@@ -71,7 +71,8 @@ public struct MPU6050ControlRegisters: Hashable, Sendable {
 
 /// Writing the control registers from `controlRegisters` and reading them back.
 extension MPU6050Driver {
-  /// Wakes the chip on the gyroscope PLL, then writes the configuration in register order.
+  /// Wakes the chip on the gyroscope PLL, then writes the rest of `controlRegisters` in
+  /// register order.
   mutating func writeConfiguration() throws(MPU6050Error) {
     let registers = controlRegisters
     try requireWrite(registers.powerManagement1)
@@ -93,7 +94,7 @@ extension MPU6050Driver {
   }
 
   /// Reads the configuration back in four block reads (0x19–0x1C or 0x1D, 0x23, 0x37–0x38,
-  /// 0x6A–0x6B) and throws at the first byte that differs from what was written.
+  /// 0x6A–0x6B) and throws at the first byte that differs from `controlRegisters`.
   mutating func verifyConfiguration() throws(MPU6050Error) {
     var mismatch: MPU6050Error?
     if let error = readBackConfiguration({ register, expected, read in
@@ -107,8 +108,9 @@ extension MPU6050Driver {
     if let mismatch { throw mismatch }
   }
 
-  /// Reads back every configured register and hands each (address, expected, read) to `visit`;
-  /// returns the bus error if a read failed. Allocation-free.
+  /// Reads back every register of `controlRegisters` the chip has and hands each (address,
+  /// the copy's value, the chip's) to `visit`; returns the bus error if a read failed.
+  /// Allocation-free.
   mutating func readBackConfiguration(_ visit: (UInt8, UInt8, UInt8) -> Void) -> I2CError? {
     let expected = controlRegisters
     var block = Block()
@@ -142,6 +144,7 @@ extension MPU6050Driver {
     return nil
   }
 
+  /// The datasheet name of a register the read-back covers, for a mismatch error.
   static func registerName(_ register: UInt8) -> String {
     switch register {
     case SampleRateDividerRegister.address: SampleRateDividerRegister.name

@@ -190,6 +190,8 @@ extension MPU6050Driver {
     return counted
   }
 
+  /// Writes the FIFO's registers from `controlRegisters`: its outputs, then USER_CTRL to empty
+  /// it and to enable it, then the overflow interrupt. `false` (counted) when the bus failed.
   private mutating func writeFIFORegisters(at now: Timestamp) -> Bool {
     let registers = controlRegisters
     if let error = write(registers.fifoEnable) ?? write(registers.userControlEmptyingFIFO)
