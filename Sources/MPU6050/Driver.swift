@@ -76,19 +76,16 @@ public struct MPU6050Driver<Bus: I2CBus> {
 
   /// The conversion factors for the configuration and the part (StartUp.swift).
   var scale: MPU6050Scale
-  // The sample path's (SamplePath.swift): the last burst, to recognise a repeat; how many
-  // repeats in a row; whether PWR_MGMT_1 was checked during this run of repeats; when the
-  // last sample came.
-  var previousBurst = Block()
-  var hasPreviousBurst = false
-  var identicalBursts = 0
-  var checkedPowerThisRun = false
+  /// Repeated and stuck bursts (SamplePath.swift).
+  var repeats = BurstRepeats()
+  /// When the last sample came (SamplePath.swift).
   var lastSampleTime: Timestamp?
   // Recovery's (Recovery.swift): failed reads in a row, the next periodic read-back, the
-  // back-off exponent and the polls of DEVICE_RESET of the re-initialisation in progress.
+  // back-off between failed re-initialisations and the polls of DEVICE_RESET of the one in
+  // progress.
   var consecutiveFailedReads = 0
   var nextConfigurationCheck = Timestamp.zero
-  var backoffExponent = 0
+  var backoff = ReinitializationBackoff()
   var resetPolls = 0
   /// The FIFO's sample clock and the losses not counted yet (FIFO.swift).
   var fifoAccounting: FIFOLossAccounting

@@ -27,7 +27,7 @@ public enum MPU6050RecoveryStep: Hashable, Sendable {
 /// configuration or by a full re-initialisation stepped once per tick with back-off.
 ///
 /// Owns `state` (with its `MPU6050RecoveryStep`), `lastReinitializationReason`,
-/// `backoffExponent`, `resetPolls`, `consecutiveFailedReads` and `nextConfigurationCheck`.
+/// `backoff`, `resetPolls`, `consecutiveFailedReads` and `nextConfigurationCheck`.
 extension MPU6050Driver {
   /// Begins a full re-initialisation (identify, reset, configure, settle) now, for `reason`.
   /// The loop's calls to `readSample`/`drainFIFO` step it.
@@ -37,9 +37,7 @@ extension MPU6050Driver {
     counters.reinitializationsStarted.record(reason)
     lastReinitializationReason = reason
     state = .recovering(.waitingToRetry(until: now))
-    hasPreviousBurst = false
-    identicalBursts = 0
-    checkedPowerThisRun = false
+    repeats.reset()
     consecutiveFailedReads = 0
     resetPolls = 0
   }
@@ -98,7 +96,7 @@ extension MPU6050Driver {
     case .settling(let until):
       guard now >= until else { return }
       counters.reinitializationsCompleted += 1
-      backoffExponent = 0
+      backoff.reset()
       becomeRunning(at: now)
     }
   }
@@ -106,13 +104,7 @@ extension MPU6050Driver {
   private mutating func failAttempt(_ error: MPU6050Error, at now: Timestamp) {
     lastError = error
     counters.reinitializationAttemptsFailed += 1
-    var delay = max(1, policy.backoffInitialNanoseconds)
-    for _ in 0..<min(backoffExponent, 62) where delay < policy.backoffMaximumNanoseconds {
-      let (doubled, overflow) = delay.multipliedReportingOverflow(by: 2)
-      delay = overflow ? .max : doubled
-    }
-    delay = min(delay, policy.backoffMaximumNanoseconds)
-    backoffExponent += 1
+    let delay = backoff.nextDelay(policy: policy)
     state = .recovering(.waitingToRetry(until: now.advanced(byNanoseconds: delay)))
   }
 
@@ -121,9 +113,7 @@ extension MPU6050Driver {
     // The chip's sample clock restarts: losses not dated yet cannot be anymore.
     counters.samplesLost += UInt64(fifoAccounting.resolve(at: now, all: true))
     fifoAccounting.clock.restartClock(at: now)
-    hasPreviousBurst = false
-    identicalBursts = 0
-    checkedPowerThisRun = false
+    repeats.reset()
     consecutiveFailedReads = 0
     lastSampleTime = now
     fifoAccounting.lastDrain = now
@@ -222,4 +212,25 @@ extension MPU6050Driver {
       beginReinitialization(.configurationMismatch, at: now)
     }
   }
+}
+
+/// The wait before the next re-initialisation attempt after a failed one: from
+/// `policy.backoffInitialNanoseconds`, doubling with each failure in a row, at most
+/// `policy.backoffMaximumNanoseconds`. Owns the count of failures since the last success.
+struct ReinitializationBackoff {
+  private var failures = 0
+
+  /// The wait after one more failure, ns.
+  mutating func nextDelay(policy: MPU6050RecoveryPolicy) -> Int64 {
+    var delay = max(1, policy.backoffInitialNanoseconds)
+    for _ in 0..<min(failures, 62) where delay < policy.backoffMaximumNanoseconds {
+      let (doubled, overflow) = delay.multipliedReportingOverflow(by: 2)
+      delay = overflow ? .max : doubled
+    }
+    failures += 1
+    return min(delay, policy.backoffMaximumNanoseconds)
+  }
+
+  /// A re-initialisation completed: the next failure waits the initial delay again.
+  mutating func reset() { failures = 0 }
 }

@@ -41,8 +41,7 @@ public enum MPU6050EdgeDiagnosis: Hashable, Sendable {
 /// retried within the tick, checked for repeated and stuck data, converted to SI units and
 /// counted; and the diagnosis when edges stop coming.
 ///
-/// Owns `previousBurst`, `hasPreviousBurst`, `identicalBursts`, `checkedPowerThisRun` and
-/// `lastSampleTime`.
+/// Owns `repeats` (`BurstRepeats`) and `lastSampleTime`.
 extension MPU6050Driver {
   /// Reads one sample: the 14-byte burst from ACCEL_XOUT_H, retried within the tick on
   /// transient errors, checked for stuck data, converted to SI units. Call it at each
@@ -61,25 +60,19 @@ extension MPU6050Driver {
       return .unavailable(failedRead(error, at: now))
     }
     consecutiveFailedReads = 0
-    let isRepeat = hasPreviousBurst && block == previousBurst
-    previousBurst = block
-    hasPreviousBurst = true
+    let isRepeat = repeats.record(block)
     if isRepeat {
-      identicalBursts += 1
       counters.repeatedSamples += 1
       // Two identical bursts: cheap to ask whether the chip is still awake.
-      if !checkedPowerThisRun {
-        checkedPowerThisRun = true
+      if !repeats.checkedPower {
+        repeats.checkedPower = true
         if let unavailable = checkPowerManagement(at: now) { return .unavailable(unavailable) }
       }
-      if let limit = policy.stuckSampleCount, identicalBursts + 1 >= limit {
+      if let limit = policy.stuckSampleCount, repeats.inARow + 1 >= limit {
         counters.stuckDataEvents += 1
         beginReinitialization(.stuckData, at: now)
         return .unavailable(.stuckData)
       }
-    } else {
-      identicalBursts = 0
-      checkedPowerThisRun = false
     }
     if now >= nextConfigurationCheck {
       if let unavailable = checkConfiguration(at: now) { return .unavailable(unavailable) }
@@ -152,5 +145,42 @@ extension MPU6050Driver {
     guard now.nanoseconds(since: last) > 3 * samplePeriodNanoseconds else { return nil }
     lastSampleTime = now
     return checkPowerManagement(at: now)
+  }
+}
+
+/// Repeated bursts: a burst equal to the one before it was read before the chip produced a
+/// new sample (a duplicated edge), or is the start of stuck data. Owns the previous burst, how
+/// many bursts in a row repeated it, and whether PWR_MGMT_1 was checked during this run.
+struct BurstRepeats {
+  private var previous = Block()
+  private var hasPrevious = false
+  /// Bursts in a row equal to the one before them.
+  private(set) var inARow = 0
+  /// Whether PWR_MGMT_1 was read during this run of repeats (once a run is enough).
+  var checkedPower = false
+
+  /// Records `burst`: `true` when it repeats the previous one. A new burst ends the run.
+  @inline(__always)
+  mutating func record(_ burst: Block) -> Bool {
+    let isRepeat = hasPrevious && burst == previous
+    previous = burst
+    hasPrevious = true
+    if !isRepeat {
+      inARow = 0
+      checkedPower = false
+    } else {
+      inARow += 1
+    }
+    return isRepeat
+  }
+
+  /// Forgets the previous burst, so the next one is not taken for a repeat.
+  mutating func forgetPrevious() { hasPrevious = false }
+
+  /// Starts afresh: no previous burst, no run.
+  mutating func reset() {
+    hasPrevious = false
+    inARow = 0
+    checkedPower = false
   }
 }

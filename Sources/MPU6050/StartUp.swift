@@ -126,7 +126,7 @@ extension MPU6050Driver {
     try requireWrite(controlRegisters.gyroConfig)
     try requireWrite(controlRegisters.accelConfig)
     clock.sleep(until: clock.now().advanced(byNanoseconds: settle))
-    hasPreviousBurst = false
+    repeats.forgetPrevious()
     return MPU6050SelfTest.evaluate(
       codes: codes, gyroResponseCounts: on.gyro - off.gyro,
       accelerometerResponseCounts: on.accelerometer - off.accelerometer)
