@@ -341,15 +341,15 @@ public struct ValidatedMPU6050Configuration: Hashable, Sendable {
   /// - INT_RD_CLEAR 0: status bits clear only when INT_STATUS itself is read. The sample path
   ///   never reads INT_STATUS (the edge says a sample is ready), and the polling fallback reads
   ///   it deliberately, so FIFO_OFLOW_INT cannot be cleared behind its back by a data burst.
-  public var interruptPinConfig: InterruptPinConfigRegister { .init(bits: 0x00) }
+  public var interruptPinConfig: InterruptPinConfigRegister { InterruptPinConfigRegister() }
 
   /// INT_ENABLE (`0x38`): DATA_RDY_EN when the interrupt is wanted, plus FIFO_OFLOW_EN when the
   /// FIFO is in use.
   public func interruptEnable(fifo: Bool) -> InterruptEnableRegister {
-    // DATA_RDY_EN is bit 0, FIFO_OFLOW_EN bit 4 (RM §4.15); built from bits because this runs
-    // at every configuration check.
-    InterruptEnableRegister(
-      bits: (configuration.dataReadyInterrupt ? 0x01 : 0) | (fifo ? 0x10 : 0))
+    var enable = InterruptEnableRegister()
+    enable.dataReady = configuration.dataReadyInterrupt
+    enable.fifoOverflow = fifo
+    return enable
   }
 
   /// PWR_MGMT_1 (`0x6B`): awake, temperature sensor on, clocked from the X gyroscope's PLL
@@ -363,8 +363,7 @@ public struct ValidatedMPU6050Configuration: Hashable, Sendable {
   /// cost: 1024 B holds 73 records (730 ms at 100 Hz) instead of 85 (850 ms); the fallback
   /// drains the FIFO every period, so neither is ever close.
   public var fifoEnable: FIFOEnableRegister {
-    // TEMP_FIFO_EN 7, XG/YG/ZG_FIFO_EN 6–4, ACCEL_FIFO_EN 3 (RM §4.6).
-    FIFOEnableRegister(bits: 0xF8)
+    .temperature | .gyroX | .gyroY | .gyroZ | .accelerometer
   }
 
   /// The conversion factors for this configuration on a chip of `family`.

@@ -31,8 +31,15 @@ public struct MPU6050RegisterDump: Hashable, Sendable, CustomStringConvertible {
   /// INT_STATUS is left out: reading it clears it.
   static func blocks(family: RegisterMapFamily) -> [(UInt8, Int)] {
     [
-      (0x0D, 4), (0x19, family == .mpu6500 ? 5 : 4), (0x23, 1), (0x37, 2), (0x3B, 14), (0x68, 1),
-      (0x6A, 3), (0x72, 2), (0x75, 1),
+      (SelfTestRegisters.x, 4),  // SELF_TEST_X … SELF_TEST_A
+      (SampleRateDividerRegister.address, family == .mpu6500 ? 5 : 4),  // … ACCEL_CONFIG(2)
+      (FIFOEnableRegister.address, 1),
+      (InterruptPinConfigRegister.address, 2),  // INT_PIN_CFG, INT_ENABLE
+      (MeasurementRegisters.accelXHigh, MeasurementRegisters.burstLength),
+      (SignalPathResetRegister.address, 1),
+      (UserControlRegister.address, 3),  // USER_CTRL, PWR_MGMT_1, PWR_MGMT_2
+      (FIFORegisters.countHigh, 2),
+      (WhoAmIRegister.address, 1),
     ]
   }
 
@@ -47,17 +54,18 @@ public struct MPU6050RegisterDump: Hashable, Sendable, CustomStringConvertible {
           separator: "")
     }
     switch register {
-    case 0x0D, 0x0E, 0x0F:
-      let axis = ["X", "Y", "Z"][Int(register - 0x0D)]
+    case SelfTestRegisters.x, SelfTestRegisters.y, SelfTestRegisters.z:
+      let axis = ["X", "Y", "Z"][Int(register - SelfTestRegisters.x)]
       let trim = SelfTestAxisRegister(bits: value)
       return (
         "SELF_TEST_\(axis)",
         "\(axis)G_TEST \(trim.gyroTrimCode), \(axis)A_TEST[4:2] \(trim.accelerometerTrimCodeHigh)"
       )
-    case 0x10:
+    case SelfTestAccelerometerRegister.address:
+      let low = SelfTestAccelerometerRegister(bits: value).accelerometerTrimCodeLow
       return (
-        "SELF_TEST_A",
-        "XA_TEST[1:0] \((value >> 4) & 3), YA_TEST[1:0] \((value >> 2) & 3), ZA_TEST[1:0] \(value & 3)"
+        SelfTestAccelerometerRegister.name,
+        "XA_TEST[1:0] \(low.x), YA_TEST[1:0] \(low.y), ZA_TEST[1:0] \(low.z)"
       )
     case SampleRateDividerRegister.address:
       return (
@@ -116,12 +124,12 @@ public struct MPU6050RegisterDump: Hashable, Sendable, CustomStringConvertible {
         InterruptStatusRegister.name,
         "DATA_RDY_INT \(status.dataReady ? 1 : 0), FIFO_OFLOW_INT \(status.fifoOverflow ? 1 : 0)"
       )
-    case 0x3B...0x48:
+    case MeasurementRegisters.accelXHigh...MeasurementRegisters.gyroZLow:
       let names = [
         "ACCEL_XOUT", "ACCEL_YOUT", "ACCEL_ZOUT", "TEMP_OUT", "GYRO_XOUT", "GYRO_YOUT",
         "GYRO_ZOUT",
       ]
-      let index = Int(register - 0x3B)
+      let index = Int(register - MeasurementRegisters.accelXHigh)
       return (names[index / 2] + (index % 2 == 0 ? "_H" : "_L"), "")
     case SignalPathResetRegister.address:
       return (SignalPathResetRegister.name, "write-only resets")
@@ -178,32 +186,38 @@ extension MPU6050Driver {
       }
     }
     // The measurements, decoded in pairs with the ranges the chip holds now.
-    let gyro = GyroConfigRegister(bits: values[0x1B]).fullScale
-    let accel = AccelConfigRegister(bits: values[0x1C]).fullScale
+    let gyro = GyroConfigRegister(bits: values[Int(GyroConfigRegister.address)]).fullScale
+    let accel = AccelConfigRegister(bits: values[Int(AccelConfigRegister.address)]).fullScale
+    let burst = Int(MeasurementRegisters.accelXHigh)
     let raw = values.withUnsafeBytes {
-      MPU6050RawSample(validated: UnsafeRawBufferPointer(rebasing: $0[0x3B..<0x49]))
+      MPU6050RawSample(
+        validated: UnsafeRawBufferPointer(
+          rebasing: $0[burst..<(burst + MeasurementRegisters.burstLength)]))
     }
     let sample = MPU6050Conversion.convert(
       raw,
       scale: MPU6050Scale(
         gyroFullScale: gyro, accelerometerFullScale: accel,
         temperature: identity?.temperature ?? .mpu6050))
-    let count = Int(values[0x72]) << 8 | Int(values[0x73])
+    let count =
+      Int(values[Int(FIFORegisters.countHigh)]) << 8 | Int(values[Int(FIFORegisters.countLow)])
     for index in entries.indices {
       switch entries[index].address {
-      case 0x3B, 0x3D, 0x3F:
-        let axis = Int(entries[index].address - 0x3B) / 2
+      case MeasurementRegisters.accelXHigh, MeasurementRegisters.accelYHigh,
+        MeasurementRegisters.accelZHigh:
+        let axis = Int(entries[index].address - MeasurementRegisters.accelXHigh) / 2
         entries[index].meaning =
           "\(raw.accelerometer[axis]) counts = "
           + "\(decimal(sample.specificForceMetersPerSecondSquared[axis])) m/s² (\(accel))"
-      case 0x41:
+      case MeasurementRegisters.temperatureHigh:
         entries[index].meaning =
           "\(raw.temperature) counts = \(decimal(sample.temperatureCelsius, fractionDigits: 2)) °C"
-      case 0x43, 0x45, 0x47:
-        let axis = Int(entries[index].address - 0x43) / 2
+      case MeasurementRegisters.gyroXHigh, MeasurementRegisters.gyroYHigh,
+        MeasurementRegisters.gyroZHigh:
+        let axis = Int(entries[index].address - MeasurementRegisters.gyroXHigh) / 2
         entries[index].meaning =
           "\(raw.gyro[axis]) counts = \(decimal(sample.angularRateRadiansPerSecond[axis], fractionDigits: 4)) rad/s (\(gyro))"
-      case 0x72:
+      case FIFORegisters.countHigh:
         entries[index].meaning = "\(count) bytes in the FIFO"
       default:
         break

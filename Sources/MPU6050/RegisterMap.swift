@@ -45,6 +45,40 @@ extension MPU6050Register {
   public var description: String { "\(Self.name) (\(hexByte(Self.address))) = \(hexByte(bits))" }
 }
 
+// MARK: - Flags
+
+/// A register's single-bit fields are also values of the register type holding that bit alone
+/// (`PowerManagement1Register.deviceReset` is `0x80`), so a change reads as the datasheet says
+/// it: `power | .sleep`, `control.removing(.fifoEnabled).inserting(.fifoReset)`. The `Bool`
+/// accessor of the same name reads or sets one bit of a value.
+extension MPU6050Register {
+  /// The bits of both.
+  @inlinable
+  public static func | (lhs: Self, rhs: Self) -> Self { Self(bits: lhs.bits | rhs.bits) }
+
+  /// This value with the bits of `flags` set, the others unchanged.
+  @inlinable
+  public func inserting(_ flags: Self) -> Self { Self(bits: bits | flags.bits) }
+
+  /// This value with the bits of `flags` clear, the others unchanged.
+  @inlinable
+  public func removing(_ flags: Self) -> Self { Self(bits: bits & ~flags.bits) }
+
+  /// Whether every bit of `flags` is set.
+  @inlinable
+  public func contains(_ flags: Self) -> Bool { bits & flags.bits == flags.bits }
+
+  /// Every bit clear (for PWR_MGMT_1 that is not its reset value, `0x40`).
+  @inlinable
+  public init() { self.init(bits: 0) }
+
+  /// Sets or clears the bits of `flags`.
+  @inlinable
+  mutating func set(_ flags: Self, _ value: Bool) {
+    self = value ? inserting(flags) : removing(flags)
+  }
+}
+
 /// The three axes, as a set: which self-test actuators are on, which axes are in standby.
 public struct AxisSet: OptionSet, Hashable, Sendable {
   public var rawValue: UInt8
@@ -67,6 +101,19 @@ public struct SelfTestAxisRegister: Hashable, Sendable {
   public var gyroTrimCode: UInt8 { bits & 0x1F }
   /// `XA_TEST[4:2]`, bits 7:5.
   public var accelerometerTrimCodeHigh: UInt8 { bits >> 5 }
+}
+
+/// SELF_TEST_A (`0x10`), RM §4.1: the lower two bits of each axis's accelerometer trim code,
+/// `XA_TEST[1:0]` (bits 5:4), `YA_TEST[1:0]` (3:2) and `ZA_TEST[1:0]` (1:0).
+public struct SelfTestAccelerometerRegister: MPU6050Register {
+  public static let address: UInt8 = 0x10
+  public static let name = "SELF_TEST_A"
+  public var bits: UInt8
+  public init(bits: UInt8) { self.bits = bits }
+  /// `XA_TEST[1:0]`, `YA_TEST[1:0]`, `ZA_TEST[1:0]`.
+  public var accelerometerTrimCodeLow: SIMD3<UInt8> {
+    SIMD3(field(shift: 4, width: 2), field(shift: 2, width: 2), field(shift: 0, width: 2))
+  }
 }
 
 /// The addresses of the self-test registers, RM §4.1.
@@ -195,6 +242,8 @@ public struct AccelConfig2Register: MPU6050Register {
   public static let name = "ACCEL_CONFIG2"
   public var bits: UInt8
   public init(bits: UInt8) { self.bits = bits }
+  /// ACCEL_FCHOICE_B alone.
+  @inlinable public static var filterBypassed: Self { Self(bits: 0x08) }
   public init(lowPassFilterCode: UInt8) { bits = lowPassFilterCode & 0x07 }
   /// A_DLPF_CFG, bits 2:0.
   public var lowPassFilterCode: UInt8 {
@@ -203,8 +252,8 @@ public struct AccelConfig2Register: MPU6050Register {
   }
   /// ACCEL_FCHOICE_B, bit 3: 1 bypasses the accelerometer filter.
   public var filterBypassed: Bool {
-    get { bit(3) }
-    set { setBit(3, newValue) }
+    get { contains(.filterBypassed) }
+    set { set(.filterBypassed, newValue) }
   }
 }
 
@@ -217,30 +266,40 @@ public struct FIFOEnableRegister: MPU6050Register {
   public static let name = "FIFO_EN"
   public var bits: UInt8
   public init(bits: UInt8) { self.bits = bits }
+  /// TEMP_FIFO_EN alone.
+  @inlinable public static var temperature: Self { Self(bits: 0x80) }
+  /// XG_FIFO_EN alone.
+  @inlinable public static var gyroX: Self { Self(bits: 0x40) }
+  /// YG_FIFO_EN alone.
+  @inlinable public static var gyroY: Self { Self(bits: 0x20) }
+  /// ZG_FIFO_EN alone.
+  @inlinable public static var gyroZ: Self { Self(bits: 0x10) }
+  /// ACCEL_FIFO_EN alone.
+  @inlinable public static var accelerometer: Self { Self(bits: 0x08) }
   /// TEMP_FIFO_EN, bit 7.
   public var temperature: Bool {
-    get { bit(7) }
-    set { setBit(7, newValue) }
+    get { contains(.temperature) }
+    set { set(.temperature, newValue) }
   }
   /// XG_FIFO_EN (bit 6), YG_FIFO_EN (5), ZG_FIFO_EN (4).
   public var gyro: AxisSet {
     get {
       var axes: AxisSet = []
-      if bit(6) { axes.insert(.x) }
-      if bit(5) { axes.insert(.y) }
-      if bit(4) { axes.insert(.z) }
+      if contains(.gyroX) { axes.insert(.x) }
+      if contains(.gyroY) { axes.insert(.y) }
+      if contains(.gyroZ) { axes.insert(.z) }
       return axes
     }
     set {
-      setBit(6, newValue.contains(.x))
-      setBit(5, newValue.contains(.y))
-      setBit(4, newValue.contains(.z))
+      set(.gyroX, newValue.contains(.x))
+      set(.gyroY, newValue.contains(.y))
+      set(.gyroZ, newValue.contains(.z))
     }
   }
   /// ACCEL_FIFO_EN, bit 3 (all three axes together).
   public var accelerometer: Bool {
-    get { bit(3) }
-    set { setBit(3, newValue) }
+    get { contains(.accelerometer) }
+    set { set(.accelerometer, newValue) }
   }
   /// SLV2/SLV1/SLV0_FIFO_EN, bits 2:0 (external sensors; Plumb leaves them off).
   public var externalSensors: UInt8 { bits & 0x07 }
@@ -258,41 +317,55 @@ public struct InterruptPinConfigRegister: MPU6050Register {
   public static let name = "INT_PIN_CFG"
   public var bits: UInt8
   public init(bits: UInt8) { self.bits = bits }
+  /// INT_LEVEL alone.
+  @inlinable public static var activeLow: Self { Self(bits: 0x80) }
+  /// INT_OPEN alone.
+  @inlinable public static var openDrain: Self { Self(bits: 0x40) }
+  /// LATCH_INT_EN alone.
+  @inlinable public static var latched: Self { Self(bits: 0x20) }
+  /// INT_RD_CLEAR alone.
+  @inlinable public static var clearOnAnyRead: Self { Self(bits: 0x10) }
+  /// FSYNC_INT_LEVEL alone.
+  @inlinable public static var fsyncActiveLow: Self { Self(bits: 0x08) }
+  /// FSYNC_INT_EN alone.
+  @inlinable public static var fsyncInterrupt: Self { Self(bits: 0x04) }
+  /// I2C_BYPASS_EN alone.
+  @inlinable public static var auxiliaryBypass: Self { Self(bits: 0x02) }
   /// INT_LEVEL, bit 7: `true` = active low.
   public var activeLow: Bool {
-    get { bit(7) }
-    set { setBit(7, newValue) }
+    get { contains(.activeLow) }
+    set { set(.activeLow, newValue) }
   }
   /// INT_OPEN, bit 6: `true` = open drain, `false` = push-pull.
   public var openDrain: Bool {
-    get { bit(6) }
-    set { setBit(6, newValue) }
+    get { contains(.openDrain) }
+    set { set(.openDrain, newValue) }
   }
   /// LATCH_INT_EN, bit 5: `true` = held until cleared, `false` = a 50 µs pulse (PS §6.4).
   public var latched: Bool {
-    get { bit(5) }
-    set { setBit(5, newValue) }
+    get { contains(.latched) }
+    set { set(.latched, newValue) }
   }
   /// INT_RD_CLEAR, bit 4: `true` = status bits clear on any read, `false` = only by reading
   /// INT_STATUS.
   public var clearOnAnyRead: Bool {
-    get { bit(4) }
-    set { setBit(4, newValue) }
+    get { contains(.clearOnAnyRead) }
+    set { set(.clearOnAnyRead, newValue) }
   }
   /// FSYNC_INT_LEVEL, bit 3.
   public var fsyncActiveLow: Bool {
-    get { bit(3) }
-    set { setBit(3, newValue) }
+    get { contains(.fsyncActiveLow) }
+    set { set(.fsyncActiveLow, newValue) }
   }
   /// FSYNC_INT_EN, bit 2.
   public var fsyncInterrupt: Bool {
-    get { bit(2) }
-    set { setBit(2, newValue) }
+    get { contains(.fsyncInterrupt) }
+    set { set(.fsyncInterrupt, newValue) }
   }
   /// I2C_BYPASS_EN, bit 1.
   public var auxiliaryBypass: Bool {
-    get { bit(1) }
-    set { setBit(1, newValue) }
+    get { contains(.auxiliaryBypass) }
+    set { set(.auxiliaryBypass, newValue) }
   }
 }
 
@@ -302,20 +375,26 @@ public struct InterruptEnableRegister: MPU6050Register {
   public static let name = "INT_ENABLE"
   public var bits: UInt8
   public init(bits: UInt8) { self.bits = bits }
+  /// FIFO_OFLOW_EN alone.
+  @inlinable public static var fifoOverflow: Self { Self(bits: 0x10) }
+  /// I2C_MST_INT_EN alone.
+  @inlinable public static var auxiliaryMaster: Self { Self(bits: 0x08) }
+  /// DATA_RDY_EN alone.
+  @inlinable public static var dataReady: Self { Self(bits: 0x01) }
   /// FIFO_OFLOW_EN, bit 4.
   public var fifoOverflow: Bool {
-    get { bit(4) }
-    set { setBit(4, newValue) }
+    get { contains(.fifoOverflow) }
+    set { set(.fifoOverflow, newValue) }
   }
   /// I2C_MST_INT_EN, bit 3.
   public var auxiliaryMaster: Bool {
-    get { bit(3) }
-    set { setBit(3, newValue) }
+    get { contains(.auxiliaryMaster) }
+    set { set(.auxiliaryMaster, newValue) }
   }
   /// DATA_RDY_EN, bit 0: a pulse each time all sensor registers have been written.
   public var dataReady: Bool {
-    get { bit(0) }
-    set { setBit(0, newValue) }
+    get { contains(.dataReady) }
+    set { set(.dataReady, newValue) }
   }
 }
 
@@ -326,12 +405,18 @@ public struct InterruptStatusRegister: MPU6050Register {
   public static let name = "INT_STATUS"
   public var bits: UInt8
   public init(bits: UInt8) { self.bits = bits }
+  /// FIFO_OFLOW_INT alone.
+  @inlinable public static var fifoOverflow: Self { Self(bits: 0x10) }
+  /// I2C_MST_INT alone.
+  @inlinable public static var auxiliaryMaster: Self { Self(bits: 0x08) }
+  /// DATA_RDY_INT alone.
+  @inlinable public static var dataReady: Self { Self(bits: 0x01) }
   /// FIFO_OFLOW_INT, bit 4: the FIFO overflowed (its oldest data was lost).
-  public var fifoOverflow: Bool { bit(4) }
+  public var fifoOverflow: Bool { contains(.fifoOverflow) }
   /// I2C_MST_INT, bit 3.
-  public var auxiliaryMaster: Bool { bit(3) }
+  public var auxiliaryMaster: Bool { contains(.auxiliaryMaster) }
   /// DATA_RDY_INT, bit 0: a new sample was written to the sensor registers.
-  public var dataReady: Bool { bit(0) }
+  public var dataReady: Bool { contains(.dataReady) }
 }
 
 // MARK: - Measurements (RM §4.17–4.19)
@@ -343,10 +428,18 @@ public struct InterruptStatusRegister: MPU6050Register {
 public enum MeasurementRegisters {
   /// ACCEL_XOUT_H, `0x3B` (RM §4.17): the start of the 14-byte burst.
   public static let accelXHigh: UInt8 = 0x3B
+  /// ACCEL_YOUT_H, `0x3D` (RM §4.17).
+  public static let accelYHigh: UInt8 = 0x3D
+  /// ACCEL_ZOUT_H, `0x3F` (RM §4.17).
+  public static let accelZHigh: UInt8 = 0x3F
   /// TEMP_OUT_H, `0x41` (RM §4.18).
   public static let temperatureHigh: UInt8 = 0x41
   /// GYRO_XOUT_H, `0x43` (RM §4.19).
   public static let gyroXHigh: UInt8 = 0x43
+  /// GYRO_YOUT_H, `0x45` (RM §4.19).
+  public static let gyroYHigh: UInt8 = 0x45
+  /// GYRO_ZOUT_H, `0x47` (RM §4.19).
+  public static let gyroZHigh: UInt8 = 0x47
   /// GYRO_ZOUT_L, `0x48`: the last byte of the burst.
   public static let gyroZLow: UInt8 = 0x48
   /// 14 bytes: accelerometer X, Y, Z, temperature, gyroscope X, Y, Z.
@@ -362,20 +455,26 @@ public struct SignalPathResetRegister: MPU6050Register {
   public static let name = "SIGNAL_PATH_RESET"
   public var bits: UInt8
   public init(bits: UInt8) { self.bits = bits }
+  /// GYRO_RESET alone.
+  @inlinable public static var gyro: Self { Self(bits: 0x04) }
+  /// ACCEL_RESET alone.
+  @inlinable public static var accelerometer: Self { Self(bits: 0x02) }
+  /// TEMP_RESET alone.
+  @inlinable public static var temperature: Self { Self(bits: 0x01) }
   /// GYRO_RESET, bit 2.
   public var gyro: Bool {
-    get { bit(2) }
-    set { setBit(2, newValue) }
+    get { contains(.gyro) }
+    set { set(.gyro, newValue) }
   }
   /// ACCEL_RESET, bit 1.
   public var accelerometer: Bool {
-    get { bit(1) }
-    set { setBit(1, newValue) }
+    get { contains(.accelerometer) }
+    set { set(.accelerometer, newValue) }
   }
   /// TEMP_RESET, bit 0.
   public var temperature: Bool {
-    get { bit(0) }
-    set { setBit(0, newValue) }
+    get { contains(.temperature) }
+    set { set(.temperature, newValue) }
   }
 }
 
@@ -385,35 +484,47 @@ public struct UserControlRegister: MPU6050Register {
   public static let name = "USER_CTRL"
   public var bits: UInt8
   public init(bits: UInt8) { self.bits = bits }
+  /// FIFO_EN alone.
+  @inlinable public static var fifoEnabled: Self { Self(bits: 0x40) }
+  /// I2C_MST_EN alone.
+  @inlinable public static var auxiliaryMasterEnabled: Self { Self(bits: 0x20) }
+  /// I2C_IF_DIS alone.
+  @inlinable public static var primaryInterfaceDisabled: Self { Self(bits: 0x10) }
+  /// FIFO_RESET alone: with FIFO_EN 0, as emptying the FIFO needs (RM §4.27).
+  @inlinable public static var fifoReset: Self { Self(bits: 0x04) }
+  /// I2C_MST_RESET alone.
+  @inlinable public static var auxiliaryMasterReset: Self { Self(bits: 0x02) }
+  /// SIG_COND_RESET alone.
+  @inlinable public static var signalConditionReset: Self { Self(bits: 0x01) }
   /// FIFO_EN, bit 6: the FIFO accepts data.
   public var fifoEnabled: Bool {
-    get { bit(6) }
-    set { setBit(6, newValue) }
+    get { contains(.fifoEnabled) }
+    set { set(.fifoEnabled, newValue) }
   }
   /// I2C_MST_EN, bit 5.
   public var auxiliaryMasterEnabled: Bool {
-    get { bit(5) }
-    set { setBit(5, newValue) }
+    get { contains(.auxiliaryMasterEnabled) }
+    set { set(.auxiliaryMasterEnabled, newValue) }
   }
   /// I2C_IF_DIS, bit 4 (MPU-6000 SPI only; always 0 on the MPU-6050).
   public var primaryInterfaceDisabled: Bool {
-    get { bit(4) }
-    set { setBit(4, newValue) }
+    get { contains(.primaryInterfaceDisabled) }
+    set { set(.primaryInterfaceDisabled, newValue) }
   }
   /// FIFO_RESET, bit 2: empties the FIFO "when set to 1 while FIFO_EN equals 0"; clears itself.
   public var fifoReset: Bool {
-    get { bit(2) }
-    set { setBit(2, newValue) }
+    get { contains(.fifoReset) }
+    set { set(.fifoReset, newValue) }
   }
   /// I2C_MST_RESET, bit 1.
   public var auxiliaryMasterReset: Bool {
-    get { bit(1) }
-    set { setBit(1, newValue) }
+    get { contains(.auxiliaryMasterReset) }
+    set { set(.auxiliaryMasterReset, newValue) }
   }
   /// SIG_COND_RESET, bit 0: resets the signal paths and clears the sensor registers.
   public var signalConditionReset: Bool {
-    get { bit(0) }
-    set { setBit(0, newValue) }
+    get { contains(.signalConditionReset) }
+    set { set(.signalConditionReset, newValue) }
   }
 }
 
@@ -440,6 +551,14 @@ public struct PowerManagement1Register: MPU6050Register {
   public static let resetValue: UInt8 = 0x40
   public var bits: UInt8
   public init(bits: UInt8) { self.bits = bits }
+  /// DEVICE_RESET alone: what start-up and recovery write to reset the chip.
+  @inlinable public static var deviceReset: Self { Self(bits: 0x80) }
+  /// SLEEP alone.
+  @inlinable public static var sleep: Self { Self(bits: 0x40) }
+  /// CYCLE alone.
+  @inlinable public static var cycle: Self { Self(bits: 0x20) }
+  /// TEMP_DIS alone.
+  @inlinable public static var temperatureDisabled: Self { Self(bits: 0x08) }
   public init(clockSource: ClockSource, sleep: Bool = false) {
     bits = 0
     self.clockSource = clockSource
@@ -447,23 +566,23 @@ public struct PowerManagement1Register: MPU6050Register {
   }
   /// DEVICE_RESET, bit 7: resets every register to its default; clears itself when done.
   public var deviceReset: Bool {
-    get { bit(7) }
-    set { setBit(7, newValue) }
+    get { contains(.deviceReset) }
+    set { set(.deviceReset, newValue) }
   }
   /// SLEEP, bit 6: low-power sleep. Set after every reset.
   public var sleep: Bool {
-    get { bit(6) }
-    set { setBit(6, newValue) }
+    get { contains(.sleep) }
+    set { set(.sleep, newValue) }
   }
   /// CYCLE, bit 5: wake periodically for one accelerometer sample.
   public var cycle: Bool {
-    get { bit(5) }
-    set { setBit(5, newValue) }
+    get { contains(.cycle) }
+    set { set(.cycle, newValue) }
   }
   /// TEMP_DIS, bit 3: disables the temperature sensor.
   public var temperatureDisabled: Bool {
-    get { bit(3) }
-    set { setBit(3, newValue) }
+    get { contains(.temperatureDisabled) }
+    set { set(.temperatureDisabled, newValue) }
   }
   /// CLKSEL, bits 2:0.
   public var clockSource: ClockSource {

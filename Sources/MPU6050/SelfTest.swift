@@ -36,11 +36,13 @@ public enum MPU6050SelfTest {
 
     /// Decodes the four registers 0x0D, 0x0E, 0x0F, 0x10, read in that order.
     public init(registers x: UInt8, _ y: UInt8, _ z: UInt8, _ a: UInt8) {
-      gyro = SIMD3(x & 0x1F, y & 0x1F, z & 0x1F)
-      accelerometer = SIMD3(
-        (x >> 5) << 2 | (a >> 4) & 0x03,
-        (y >> 5) << 2 | (a >> 2) & 0x03,
-        (z >> 5) << 2 | a & 0x03)
+      let (x, y, z) = (
+        SelfTestAxisRegister(bits: x), SelfTestAxisRegister(bits: y), SelfTestAxisRegister(bits: z)
+      )
+      gyro = SIMD3(x.gyroTrimCode, y.gyroTrimCode, z.gyroTrimCode)
+      let high = SIMD3(
+        x.accelerometerTrimCodeHigh, y.accelerometerTrimCodeHigh, z.accelerometerTrimCodeHigh)
+      accelerometer = high &<< 2 | SelfTestAccelerometerRegister(bits: a).accelerometerTrimCodeLow
     }
   }
 

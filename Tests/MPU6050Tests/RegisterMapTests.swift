@@ -11,6 +11,7 @@ struct RegisterMapTests {
     #expect(SelfTestRegisters.y == 0x0E)
     #expect(SelfTestRegisters.z == 0x0F)
     #expect(SelfTestRegisters.a == 0x10)
+    #expect(SelfTestAccelerometerRegister.address == 0x10)
     #expect(SampleRateDividerRegister.address == 0x19)
     #expect(ConfigRegister.address == 0x1A)
     #expect(GyroConfigRegister.address == 0x1B)
@@ -21,8 +22,12 @@ struct RegisterMapTests {
     #expect(InterruptEnableRegister.address == 0x38)
     #expect(InterruptStatusRegister.address == 0x3A)
     #expect(MeasurementRegisters.accelXHigh == 0x3B)
+    #expect(MeasurementRegisters.accelYHigh == 0x3D)
+    #expect(MeasurementRegisters.accelZHigh == 0x3F)
     #expect(MeasurementRegisters.temperatureHigh == 0x41)
     #expect(MeasurementRegisters.gyroXHigh == 0x43)
+    #expect(MeasurementRegisters.gyroYHigh == 0x45)
+    #expect(MeasurementRegisters.gyroZHigh == 0x47)
     #expect(MeasurementRegisters.gyroZLow == 0x48)
     #expect(MeasurementRegisters.burstLength == 14)
     #expect(SignalPathResetRegister.address == 0x68)
@@ -224,6 +229,17 @@ struct RegisterMapTests {
     register.accelerometer = true
     register.temperature = true
     #expect(register.bits == 0x07)
+  }
+
+  @Test("SELF_TEST_X/Y/Z: XA_TEST[4:2] 7:5, XG_TEST 4:0; SELF_TEST_A: XA 5:4, YA 3:2, ZA 1:0")
+  func selfTestRegisters() {
+    #expect(SelfTestAxisRegister(bits: 0xE1).accelerometerTrimCodeHigh == 0b111)
+    #expect(SelfTestAxisRegister(bits: 0xE1).gyroTrimCode == 1)
+    #expect(SelfTestAxisRegister(bits: 0x1F).gyroTrimCode == 31)
+    #expect(SelfTestAccelerometerRegister(bits: 0x30).accelerometerTrimCodeLow == SIMD3(3, 0, 0))
+    #expect(SelfTestAccelerometerRegister(bits: 0x0C).accelerometerTrimCodeLow == SIMD3(0, 3, 0))
+    #expect(SelfTestAccelerometerRegister(bits: 0x03).accelerometerTrimCodeLow == SIMD3(0, 0, 3))
+    #expect(SelfTestAccelerometerRegister(bits: 0x24).accelerometerTrimCodeLow == SIMD3(2, 1, 0))
   }
 
   @Test("a register prints its name, address and value")
