@@ -109,6 +109,11 @@ public enum ScenarioCatalog {
           restSeconds: 60, turnRadians: 0, totalSeconds: seconds)
       }),
     Entry(
+      name: "power-on-turning",
+      summary:
+        "switched on turning at 2 °/s about an axis 60° from vertical for 60 s, die warming; then rests",
+      naturalSeconds: 120, make: { _, seconds in PowerOnInSlowRotation(totalSeconds: seconds) }),
+    Entry(
       name: "long-stillness",
       summary: "lying still for hours, the room drifting ±1.5 °C, the gyro bias wandering slowly",
       naturalSeconds: 4 * 3600, sensor: ScenarioSensorConditions(gyroBiasRandomWalk: 2e-5),
