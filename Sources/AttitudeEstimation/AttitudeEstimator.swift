@@ -126,6 +126,7 @@ public struct AttitudeEstimator: Sendable {
     clock = SampleClock(settings: settings.sampleClock)
     let period = settings.sampleClock.nominalPeriodSeconds ?? 0.01
     restDetector = RestDetector(settings: settings.rest, samplePeriodSeconds: period)
+    restDetector.setAccelerometerNoiseDensity(settings.noise.accelerometerNoiseDensity)
     biasEstimator = GyroBiasEstimator(settings: settings.bias, noise: settings.noise)
     hasTemperatureModel = biasEstimator.hasTemperatureModel
     let gravity = settings.gravityMetersPerSecondSquared

@@ -19,6 +19,14 @@ import Geometry
 ///    **stationary**: the mean rates of its three thirds agree within `stationaritySigmas`
 ///    standard deviations of the noise measured from successive differences. A rotation whose
 ///    rate drifts slowly through or near zero is quiet, but it has a trend or a curvature.
+///    And **gravity must stay put**: the accelerometer's means over the first and the last third
+///    must point the same way within the accelerometer's noise (`gravityTurnSigmas`) and never
+///    further apart than `maximumGravityTurnRate` allows. A steady rotation about a horizontal
+///    axis has a constant gyro rate (quiet and stationary) and moves the accelerometer slowly
+///    enough to stay quiet, but it turns gravity in the body: 0.5 °/s over the second between
+///    the thirds' middles is 0.086 m/s², eleven times the noise of the difference of two thirds'
+///    means of an MPU-6050 (400 µg/√Hz, PS §6.2). Without this test such a rotation at power-on
+///    was a rest, and the rest wrote the rotation into the bias with a tight uncertainty.
 /// 3. **Consistency with the bias** (supplied by the caller): a steady rotation is quiet and
 ///    stationary too, and about the vertical the accelerometer cannot see it. So the window
 ///    mean must lie within `biasConsistencySigmas` standard deviations (bias uncertainty plus
@@ -80,6 +88,22 @@ public struct RestDetector: Hashable, Sendable {
     /// a sustained push or a vehicle accelerating steadily is quiet too, but it is not rest,
     /// and taking the tilt from it would be wrong. Default 5° (a 0.09 g push).
     public var maximumTiltDisagreementRadians: Double
+    /// How many standard deviations of the accelerometer's noise the gravity direction may turn
+    /// between the dwell's first and last thirds (their means, m/s², compared as directions).
+    /// The noise is the configured one (`SensorNoise`'s density, set by the estimator). Default
+    /// 4: the angle's two components are Gaussian, so a true rest is refused with probability
+    /// e^(−4²/2) = 3 · 10⁻⁴ per dwell; at the MPU-6050's noise and 100 Hz (σ = 0.039 m/s² per
+    /// sample, thirds of 50 samples) that is 0.18° over the 1 s between the thirds' middles. A
+    /// unit noisier than configured has more of its rests refused (3 % of dwells at 1.5 times
+    /// the noise, 14 % at twice), each of which only delays the rest by a dwell.
+    public var gravityTurnSigmas: Double
+    /// The fastest gravity may turn in the body during a dwell that is a rest, rad/s, whatever
+    /// the noise: the noise bound above is capped at this rate times the time between the
+    /// thirds' middles. Default 0.25 °/s, half of 0.5 °/s, the slowest steady rotation about a
+    /// horizontal axis that must never be a rest: with the default noise the cap does not bind
+    /// (0.18 °/s), with an accelerometer noisier than 540 µg/√Hz or a vibrating mount it does,
+    /// and a rotation of 0.5 °/s still turns gravity by twice what is allowed.
+    public var maximumGravityTurnRateRadiansPerSecond: Double
 
     public init(
       isEnabled: Bool = true,
@@ -89,9 +113,12 @@ public struct RestDetector: Hashable, Sendable {
       biasConsistencySigmas: Double = 4,
       biasConsistencyFloorRadiansPerSecond: Double = 0.05 * .pi / 180,
       maximumBiasJumpRadiansPerSecond: Double = 0.5 * .pi / 180, stationaritySigmas: Double = 3,
-      maximumTiltDisagreementRadians: Double = 5 * .pi / 180
+      maximumTiltDisagreementRadians: Double = 5 * .pi / 180, gravityTurnSigmas: Double = 4,
+      maximumGravityTurnRateRadiansPerSecond: Double = 0.25 * .pi / 180
     ) {
       self.maximumTiltDisagreementRadians = maximumTiltDisagreementRadians
+      self.gravityTurnSigmas = gravityTurnSigmas
+      self.maximumGravityTurnRateRadiansPerSecond = maximumGravityTurnRateRadiansPerSecond
       self.isEnabled = isEnabled
       self.gyroDeviationThresholdRadiansPerSecond = gyroDeviationThresholdRadiansPerSecond
       self.accelerationDeviationThresholdMetersPerSecondSquared =
@@ -142,6 +169,10 @@ public struct RestDetector: Hashable, Sendable {
       if !(meanTimeConstantSeconds > 0) { return "rest mean time constant must be positive" }
       if !(minimumDurationSeconds >= 0) { return "rest minimum duration must not be negative" }
       if !(biasConsistencySigmas > 0) { return "rest bias consistency must be positive" }
+      if !(gravityTurnSigmas > 0) { return "rest gravity turn sigmas must be positive" }
+      if !(maximumGravityTurnRateRadiansPerSecond > 0) {
+        return "rest maximum gravity turn rate must be positive"
+      }
       return nil
     }
   }
@@ -202,6 +233,8 @@ public struct RestDetector: Hashable, Sendable {
   /// a gyro bias (`horizontalRotationIsBias`).
   private var firstThirdAccelerationSum: Vector3 = .zero
   private var twoThirdsAccelerationSum: Vector3 = .zero
+  /// The configured accelerometer noise density squared, (m/s²)²/Hz (`SensorNoise`).
+  private var accelerometerNoiseDensitySquared: Double
   private var samplePeriodSeconds: Double = 0.01
   /// The bias when the rest began, and its variance: during a rest the window mean is held
   /// against it (not against the estimate the rest is refining, which would follow a slow
@@ -242,7 +275,15 @@ public struct RestDetector: Hashable, Sendable {
     let f = settings.biasConsistencyFloorRadiansPerSecond
     floorSquared = f * f
     trendSquared = settings.stationaritySigmas * settings.stationaritySigmas
+    let density = SensorNoise.mpu6050.accelerometerNoiseDensity
+    accelerometerNoiseDensitySquared = density * density
     setSamplePeriod(samplePeriodSeconds)
+  }
+
+  /// The accelerometer's configured white noise, m/s²/√Hz (`SensorNoise`; the MPU-6050's
+  /// 400 µg/√Hz until set): the gravity test's noise is never taken below it.
+  public mutating func setAccelerometerNoiseDensity(_ density: Double) {
+    accelerometerNoiseDensitySquared = density * density
   }
 
   /// Converts the durations into sample counts for this period. Call when the period estimate
@@ -390,7 +431,9 @@ public struct RestDetector: Hashable, Sendable {
   /// A whole dwell was quiet: rest if it is stationary and consistent with the bias.
   @inline(never)
   mutating func completeDwell(bias: Vector3, biasVariance: Vector3, up: Vector3) -> Transition {
-    guard isStationary() else {
+    // A rate that drifts, or a steady rotation that turns gravity, is motion: the stretch
+    // starts again, as after a sample that is not quiet.
+    guard isStationary() && gravityStaysPut() else {
       quietSamples = 0
       return .none
     }
@@ -492,6 +535,33 @@ public struct RestDetector: Hashable, Sendable {
         && d.z * d.z <= s * variance.z
     }
     return agree(m1, m2, n1, n2) && agree(m2, m3, n2, n3) && agree(m1, m3, n1, n3)
+  }
+
+  /// Whether gravity pointed the same way, within the accelerometer's noise, at the start and
+  /// the end of the dwell: the directions of the accelerometer's means over the first and the
+  /// last third. Each component of the angle between them has the variance
+  /// `σ² · (1/n₁ + 1/n₃) / g²`, σ² one sample's noise per axis: the configured density²/dt
+  /// (the means' noise at any rate, also when a low-pass filter correlates the samples, which
+  /// lowers the per-sample figure but not the means'). The angle must lie within
+  /// `gravityTurnSigmas` of that, and within `maximumGravityTurnRate` times the time between
+  /// the thirds' middles. Cost: a few dozen operations once per completed dwell, nothing per
+  /// sample.
+  private func gravityStaysPut() -> Bool {
+    let (n1, n2, n3) = thirds
+    // Too short a dwell to split is taken as `isStationary` takes it.
+    guard n1 >= 2, n3 >= 2 else { return true }
+    let start = firstThirdAccelerationSum / n1
+    let end = (stretchAccelerationSum - twoThirdsAccelerationSum) / n3
+    let norms = start.squaredLength * end.squaredLength
+    guard norms > 0 else { return false }
+    // sin² of the angle between them.
+    let turnedSquared = start.cross(end).squaredLength / norms
+    let sampleVariance = accelerometerNoiseDensitySquared / samplePeriodSeconds
+    let k = settings.gravityTurnSigmas
+    let noise = k * k * sampleVariance * (1 / n1 + 1 / n3) / norms.squareRoot()
+    let seconds = (0.5 * n1 + n2 + 0.5 * n3) * samplePeriodSeconds
+    let cap = settings.maximumGravityTurnRateRadiansPerSecond * seconds
+    return turnedSquared <= min(noise, cap * cap)
   }
 
   /// Whether a horizontal difference between the dwell's mean rate and the bias,

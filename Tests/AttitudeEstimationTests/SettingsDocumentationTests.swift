@@ -98,6 +98,9 @@ import Testing
         s.rest.biasConsistencySigmas, s.rest.maximumBiasJumpRadiansPerSecond * degrees,
       ],
       "`rest.stationaritySigmas`": [s.rest.stationaritySigmas],
+      "`rest.gravityTurnSigmas` / `maximumGravityTurnRate…`": [
+        s.rest.gravityTurnSigmas, s.rest.maximumGravityTurnRateRadiansPerSecond * degrees,
+      ],
       "`bias.initialUncertainty…`": [s.bias.initialUncertaintyRadiansPerSecond * degrees],
       "`bias.motionUncertainty…`": [s.bias.motionUncertaintyRadiansPerSecond * degrees],
       "`bias.temperatureCoefficientUncertainty…`": [
