@@ -525,13 +525,17 @@ extension RunSummary {
   }
 
   /// The quiet dwells the rest detector refused as slow turns, when there were any: a board
-  /// that sat still and shows these has a bias far from what it was told.
+  /// that sat still and shows these has a bias far from what it was told — by its calibration
+  /// file, or by a first rest taken while it turned steadily about the vertical, which nothing
+  /// can tell from bias (Sources/AttitudeEstimation/README.md, "A steady turn at power-on").
   var refusedRests: String {
     guard rests.refusedAsTurning > 0 else { return "" }
     let rate = rests.lastRefusedRateRadiansPerSecond * 180 / .pi
     return " (\(rests.refusedAsTurning) quiet dwells refused as a slow turn, the last at "
-      + "\(format3(rate)) °/s from the bias: if the board was still, its calibration's bias is "
-      + "that far off: measure it again, plumb record on the bench then plumb-cal gyro)"
+      + "\(format3(rate)) °/s from the bias: if the board was still, its bias is that far off: "
+      + "its calibration's (measure it again, plumb record on the bench then plumb-cal gyro), "
+      + "or one its first rest took while it turned steadily about the vertical (keep it still "
+      + "when it starts))"
   }
 }
 

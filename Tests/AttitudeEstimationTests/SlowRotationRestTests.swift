@@ -175,4 +175,23 @@ private func settings(rateHertz: Double, configuredNoiseFactor: Double?)
     // The 90° turn about the vertical after it, and the rest that ends the run.
     #expect(abs(headingError(samples.last!) - headingError(atRest)) < 1)
   }
+
+  /// About the vertical nothing sees a steady turn: switched on turning at 2 °/s about the
+  /// vertical, the first dwell is a rest, and it takes the turn for bias (the estimator README's
+  /// "A steady turn at power-on" says why the rest still claims it). What is honest is the
+  /// contradiction: the true rest after the stop disagrees with that bias by the turn's rate,
+  /// and is refused as a slow turn and counted with that rate — `plumb run`'s summary prints it.
+  @Test func aSteadyTurnAboutTheVerticalAtPowerOnIsTakenForBiasAndTheNextRestSaysSo() {
+    let motion = PowerOnInSlowRotation(axisTiltRadians: 0)
+    let samples = run(
+      motion, sensor: mpuLike(offset: Vector3(radians(1.5), radians(-2), radians(0.7))),
+      seed: 34)
+    let stop = Int((motion.turnSeconds + motion.stopSeconds) * 100)
+    #expect(samples[..<stop].contains { $0.estimate.isAtRest })
+    let statistics = samples[stop + 1500].restStatistics
+    #expect(statistics.refusedAsTurning >= 1)
+    #expect(
+      abs(degrees(statistics.lastRefusedRateRadiansPerSecond) - 2) < 0.1,
+      "refused at \(degrees(statistics.lastRefusedRateRadiansPerSecond)) °/s")
+  }
 }

@@ -222,8 +222,9 @@ import Testing
 }
 
 @Suite struct RunSummaryTests {
-  /// A still board that never rests because its calibration is far off says so at the end of
-  /// the run, with the rate and what to do; a run without refusals does not mention them.
+  /// A still board that never rests because its bias is far off (its calibration, or a first
+  /// rest taken while it turned about the vertical) says so at the end of the run, with the
+  /// rate and what to do; a run without refusals does not mention them.
   @Test func refusedRestsAreReportedWithTheRateAndTheFix() {
     var rests = RestStatistics()
     rests.rests = 2
@@ -236,6 +237,8 @@ import Testing
     #expect(
       summary.description.contains("7 quiet dwells refused as a slow turn, the last at 1.250 °/s"))
     #expect(summary.description.contains("plumb-cal gyro"))
+    // Or the first rest was a steady turn about the vertical, which nothing can tell from bias.
+    #expect(summary.description.contains("turned steadily about the vertical"))
   }
 
   /// Restarts of the tilt after gaps (`AttitudeEstimator.gapReacquisitions`) are counted at
