@@ -14,7 +14,10 @@ public struct EstimateFlags: OptionSet, Hashable, Sendable {
   public static let accelerationRejected = EstimateFlags(rawValue: 1 << 2)
   /// Rejection lasted too long: the accelerometer is trusted again until it agrees.
   public static let recovering = EstimateFlags(rawValue: 1 << 3)
-  /// At least one sample is missing before this one (interval > 1.5 × the sample period).
+  /// At least one sample is missing before this one (interval > 1.5 × the sample period),
+  /// however long: a gap longer than `SampleClock.Settings.maximumIntegrationIntervalSeconds`
+  /// is integrated over that much only (`integrationIntervalSeconds`), its missed samples
+  /// counted over all of it.
   public static let gap = EstimateFlags(rawValue: 1 << 4)
   /// The input sample was marked clipped (a reading at ≥ 98 % of full scale).
   public static let clippedInput = EstimateFlags(rawValue: 1 << 5)
@@ -28,10 +31,14 @@ public struct EstimateFlags: OptionSet, Hashable, Sendable {
   public static let restStarted = EstimateFlags(rawValue: 1 << 8)
   /// The gyro-bias estimate hit `GyroBiasSettings.maximumBiasRadiansPerSecond`.
   public static let biasLimited = EstimateFlags(rawValue: 1 << 9)
-  /// The gyro bias about the vertical is not known to `headingUncertainBiasRadiansPerSecond`
-  /// (0.1 °/s, 1σ): the heading may drift by more than 6° a minute while the body moves — an
-  /// uncalibrated gyro before its first rest (up to ±20 °/s), or minutes of motion without a
-  /// rest since. The tilt is unaffected (the accelerometer holds it).
+  /// The heading is not known as well as the gyro would know it. Either the gyro bias about
+  /// the vertical is not known to `headingUncertainBiasRadiansPerSecond` (0.1 °/s, 1σ): the
+  /// heading may drift by more than 6° a minute while the body moves — an uncalibrated gyro
+  /// before its first rest (up to ±20 °/s), or minutes of motion without a rest since. Or a gap
+  /// in the samples (or samples found suspect after the fact) may have moved it by 1° or more
+  /// unseen (`AttitudeEstimator.GapSettings`): flagged from the sample after it until a rest
+  /// begins, or for 10 s per degree the gap may have left (30 minutes at most). The tilt is
+  /// unaffected (the accelerometer holds it).
   public static let headingUncertain = EstimateFlags(rawValue: 1 << 10)
 }
 

@@ -35,7 +35,10 @@ import Geometry
 ///    accelerometer is trusted again).
 /// 7. **Gaps** (`GapReacquisition`): a gap is integrated with the rate after it (and the
 ///    inclination filter does not run over it); after one of 0.2 s or more in which the body
-///    may have tilted the tilt restarts as at start (`reacquire`).
+///    may have tilted the tilt restarts as at start (`reacquire`). A gap counts in full even
+///    where its integration is capped (missed samples, the bias's random walk), and one that
+///    may have moved the heading by 1° or more is flagged `.headingUncertain` until a rest or
+///    for as long as `GapSettings` says (`accountForGap`).
 /// 8. **Rest start** re-anchors (`RestAnchoring`): the bias takes the mean rate of the whole
 ///    quiet window, the heading drift integrated during the window is undone, the heading
 ///    drift implied by the bias change since the last rest is taken back, and the tilt is taken
@@ -185,9 +188,13 @@ public struct AttitudeEstimator: Sendable {
       Self.isPlausible(
         gyro: sample.angularRateRadiansPerSecond, accel: sample.specificForceMetersPerSecondSquared)
     else { return rejected(sample, flag: .invalidInput) }
+    let previousTimestamp = clock.lastTimestamp
     let step = clock.advance(toNanoseconds: sample.timestampNanoseconds)
     if step.isRejected { return rejected(sample, flag: .timestampRejected) }
     if step.isFirst { return start(sample) }
+    if step.isGap || reacquisition.suspectSeconds > 0 {
+      accountForGap(sample, step: step, previousTimestamp: previousTimestamp)
+    }
     if step.isGap
       && mayHaveTilted(sample, inSeconds: Double(step.missedSamples + 1) * clock.periodSeconds)
     {
@@ -366,6 +373,7 @@ public struct AttitudeEstimator: Sendable {
   /// the motion-bias measurement.
   private mutating func blockHousekeeping(atRest: Bool) {
     let seconds = block.seconds
+    reacquisition.elapse(seconds: seconds)
     let count = block.forceSamples
     let force = count > 0 ? block.force * (1 / Double(count)) : Vector3(0, 0, 0)
     let dx = block.correctionX
@@ -429,7 +437,8 @@ public struct AttitudeEstimator: Sendable {
     output.refreshStateFlags(
       isRejecting: rejection.weight < 1, isRecovering: rejection.isRecovering,
       isInitialising: inclination.isInitialising, isAtRest: restDetector.isAtRest,
-      isBiasLimited: biasEstimator.isLimited, biasVariance: biasEstimator.variance, up: up)
+      isBiasLimited: biasEstimator.isLimited, isHeadingGuessed: reacquisition.isHeadingGuessed,
+      biasVariance: biasEstimator.variance, up: up)
     restUp = restDetector.isAtRest ? up : Vector3(0, 0, 1)
     propagation.setCorrectionRate(inclination.correctionRateX, inclination.correctionRateY)
   }
@@ -526,6 +535,7 @@ public struct AttitudeEstimator: Sendable {
         meanAcceleration: restDetector.stretchAccelerationSum / Double(samples),
         up: propagation.up, biasVariance: biasEstimator.variance)
       {
+        if anchoring.holdsAtRest { reacquisition.headingReanchored() }
         reanchor(samples: samples, temperatureOffset: temperatureOffset)
         flags.insert(.restStarted)
         restStatistics.rests &+= 1
@@ -634,6 +644,40 @@ public struct AttitudeEstimator: Sendable {
         lengthShare: lengthShare)
   }
 
+  /// A gap before this sample (its whole length: `step` integrates at most
+  /// `maximumIntegrationIntervalSeconds` of it), or samples before it reported suspect: the
+  /// bias walked over all of the time, and the heading may have moved unseen
+  /// (`GapSettings`): flagged `.headingUncertain` when by `headingStepRadians` or more.
+  @inline(never)
+  private mutating func accountForGap(
+    _ sample: InertialSample, step: SampleClock.Step, previousTimestamp: Int64
+  ) {
+    var unobserved = 0.0
+    var notIntegrated = 0.0
+    if step.isGap {
+      let interval = Double(sample.timestampNanoseconds &- previousTimestamp) * 1e-9
+      unobserved = max(0, interval - clock.periodSeconds)
+      notIntegrated = max(0, interval - step.intervalSeconds)
+      // The bias walked over the whole gap. In motion the blocks predict it over the time
+      // integrated, and this the rest; at rest they do not (the rest measures it), and
+      // nothing measured it while no sample came.
+      let walked =
+        anchoring.holdsAtRest && restDetector.isAtRest ? unobserved : notIntegrated
+      if walked > 0 { biasEstimator.predict(seconds: walked) }
+    }
+    // Suspect samples were integrated with rates that may be wrong: as if not at all.
+    let suspect = reacquisition.suspectSeconds
+    unobserved += suspect
+    notIntegrated += suspect
+    let rate = sample.angularRateRadiansPerSecond - bias(atCelsius: sample.temperatureCelsius)
+    if reacquisition.headingMayHaveStepped(
+      unobservedSeconds: unobserved, notIntegratedSeconds: notIntegrated,
+      verticalRate: rate.dot(propagation.up))
+    {
+      refreshBlockState()
+    }
+  }
+
   /// Whether samples before this one were reported suspect (`distrustRecentSamples`) and the
   /// tilt may have changed over them. No rate can be trusted here: the rate before is the
   /// suspect samples' own, and the bias the rate after is measured against may have learnt
@@ -690,7 +734,9 @@ public struct AttitudeEstimator: Sendable {
   /// made the gyro read 8× small), whatever was converted with the wrong scale until then. The
   /// next sample is judged as after a gap of that length (`reacquisitionGapSeconds`): when the
   /// body may have tilted meanwhile, the tilt restarts from the accelerometer, keeping the
-  /// heading and the bias. Costs the next sample the out-of-line path, nothing else.
+  /// heading and the bias; and the heading, carried by rates that may have been misread, is
+  /// flagged `.headingUncertain` as after a gap whose time was not integrated (`GapSettings`).
+  /// Costs the next sample the out-of-line path, nothing else.
   public mutating func distrustRecentSamples(seconds: Double) {
     guard seconds.isFinite, seconds > 0 else { return }
     reacquisition.distrust(seconds: seconds)

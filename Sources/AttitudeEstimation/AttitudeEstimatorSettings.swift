@@ -94,6 +94,59 @@ extension AttitudeEstimator {
     public static let off = AccelerationRejectionSettings(isEnabled: false)
   }
 
+  /// What a gap in the samples (or a stretch of suspect ones) may have done to the heading.
+  ///
+  /// Nothing but the gyro measures the heading, and nothing measured it while no sample came:
+  /// the gap is integrated with the rate after it, a guess. The body's rate about the vertical
+  /// may have left that rate unseen: at an angular acceleration of α, by α·t at t seconds
+  /// before the gap's end, so that over `T` unobserved seconds (the gap less the one period
+  /// the sample after it stands for) the heading integrated may be off by ½·α·T². Time beyond
+  /// `SampleClock.Settings.maximumIntegrationIntervalSeconds` is not integrated at all: there
+  /// the heading may be off by the rate after the gap times that time as well. A gap whose
+  /// bound reaches `headingStepRadians` is flagged `.headingUncertain` (with `.gap`) until a
+  /// rest begins (its start re-anchors the heading: held still, the bias measured afresh), or
+  /// until the time since the gap is long enough that the step, spread over it, is no more
+  /// than the heading drift the flag otherwise tolerates
+  /// (`AttitudeEstimator.headingUncertainBiasRadiansPerSecond`, 0.1 °/s): 10 s per degree,
+  /// 30 minutes at most (a heading known to no better than ±180°). Samples the driver reports
+  /// as possibly misread (`AttitudeEstimator.distrustRecentSamples`) count as unobserved,
+  /// their rates no guide.
+  public struct GapSettings: Hashable, Sendable {
+    /// α, rad/s²: the angular acceleration about the vertical the body may have had while no
+    /// sample came. Default 250 °/s² (a brisk turn by hand: from still to 90 °/s in 0.36 s):
+    /// a missed sample or two (10–20 ms unobserved) may leave 0.05° at most, 0.2 s (the tilt's
+    /// reacquisition gap) 5°.
+    public var unseenAngularAccelerationRadiansPerSecondSquared: Double
+    /// The heading error bound from which a gap is flagged `.headingUncertain`, radians.
+    /// Default 1°, the heading drift of a well-estimated bias (0.01 °/s) over two minutes of
+    /// motion: smaller steps are within the heading's ordinary error. With the default α, a
+    /// gap of 0.1 s (9 samples missed at 100 Hz) or more.
+    public var headingStepRadians: Double
+
+    public init(
+      unseenAngularAccelerationRadiansPerSecondSquared: Double = 250 * .pi / 180,
+      headingStepRadians: Double = 1 * .pi / 180
+    ) {
+      self.unseenAngularAccelerationRadiansPerSecondSquared =
+        unseenAngularAccelerationRadiansPerSecondSquared
+      self.headingStepRadians = headingStepRadians
+    }
+
+    public static let `default` = GapSettings()
+
+    /// The heading error a gap of `seconds` unobserved may have left, radians, of which
+    /// `notIntegratedSeconds` were not integrated at all while the body turned at
+    /// `verticalRate` (rad/s) after it; at most π (a heading not known at all).
+    func headingErrorBound(
+      unobservedSeconds t: Double, notIntegratedSeconds: Double, verticalRate: Double
+    ) -> Double {
+      let bound =
+        0.5 * unseenAngularAccelerationRadiansPerSecondSquared * t * t
+        + max(notIntegratedSeconds, 0) * abs(verticalRate)
+      return bound.isNaN ? .pi : min(bound, .pi)
+    }
+  }
+
   /// Everything the estimator can be told. Every field has a default with its reason; a
   /// calibration file overrides `noise` (from its Allan analysis), `bias` (its measured bias
   /// and uncertainty) and, through `RestDetector.Settings(noise:samplePeriodSeconds:)`, the rest
@@ -105,6 +158,8 @@ extension AttitudeEstimator {
     public var rest: RestDetector.Settings
     public var bias: GyroBiasEstimator.Settings
     public var noise: SensorNoise
+    /// What a gap may have done to the heading, and how long it is flagged.
+    public var gaps: GapSettings
     /// Hold the attitude while at rest (no gyro integration: the zero-velocity update of seed
     /// 000) and re-anchor it when a rest begins (tilt from the rest's mean acceleration,
     /// heading put back to where the rest began). Default on.
@@ -116,7 +171,8 @@ extension AttitudeEstimator {
       sampleClock: SampleClock.Settings = .default, inclination: InclinationSettings = .default,
       accelerationRejection: AccelerationRejectionSettings = .default,
       rest: RestDetector.Settings = .default, bias: GyroBiasEstimator.Settings = .default,
-      noise: SensorNoise = .mpu6050, holdsAttitudeAtRest: Bool = true,
+      noise: SensorNoise = .mpu6050, gaps: GapSettings = .default,
+      holdsAttitudeAtRest: Bool = true,
       gravityMetersPerSecondSquared: Double = standardGravity
     ) {
       self.sampleClock = sampleClock
@@ -125,6 +181,7 @@ extension AttitudeEstimator {
       self.rest = rest
       self.bias = bias
       self.noise = noise
+      self.gaps = gaps
       self.holdsAttitudeAtRest = holdsAttitudeAtRest
       self.gravityMetersPerSecondSquared = gravityMetersPerSecondSquared
     }
@@ -180,6 +237,14 @@ extension AttitudeEstimator {
         && noise.accelerometerNoiseDensity > 0)
       {
         return "sensor noise figures must be positive"
+      }
+      if !(gaps.unseenAngularAccelerationRadiansPerSecondSquared >= 0
+        && gaps.unseenAngularAccelerationRadiansPerSecondSquared.isFinite)
+      {
+        return "the unseen angular acceleration of a gap must be a finite number ≥ 0 (rad/s²)"
+      }
+      if !(gaps.headingStepRadians > 0) {
+        return "the heading step that flags a gap must be a positive angle (radians; ∞: never)"
       }
       if !(gravityMetersPerSecondSquared > 0) { return "gravity must be positive (m/s²)" }
       return nil

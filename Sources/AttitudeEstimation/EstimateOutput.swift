@@ -19,7 +19,7 @@ struct EstimateOutput: Sendable {
   @inline(__always)
   mutating func refreshStateFlags(
     isRejecting: Bool, isRecovering: Bool, isInitialising: Bool, isAtRest: Bool,
-    isBiasLimited: Bool, biasVariance v: Vector3, up u: Vector3
+    isBiasLimited: Bool, isHeadingGuessed: Bool, biasVariance v: Vector3, up u: Vector3
   ) {
     var raw: UInt16 = 0
     if isRejecting { raw |= EstimateFlags.accelerationRejected.rawValue }
@@ -31,7 +31,9 @@ struct EstimateOutput: Sendable {
     // the up direction's components.
     let vertical = v.x * u.x * u.x + v.y * u.y * u.y + v.z * u.z * u.z
     let limit = AttitudeEstimator.headingUncertainBiasRadiansPerSecond
-    if vertical > limit * limit { raw |= EstimateFlags.headingUncertain.rawValue }
+    if vertical > limit * limit || isHeadingGuessed {
+      raw |= EstimateFlags.headingUncertain.rawValue
+    }
     stateFlags = raw
   }
 

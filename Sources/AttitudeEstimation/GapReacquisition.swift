@@ -8,6 +8,9 @@ import Geometry
 /// the accelerometer, keeping the heading and the bias (`AttitudeEstimator.reacquire`). Samples
 /// the driver reports as possibly misread (`distrustRecentSamples`) are judged as a gap of
 /// their length.
+///
+/// It also owns what a gap may have done to the heading (`AttitudeEstimator.GapSettings`): the
+/// seconds for which the estimates after it are still flagged `.headingUncertain`.
 struct GapReacquisition: Sendable {
   /// Gaps and stretches of suspect samples after which the tilt was restarted.
   private(set) var count = 0
@@ -15,6 +18,11 @@ struct GapReacquisition: Sendable {
   private(set) var suspectSeconds: Double = 0
   /// `InclinationSettings.reacquisitionGapSeconds`.
   let gapSeconds: Double
+  /// `Settings.gaps`.
+  let gaps: AttitudeEstimator.GapSettings
+  /// Seconds of estimates still to be flagged `.headingUncertain` after a gap that may have
+  /// moved the heading by `gaps.headingStepRadians` or more; 0 when none.
+  private(set) var headingGuessSeconds: Double = 0
   /// The cosine of the angle between the reading and the expected gravity from which the tilt
   /// may have changed in a gap (atan(a_low/g), the angle a horizontal acceleration at the
   /// rejection's lower threshold gives: 8.7° by default).
@@ -22,6 +30,7 @@ struct GapReacquisition: Sendable {
 
   init(settings: AttitudeEstimator.Settings) {
     gapSeconds = settings.inclination.reacquisitionGapSeconds
+    gaps = settings.gaps
     let low = max(settings.accelerationRejection.lowerThresholdMetersPerSecondSquared, 1e-3)
     let g = settings.gravityMetersPerSecondSquared
     tiltCosine = g / (g * g + low * low).squareRoot()
@@ -36,6 +45,34 @@ struct GapReacquisition: Sendable {
     suspectSeconds = 0
     return seconds
   }
+
+  /// Whether the estimates are flagged `.headingUncertain` for a gap now.
+  var isHeadingGuessed: Bool { headingGuessSeconds > 0 }
+
+  /// A gap (or suspect stretch) of `unobservedSeconds`, `notIntegratedSeconds` of them not
+  /// integrated at all, with `verticalRate` (rad/s, bias-corrected) after it: whether it may
+  /// have moved the heading by `gaps.headingStepRadians` or more, in which case the estimates
+  /// are flagged for as long as the bound, spread over the time since, exceeds the drift the
+  /// flag otherwise tolerates.
+  mutating func headingMayHaveStepped(
+    unobservedSeconds: Double, notIntegratedSeconds: Double, verticalRate: Double
+  ) -> Bool {
+    let bound = gaps.headingErrorBound(
+      unobservedSeconds: unobservedSeconds, notIntegratedSeconds: notIntegratedSeconds,
+      verticalRate: verticalRate)
+    guard bound >= gaps.headingStepRadians else { return false }
+    headingGuessSeconds = max(
+      headingGuessSeconds, bound / AttitudeEstimator.headingUncertainBiasRadiansPerSecond)
+    return true
+  }
+
+  /// `seconds` of estimates went by (a block's).
+  mutating func elapse(seconds: Double) {
+    if headingGuessSeconds > 0 { headingGuessSeconds = max(0, headingGuessSeconds - seconds) }
+  }
+
+  /// A rest began and re-anchored the heading: a gap's flag ends.
+  mutating func headingReanchored() { headingGuessSeconds = 0 }
 
   /// Counts a restart of the tilt.
   mutating func countReacquisition() { count &+= 1 }

@@ -43,10 +43,13 @@ public struct SampleClock: Hashable, Sendable {
     /// period is re-acquired from them (a rate change, or a wrong nominal period). Default 16.
     public var reacquisitionSamples: Int
     /// The longest interval integrated, seconds. Longer gaps (a suspended host, a bus that stays
-    /// stuck) are flagged and integrated over this much only: the rate after them is no guide to
-    /// minutes before. Default 3 s, so that a driver's recovery of a few seconds is integrated
-    /// whole: a shorter cap loses the rate × (gap − cap) of heading for good when the board
-    /// turns steadily through a bus lock-up.
+    /// stuck) are integrated over this much only: the rate after them is no guide to minutes
+    /// before. Default 3 s, so that a driver's recovery of a few seconds is integrated whole: a
+    /// shorter cap loses the rate × (gap − cap) of heading for good when the board turns
+    /// steadily through a bus lock-up. The cap shortens only the integration: the gap is still
+    /// a gap of its real length — its missed samples counted from it, and in
+    /// `AttitudeEstimator` the bias's random walk over all of it and the heading flagged
+    /// (`AttitudeEstimator.GapSettings`).
     public var maximumIntegrationIntervalSeconds: Double
 
     public init(

@@ -101,9 +101,12 @@ public struct TelemetryFlags: OptionSet, Hashable, Sendable {
   /// Bit 9: pitch within `NEDEulerAngles.gimbalLockMarginRadians` of ±90°: displayed roll and yaw are
   /// ill-conditioned (display only; the quaternion is fine).
   public static let gimbalLockNear = TelemetryFlags(rawValue: 1 << 9)
-  /// Bit 10: the gyro bias about the vertical is not yet known to 0.1 °/s: the heading may
-  /// drift by more than 6° a minute while the board moves (an uncalibrated gyro before its
-  /// first rest, or minutes of motion without one). Tilt is unaffected.
+  /// Bit 10: the heading is not known as well as the gyro would know it: the gyro bias about
+  /// the vertical is not yet known to 0.1 °/s, so the heading may drift by more than 6° a
+  /// minute while the board moves (an uncalibrated gyro before its first rest, or minutes of
+  /// motion without one); or a gap in the samples, or samples found misread, may have moved it
+  /// by 1° or more unseen (until a rest begins, or 10 s per degree, 30 minutes at most). Tilt
+  /// is unaffected.
   public static let headingUncertain = TelemetryFlags(rawValue: 1 << 10)
 
   /// Every flag this version defines; bits 11–15 are reserved (sent as 0, kept when decoded).

@@ -108,6 +108,10 @@ import Testing
       ],
       "`noise.gyroNoiseDensity` N": [s.noise.gyroNoiseDensity * degrees],
       "`noise.gyroBiasRandomWalk` K": [s.noise.gyroBiasRandomWalk],
+      "`gaps.unseenAngularAcceleration…`": [
+        s.gaps.unseenAngularAccelerationRadiansPerSecondSquared * degrees
+      ],
+      "`gaps.headingStepRadians`": [s.gaps.headingStepRadians * degrees],
     ]
   }
 
