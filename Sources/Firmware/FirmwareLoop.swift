@@ -398,7 +398,13 @@ public struct FirmwareLoop<
       isClipped: !sample.clipping.isEmpty)
     let mismatches = driver.counters.configurationMismatches
     if mismatches != configurationMismatchesSeen {
+      // The driver found a control register changed and rewrote it: a recovery of the chip,
+      // flagged `i2cRecovery` on this frame. The samples since its previous read-back (a
+      // second at most) may have been misread, and their frames are gone: the estimator
+      // judges them as a gap — the tilt restarted when it may have changed, the heading
+      // flagged `headingUncertain` (`AttitudeEstimator.GapSettings`).
       configurationMismatchesSeen = mismatches
+      pendingFlags.insert(.i2cRecovery)
       estimator.distrustRecentSamples(
         seconds: Double(driver.policy.configurationCheckIntervalNanoseconds) * 1e-9)
     }

@@ -92,7 +92,10 @@ public struct TelemetryFlags: OptionSet, Hashable, Sendable {
   public static let recovering = TelemetryFlags(rawValue: 1 << 4)
   /// Bit 5: no data-ready edges; the loop polls on a timer (degraded timing).
   public static let degradedTiming = TelemetryFlags(rawValue: 1 << 5)
-  /// Bit 6: an I2C bus recovery is in progress or happened since the previous frame.
+  /// Bit 6: the driver is recovering the bus or the chip, or did since the previous frame: bus
+  /// errors, a re-initialisation, or a control register its once-a-second read-back found
+  /// changed and rewrote — then the samples since the previous read-back (a second at most,
+  /// whose frames were sent before anyone knew) may have been misread.
   public static let i2cRecovery = TelemetryFlags(rawValue: 1 << 6)
   /// Bit 7: a calibration file is loaded (its id is in `calibrationID`).
   public static let calibrationLoaded = TelemetryFlags(rawValue: 1 << 7)

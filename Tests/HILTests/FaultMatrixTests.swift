@@ -56,10 +56,12 @@ let planExpectations: [PlanExpectation] = [
       "10 identical bursts (0.1 s) mean stuck data, then the re-initialisation (≈0.15 s); "
       + "the tilt restarts after the gap (recovering)"),
   PlanExpectation(
-    plan: "register-corruption", flags: [], episodes: 0, recoveryBoundSeconds: 0,
+    plan: "register-corruption", flags: [.i2cRecovery], episodes: 1,
+    recoveryBoundSeconds: 2 * period + 0.001,
     why:
-      "the frames carry no flag while GYRO_CONFIG is wrong (a finding: see the chip-side "
-      + "bound in the test); the driver's once-a-second read-back restores it"),
+      "GYRO_CONFIG is wrong until the driver's once-a-second read-back finds and rewrites it "
+      + "(see the chip-side bound in the test): the frame after that says i2c_recovery, the "
+      + "frames sent before it could not (RegisterCorruptionFlagTests)"),
   PlanExpectation(
     plan: "clone-whoami", flags: [], episodes: 0, recoveryBoundSeconds: 0,
     why: "a compatible clone: a start-up warning, then a normal stream"),
