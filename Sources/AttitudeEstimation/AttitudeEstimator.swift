@@ -301,6 +301,7 @@ public struct AttitudeEstimator: Sendable {
   /// block's housekeeping runs.
   @inline(never)
   private mutating func endBlock(atRest: Bool) {
+    if reacquisition.elapse(seconds: block.seconds) { output.setHeadingGuessed(false) }
     applyRestMeasurements()
     correctInclination()
     blockHousekeeping(atRest: atRest)
@@ -373,7 +374,6 @@ public struct AttitudeEstimator: Sendable {
   /// the motion-bias measurement.
   private mutating func blockHousekeeping(atRest: Bool) {
     let seconds = block.seconds
-    reacquisition.elapse(seconds: seconds)
     let count = block.forceSamples
     let force = count > 0 ? block.force * (1 / Double(count)) : Vector3(0, 0, 0)
     let dx = block.correctionX
@@ -437,8 +437,7 @@ public struct AttitudeEstimator: Sendable {
     output.refreshStateFlags(
       isRejecting: rejection.weight < 1, isRecovering: rejection.isRecovering,
       isInitialising: inclination.isInitialising, isAtRest: restDetector.isAtRest,
-      isBiasLimited: biasEstimator.isLimited, isHeadingGuessed: reacquisition.isHeadingGuessed,
-      biasVariance: biasEstimator.variance, up: up)
+      isBiasLimited: biasEstimator.isLimited, biasVariance: biasEstimator.variance, up: up)
     restUp = restDetector.isAtRest ? up : Vector3(0, 0, 1)
     propagation.setCorrectionRate(inclination.correctionRateX, inclination.correctionRateY)
   }
@@ -535,7 +534,10 @@ public struct AttitudeEstimator: Sendable {
         meanAcceleration: restDetector.stretchAccelerationSum / Double(samples),
         up: propagation.up, biasVariance: biasEstimator.variance)
       {
-        if anchoring.holdsAtRest { reacquisition.headingReanchored() }
+        if anchoring.holdsAtRest && reacquisition.isHeadingGuessed {
+          reacquisition.headingReanchored()
+          output.setHeadingGuessed(false)
+        }
         reanchor(samples: samples, temperatureOffset: temperatureOffset)
         flags.insert(.restStarted)
         restStatistics.rests &+= 1
@@ -674,8 +676,10 @@ public struct AttitudeEstimator: Sendable {
       unobservedSeconds: unobserved, notIntegratedSeconds: notIntegrated,
       verticalRate: rate.dot(propagation.up))
     {
-      refreshBlockState()
+      output.setHeadingGuessed(true)
     }
+    // The bias's variance may have grown past `headingUncertainBiasRadiansPerSecond`.
+    refreshBlockState()
   }
 
   /// Whether samples before this one were reported suspect (`distrustRecentSamples`) and the

@@ -10,6 +10,9 @@ import Geometry
 struct EstimateOutput: Sendable {
   /// The state flags, as raw bits.
   private(set) var stateFlags: UInt16 = EstimateFlags.initialising.rawValue
+  /// `.headingUncertain`'s bit while a gap's heading is flagged (`GapReacquisition`), else 0:
+  /// set and cleared at those events, so that a block end only ors it in.
+  private var gapHeadingFlag: UInt16 = 0
   /// Gravity's magnitude, m/s² (for the linear acceleration).
   private let gravity: Double
 
@@ -19,7 +22,7 @@ struct EstimateOutput: Sendable {
   @inline(__always)
   mutating func refreshStateFlags(
     isRejecting: Bool, isRecovering: Bool, isInitialising: Bool, isAtRest: Bool,
-    isBiasLimited: Bool, isHeadingGuessed: Bool, biasVariance v: Vector3, up u: Vector3
+    isBiasLimited: Bool, biasVariance v: Vector3, up u: Vector3
   ) {
     var raw: UInt16 = 0
     if isRejecting { raw |= EstimateFlags.accelerationRejected.rawValue }
@@ -31,10 +34,15 @@ struct EstimateOutput: Sendable {
     // the up direction's components.
     let vertical = v.x * u.x * u.x + v.y * u.y * u.y + v.z * u.z * u.z
     let limit = AttitudeEstimator.headingUncertainBiasRadiansPerSecond
-    if vertical > limit * limit || isHeadingGuessed {
-      raw |= EstimateFlags.headingUncertain.rawValue
-    }
-    stateFlags = raw
+    if vertical > limit * limit { raw |= EstimateFlags.headingUncertain.rawValue }
+    stateFlags = raw | gapHeadingFlag
+  }
+
+  /// A gap's heading flag begins (`true`) or ends; the state flags follow at their next
+  /// refresh (at once when it begins).
+  mutating func setHeadingGuessed(_ isGuessed: Bool) {
+    gapHeadingFlag = isGuessed ? EstimateFlags.headingUncertain.rawValue : 0
+    stateFlags |= gapHeadingFlag
   }
 
   /// The estimate after a propagated sample: `attitude` (which carries the correction accrued

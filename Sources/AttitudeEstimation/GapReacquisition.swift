@@ -66,9 +66,11 @@ struct GapReacquisition: Sendable {
     return true
   }
 
-  /// `seconds` of estimates went by (a block's).
-  mutating func elapse(seconds: Double) {
-    if headingGuessSeconds > 0 { headingGuessSeconds = max(0, headingGuessSeconds - seconds) }
+  /// `seconds` of estimates went by (a block's). Whether a gap's heading flag just ran out.
+  mutating func elapse(seconds: Double) -> Bool {
+    guard headingGuessSeconds > 0 else { return false }
+    headingGuessSeconds = max(0, headingGuessSeconds - seconds)
+    return headingGuessSeconds == 0
   }
 
   /// A rest began and re-anchored the heading: a gap's flag ends.
