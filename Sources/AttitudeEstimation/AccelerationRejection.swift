@@ -42,6 +42,7 @@ struct AccelerationRejection: Sendable {
   private var slowMeanGain: Double = 0
   private var recentRetention: Double = 1
   private var recoveryBlocks: Int = 1
+  private var blockPeriod: Double = 0.1
   private let recoveryRatio: Int
   private let detectorTimeConstantSeconds: Double
   private let referenceTimeConstantSeconds: Double
@@ -77,6 +78,7 @@ struct AccelerationRejection: Sendable {
     slowMeanGain = blockPeriod / referenceTimeConstantSeconds
     recentRetention = 1 - blockPeriod / (2 * detectorTimeConstantSeconds)
     recoveryBlocks = max(1, Int((recoverySeconds / blockPeriod).rounded()))
+    self.blockPeriod = blockPeriod
   }
 
   /// Whether rejecting the accelerometer is worth it: over the longest rejection (the recovery
@@ -93,15 +95,28 @@ struct AccelerationRejection: Sendable {
   /// per-axis variances), so a vertical bias nothing observes during a long level drive does
   /// not switch the rejection off.
   @inline(__always)
-  func gyroCanCarry(biasVariance v: Vector3, up u: Vector3) -> Bool {
-    let horizontal = v.x + v.y + v.z - (v.x * u.x * u.x + v.y * u.y * u.y + v.z * u.z * u.z)
-    return 9 * horizontal <= biasVarianceLimit
+  func gyroCanCarry(horizontalBiasVariance horizontal: Double) -> Bool {
+    9 * horizontal <= biasVarianceLimit
+  }
+
+  /// The variance of the bias's horizontal part: the trace less the vertical's, with the
+  /// per-axis variances (rad²/s²).
+  @inline(__always)
+  static func horizontalVariance(_ v: Vector3, up u: Vector3) -> Double {
+    v.x + v.y + v.z - (v.x * u.x * u.x + v.y * u.y * u.y + v.z * u.z * u.z)
   }
 
   /// Decides this block's weight from its mean horizontal specific force (reference frame);
   /// returns whether a rejection starts here, whose recent corrections must be turned back
   /// (`undoRecentCorrections`).
-  mutating func update(meanForceX: Double, meanForceY: Double) -> Bool {
+  ///
+  /// A rejection lasts as long as the gyro can carry the attitude: while 3σ of the horizontal
+  /// bias times the time rejected stays within the smallest rejected acceleration's tilt
+  /// (atan(a_low/g)) — never shorter than the recovery time. With a bias a rest measured
+  /// (σ ≈ 0.01 °/s) that is minutes; then recovery, flagged.
+  mutating func update(
+    meanForceX: Double, meanForceY: Double, horizontalBiasVariance horizontal: Double
+  ) -> Bool {
     let c = detectorLowPass
     let ux = meanForceX - slowMean.x
     let uy = meanForceY - slowMean.y
@@ -113,8 +128,13 @@ struct AccelerationRejection: Sendable {
     var w = 1.0
     if v2 > lowSquared { w = max(0, (highSquared - v2) * slope) }
     if w < 1 {
-      if rejectionBlocks < recoveryBlocks { rejectionBlocks += 1 }
-      if rejectionBlocks >= recoveryBlocks { isRecovering = true }
+      rejectionBlocks += 1
+      let t = Double(rejectionBlocks) * blockPeriod
+      if rejectionBlocks >= recoveryBlocks
+        && 9 * horizontal * t * t > biasVarianceLimit * recoverySeconds * recoverySeconds
+      {
+        isRecovering = true
+      }
     } else if rejectionBlocks > 0 {
       rejectionBlocks = max(0, rejectionBlocks - recoveryRatio)
       if rejectionBlocks == 0 { isRecovering = false }

@@ -380,10 +380,16 @@ public struct AttitudeEstimator: Sendable {
     if !atRest { biasEstimator.predict(seconds: seconds) }
     // Acceleration rejection decides this block's weight; not while the bias is too uncertain
     // for the gyro to carry the attitude through a rejection (`gyroCanCarry`).
+    let horizontal = AccelerationRejection.horizontalVariance(
+      biasEstimator.variance, up: propagation.up)
     if rejection.isEnabled && !atRest && !inclination.isInitialising && count > 0
-      && rejection.gyroCanCarry(biasVariance: biasEstimator.variance, up: propagation.up)
+      && rejection.gyroCanCarry(horizontalBiasVariance: horizontal)
     {
-      if rejection.update(meanForceX: force.x, meanForceY: force.y) { undoRecentCorrections() }
+      if rejection.update(
+        meanForceX: force.x, meanForceY: force.y, horizontalBiasVariance: horizontal)
+      {
+        undoRecentCorrections()
+      }
     } else {
       rejection.trust()
     }
