@@ -32,6 +32,9 @@ struct AccelerationRejection: Sendable {
   /// The detector's low-pass filter states, x and y (direct form II transposed).
   private var sustainedX = (0.0, 0.0)
   private var sustainedY = (0.0, 0.0)
+  /// The same filter on the vertical deviation: with the horizontal one it says whether the
+  /// reading grew longer (an acceleration began) or shorter (one the reference held ended).
+  private var sustainedZ = (0.0, 0.0)
   /// Corrections applied recently (leaky), radians about the reference x and y axes: turned
   /// back when a sustained acceleration is detected.
   private var recentCorrectionX: Double = 0
@@ -139,20 +142,29 @@ struct AccelerationRejection: Sendable {
   /// stayed in the estimate for the whole rejection and was replayed when it ended
   /// (`plumb-hil run long-push --unit noisy`: 1.05° while held, 2.3° as the push ended;
   /// with it 0.6° and 0.7°).
-  mutating func update(
-    meanForceX: Double, meanForceY: Double, horizontalBiasVariance horizontal: Double
-  ) -> Bool {
+  mutating func update(meanForce f: Vector3, horizontalBiasVariance horizontal: Double) -> Bool {
     let c = detectorLowPass
-    let ux = meanForceX - slowMean.x
-    let uy = meanForceY - slowMean.y
+    let ux = f.x - slowMean.x
+    let uy = f.y - slowMean.y
+    let uz = f.z - slowMean.z
     let ax = ux * c.b0 + sustainedX.0
     sustainedX = (ux * c.b1 - ax * c.a1 + sustainedX.1, ux * c.b2 - ax * c.a2)
     let ay = uy * c.b0 + sustainedY.0
     sustainedY = (uy * c.b1 - ay * c.a1 + sustainedY.1, uy * c.b2 - ay * c.a2)
+    let az = uz * c.b0 + sustainedZ.0
+    sustainedZ = (uz * c.b1 - az * c.a1 + sustainedZ.1, uz * c.b2 - az * c.a2)
     let v2 = ax * ax + ay * ay
     var w = 1.0
     if v2 > lowSquared { w = max(0, (highSquared - v2) * slope) }
     if w < 1 {
+      // A fresh rejection whose reading is shorter than the reference: the reference held an
+      // acceleration (taken for gravity: a recovery, or a start or rest while accelerating)
+      // that has now ended. |s + d|² − |s|² = 2 s·d + |d|², with d the filtered deviation.
+      if rejectionBlocks == 0
+        && 2 * (slowMean.x * ax + slowMean.y * ay + slowMean.z * az) + v2 + az * az < 0
+      {
+        isRecovering = true
+      }
       rejectionBlocks += 1
       let t = Double(rejectionBlocks) * blockPeriod
       let carried = max(t, recoverySeconds)
@@ -217,6 +229,7 @@ struct AccelerationRejection: Sendable {
     weight = 1
     sustainedX = (0, 0)
     sustainedY = (0, 0)
+    sustainedZ = (0, 0)
   }
 
   /// Starts afresh after a reacquisition: `restart`, and no onset or recent corrections either.

@@ -387,9 +387,7 @@ public struct AttitudeEstimator: Sendable {
     if rejection.isEnabled && !atRest && !inclination.isInitialising && count > 0
       && (rejection.isActive || rejection.gyroCanCarry(horizontalBiasVariance: horizontal))
     {
-      if rejection.update(
-        meanForceX: force.x, meanForceY: force.y, horizontalBiasVariance: horizontal)
-      {
+      if rejection.update(meanForce: force, horizontalBiasVariance: horizontal) {
         undoRecentCorrections()
       }
     } else {

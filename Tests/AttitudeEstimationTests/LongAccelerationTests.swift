@@ -114,4 +114,31 @@ import Testing
         !$0.estimate.flags.isDisjoint(with: [.accelerationRejected, .recovering])
       })
   }
+
+  /// An acceleration the estimate took for gravity — held past what the gyro could carry
+  /// (seed 001's push for 100 s: recovery after about 50 s), or one an uncalibrated unit
+  /// started in — ends, and the reading turns back to gravity: to the detector that is as
+  /// sudden as an onset, but the reading grew shorter, not longer, so it is not rejected
+  /// (which would hold the estimate at the apparent vertical for another minute); it is
+  /// trusted and flagged `.recovering`, and the estimate is back within 2° in 10 s.
+  @Test(arguments: [true, false])
+  func theEndOfAnAccelerationTakenForGravityIsTrusted(calibrated: Bool) {
+    var settings = AttitudeEstimator.Settings.default
+    if !calibrated {
+      settings.bias = .calibrated(
+        biasRadiansPerSecond: .zero, uncertaintyRadiansPerSecond: radians(20.0 / 3))
+    }
+    let push = PushScenario(
+      accelerationMetersPerSecondSquared: Vector3(3, 0, 0), startSeconds: calibrated ? 2 : 1.2,
+      endSeconds: 100, totalSeconds: 130)
+    let samples = run(push, sensor: .seed001, seed: 4, settings: settings)
+    // Taken for gravity by the end (recovered, or never rejected uncalibrated).
+    let before = samples.last { $0.truth.timeSeconds < 100 }!
+    #expect(before.gravityErrorDegrees > 15, "\(before.gravityErrorDegrees)°")
+    let after = samples.filter { $0.truth.timeSeconds >= 100 && $0.truth.timeSeconds < 110 }
+    #expect(!after.contains { $0.estimate.flags.contains(.accelerationRejected) })
+    #expect(after.prefix(300).contains { $0.estimate.flags.contains(.recovering) })
+    let settled = samples.filter { $0.truth.timeSeconds >= 110 }
+    #expect(settled.map(\.gravityErrorDegrees).max()! < 2)
+  }
 }
