@@ -93,6 +93,11 @@ public enum ScenarioCatalog {
       naturalSeconds: 54,
       make: { _, _ in SustainedAcceleration(kind: .straight) }),
     Entry(
+      name: "power-on-push",
+      summary: "3 m/s² along x for 30 s from 1.5 s after power-on, before any rest can be taken",
+      naturalSeconds: 37,
+      make: { _, _ in SustainedAcceleration(kind: .straight, restSeconds: 1.5) }),
+    Entry(
       name: "engine-vibration-below",
       summary: "tilted 10°, an engine shakes it at 30 Hz (0.2 g) from 3 s: below the 50 Hz Nyquist",
       naturalSeconds: 20,

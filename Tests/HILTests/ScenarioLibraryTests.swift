@@ -28,7 +28,7 @@ private let g = 9.80665
     for name in [
       "rest", "tilt", "push", "walk", "rest-turn", "handheld", "rest-turn-wander", "car",
       "engine-vibration-below", "engine-vibration-above", "temperature-ramp", "long-stillness",
-      "power-on-turning",
+      "power-on-turning", "long-corner", "long-push", "power-on-push",
     ] {
       #expect(names.contains(name), "\(name)")
     }
