@@ -51,6 +51,8 @@ struct AccelerationRejection: Sendable {
   // Coefficients (set for the block period).
   private var detectorLowPass = LowPassCoefficients(b0: 1, b1: 0, b2: 0, a1: 0, a2: 0)
   private var slowMeanGain: Double = 0
+  /// The recent corrections' retention per block: a memory of 4 detector time constants,
+  /// which covers a 2 s ramp and the detector's lag behind it.
   private var recentRetention: Double = 1
   private var blockPeriod: Double = 0.1
   private let recoveryRatio: Int
@@ -86,7 +88,7 @@ struct AccelerationRejection: Sendable {
     detectorLowPass = .butterworth(
       timeConstantSeconds: detectorTimeConstantSeconds, periodSeconds: blockPeriod)
     slowMeanGain = blockPeriod / referenceTimeConstantSeconds
-    recentRetention = 1 - blockPeriod / (2 * detectorTimeConstantSeconds)
+    recentRetention = 1 - blockPeriod / (4 * detectorTimeConstantSeconds)
     self.blockPeriod = blockPeriod
   }
 
@@ -137,11 +139,11 @@ struct AccelerationRejection: Sendable {
   /// blocks up and trusted ones down `recoveryRatio` times faster.
   ///
   /// The onset's corrections are turned back twice: when the weight first falls below 1 (the
-  /// last ~2 s of corrections, leaky) and again when it first reaches 0 (those made at partial
+  /// last ~4 s of corrections, leaky) and again when it first reaches 0 (those made at partial
   /// weight since). Without the second, the filter's memory of the partial-weight blocks
   /// stayed in the estimate for the whole rejection and was replayed when it ended
   /// (`plumb-hil run long-push --unit noisy`: 1.05° while held, 2.3° as the push ended;
-  /// with it 0.6° and 0.7°).
+  /// with it 0.6° and 0.7°, and 0.43° and 0.49° with the memory lengthened from 2 s to 4 s).
   mutating func update(meanForce f: Vector3, horizontalBiasVariance horizontal: Double) -> Bool {
     let c = detectorLowPass
     let ux = f.x - slowMean.x

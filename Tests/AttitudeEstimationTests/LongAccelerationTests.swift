@@ -34,8 +34,8 @@ import Testing
   /// rejected throughout the hold and never recovering. (Before issue 23's item 3 the
   /// rejection gave up after 10 s and the estimate converged to the apparent vertical, 17°
   /// off.) The detector's one-second filter sees the 2 s ramp only as it ends: until then the
-  /// accelerometer pulls the estimate by up to 2.3°, which the onset's undo turns back to
-  /// about 0.6°.
+  /// accelerometer pulls the estimate by up to 2.3°, which the onset's undos turn back to
+  /// well under 1°.
   @Test(arguments: [SustainedAcceleration.Kind.straight, .corner])
   func aCalibratedUnitHoldsTheTiltThroughAPushBeforeItsFirstRest(
     kind: SustainedAcceleration.Kind
