@@ -16,32 +16,45 @@ import Geometry
 /// mean (reference frame), low-pass filtered with a one-second time constant — slows the
 /// inclination filter's clock down to a stop (`weight` from 1 to 0 between the lower and upper
 /// thresholds). A hand's back-and-forth accelerations mostly cancel in it; a push or a vehicle
-/// accelerating does not. Rejecting for longer than the recovery time switches to recovery
-/// (the accelerometer is trusted again), Fusion-style.
+/// accelerating does not. A rejection lasts as long as the gyro can carry the attitude — while
+/// 3σ of the horizontal bias times the time rejected stays within the tilt of the smallest
+/// rejected acceleration, atan(a_low/g) — and at least the recovery time; then it switches to
+/// recovery (the accelerometer is trusted again), Fusion-style, and says so (`.recovering`).
 struct AccelerationRejection: Sendable {
   /// The accelerometer's weight: the inclination filter's clock runs at this rate (1: full
   /// trust, 0: stopped). Fixed for a block.
   private(set) var weight = 1.0
-  /// Rejecting for longer than the recovery time: the accelerometer is trusted again.
+  /// Rejecting for longer than the gyro can carry the attitude: the accelerometer is trusted
+  /// again, though the detector still sees an acceleration, until it stops seeing one.
   private(set) var isRecovering = false
   /// The specific force's slow mean (reference frame, m/s²), the detector's reference.
   private(set) var slowMean = Vector3(0, 0, 0)
   /// The detector's low-pass filter states, x and y (direct form II transposed).
   private var sustainedX = (0.0, 0.0)
   private var sustainedY = (0.0, 0.0)
+  /// The same filter on the vertical deviation: with the horizontal one it says whether the
+  /// reading grew longer (an acceleration began) or shorter (one the reference held ended).
+  private var sustainedZ = (0.0, 0.0)
   /// Corrections applied recently (leaky), radians about the reference x and y axes: turned
   /// back when a sustained acceleration is detected.
   private var recentCorrectionX: Double = 0
   private var recentCorrectionY: Double = 0
   /// Blocks rejected, counted down by `recoveryRatio` per block accepted.
   private var rejectionBlocks: Int = 0
+  /// Whether a rejection (or the recovery from one) is under way: it is followed to its end
+  /// even when the bias's uncertainty no longer allows a rejection to start.
+  var isActive: Bool { rejectionBlocks > 0 }
   private var wasRejecting = false
+  /// The previous block stopped the filter (weight 0).
+  private var wasStopped = false
 
   // Coefficients (set for the block period).
   private var detectorLowPass = LowPassCoefficients(b0: 1, b1: 0, b2: 0, a1: 0, a2: 0)
   private var slowMeanGain: Double = 0
+  /// The recent corrections' retention per block: a memory of 4 detector time constants,
+  /// which covers a 2 s ramp and the detector's lag behind it.
   private var recentRetention: Double = 1
-  private var recoveryBlocks: Int = 1
+  private var blockPeriod: Double = 0.1
   private let recoveryRatio: Int
   private let detectorTimeConstantSeconds: Double
   private let referenceTimeConstantSeconds: Double
@@ -50,9 +63,11 @@ struct AccelerationRejection: Sendable {
   private let highSquared: Double
   /// 1 / (high² − low²); zero when rejection is switched off.
   private let slope: Double
-  /// (atan(a_low/g) / T_recovery)²: the bias variance (times 9, for 3σ) up to which the gyro can
-  /// carry the attitude through a rejection (`gyroCanCarry`).
-  private let biasVarianceLimit: Double
+  /// atan(a_low/g), radians: the tilt the smallest rejected acceleration would cause, and so
+  /// the most the gyro may drift while a rejection lasts (3σ of the horizontal bias × the time
+  /// rejected, `update`), and the most the bias may tilt the estimate before a rejection may
+  /// start (3σ × T_recovery, `gyroCanCarry`).
+  private let tiltBudget: Double
 
   init(settings r: AttitudeEstimator.AccelerationRejectionSettings, gravity: Double) {
     recoveryRatio = r.recoveryRatio
@@ -62,9 +77,7 @@ struct AccelerationRejection: Sendable {
     lowSquared = r.lowerThresholdMetersPerSecondSquared * r.lowerThresholdMetersPerSecondSquared
     highSquared = r.upperThresholdMetersPerSecondSquared * r.upperThresholdMetersPerSecondSquared
     slope = r.isEnabled ? 1 / max(highSquared - lowSquared, 1e-12) : 0
-    let carry =
-      atan(r.lowerThresholdMetersPerSecondSquared / gravity) / max(r.recoverySeconds, 1e-9)
-    biasVarianceLimit = carry * carry
+    tiltBudget = atan(r.lowerThresholdMetersPerSecondSquared / gravity)
   }
 
   /// Whether rejection is switched on.
@@ -75,53 +88,100 @@ struct AccelerationRejection: Sendable {
     detectorLowPass = .butterworth(
       timeConstantSeconds: detectorTimeConstantSeconds, periodSeconds: blockPeriod)
     slowMeanGain = blockPeriod / referenceTimeConstantSeconds
-    recentRetention = 1 - blockPeriod / (2 * detectorTimeConstantSeconds)
-    recoveryBlocks = max(1, Int((recoverySeconds / blockPeriod).rounded()))
+    recentRetention = 1 - blockPeriod / (4 * detectorTimeConstantSeconds)
+    self.blockPeriod = blockPeriod
   }
 
-  /// Whether rejecting the accelerometer is worth it: over the longest rejection (the recovery
-  /// time) a gyro whose bias is known to σ drifts by up to 3σ·T_recovery; rejecting pays only
-  /// when that is less than the tilt the smallest rejected acceleration would cause
-  /// (atan(a_low/g): 8.7° at the default 1.5 m/s²), i.e. while σ < 0.29 °/s with the defaults.
-  /// An uncalibrated gyro before its first rest (σ = 6.7 °/s by default) does not qualify:
-  /// its bias tilts the estimate by several degrees a second, which the detector would take
-  /// for a sustained acceleration and reject — leaving the gyro's bias to carry the attitude
-  /// away and the motion-bias estimation without measurements. Until the bias is known well
-  /// enough (a rest, the motion-bias estimation, or a calibration file), the accelerometer is
-  /// always trusted. Only the bias's horizontal part tilts the estimate: the variance counted is
-  /// that of the two horizontal directions together (the trace less the vertical's, with the
-  /// per-axis variances), so a vertical bias nothing observes during a long level drive does
-  /// not switch the rejection off.
+  /// Whether a rejection may start: the bias's uncertainty now must allow at least the
+  /// shortest rejection, the recovery time — a gyro whose bias is known to σ drifts by up to
+  /// 3σ·T_recovery, which must stay within the tilt the smallest rejected acceleration would
+  /// cause (atan(a_low/g): 8.7° at the default 1.5 m/s²), i.e. σ_h < 0.29 °/s with the
+  /// defaults. The rejection then lasts as long as the uncertainty allows (`update`): 40 s and
+  /// more with a calibration file's bias (σ ≈ 0.05 °/s), a minute after a rest.
+  ///
+  /// Why not a shorter rejection for a less known bias (the allowed time, atan(a_low/g)/3σ_h,
+  /// is 0.4 s at an uncalibrated gyro's σ = 6.7 °/s per axis)? Such a bias tilts the estimate by
+  /// up to 3σ_h·τ, which is more than the detector's lower threshold once the allowed time is
+  /// shorter than τ, and the detector takes the bias's tilt, turning with the body, for a
+  /// sustained acceleration; rejected, the bias carries the attitude away and the motion-bias
+  /// estimation (which takes only blocks at full weight) is left without measurements. A
+  /// rejection shorter than the recovery time, even where the bias allows it, was measured to
+  /// be worse than none: BROAD's trials started in motion (`plumb-broad --start-in-motion`)
+  /// gave 0.889° with this gate, 0.994° with a 6 s one and 1.129° with a 3 s one (the bias being
+  /// learnt in motion meanwhile). So an uncalibrated gyro before its first rest trusts the
+  /// accelerometer, and says nothing: there is no rejection to give up. Only the bias's
+  /// horizontal part tilts the estimate: the variance counted is that of the two horizontal
+  /// directions together (the trace less the vertical's, with the per-axis variances), so a
+  /// vertical bias nothing observes during a long level drive does not switch the rejection
+  /// off.
   @inline(__always)
-  func gyroCanCarry(biasVariance v: Vector3, up u: Vector3) -> Bool {
-    let horizontal = v.x + v.y + v.z - (v.x * u.x * u.x + v.y * u.y * u.y + v.z * u.z * u.z)
-    return 9 * horizontal <= biasVarianceLimit
+  func gyroCanCarry(horizontalBiasVariance horizontal: Double) -> Bool {
+    9 * horizontal * recoverySeconds * recoverySeconds <= tiltBudget * tiltBudget
+  }
+
+  /// The variance of the bias's horizontal part: the trace less the vertical's, with the
+  /// per-axis variances (rad²/s²).
+  @inline(__always)
+  static func horizontalVariance(_ v: Vector3, up u: Vector3) -> Double {
+    v.x + v.y + v.z - (v.x * u.x * u.x + v.y * u.y * u.y + v.z * u.z * u.z)
   }
 
   /// Decides this block's weight from its mean horizontal specific force (reference frame);
-  /// returns whether a rejection starts here, whose recent corrections must be turned back
-  /// (`undoRecentCorrections`).
-  mutating func update(meanForceX: Double, meanForceY: Double) -> Bool {
+  /// returns whether a rejection starts here or first stops the filter, whose recent
+  /// corrections must be turned back (`undoRecentCorrections`).
+  ///
+  /// A rejection lasts as long as the gyro can carry the attitude: while 3σ of the horizontal
+  /// bias (now: it grows with the random walk while rejecting, and nothing measures it) times
+  /// the time rejected, at least the recovery time, stays within the smallest rejected
+  /// acceleration's tilt (atan(a_low/g)). With a bias a rest measured (σ ≈ 0.01 °/s) that is
+  /// about a minute; then recovery, flagged. A rejection under way when the uncertainty no
+  /// longer allows the recovery time (it grew) recovers at once. The time counts rejected
+  /// blocks up and trusted ones down `recoveryRatio` times faster.
+  ///
+  /// The onset's corrections are turned back twice: when the weight first falls below 1 (the
+  /// last ~4 s of corrections, leaky) and again when it first reaches 0 (those made at partial
+  /// weight since). Without the second, the filter's memory of the partial-weight blocks
+  /// stayed in the estimate for the whole rejection and was replayed when it ended
+  /// (`plumb-hil run long-push --unit noisy`: 1.05° while held, 2.3° as the push ended;
+  /// with it 0.6° and 0.7°, and 0.43° and 0.49° with the memory lengthened from 2 s to 4 s).
+  mutating func update(meanForce f: Vector3, horizontalBiasVariance horizontal: Double) -> Bool {
     let c = detectorLowPass
-    let ux = meanForceX - slowMean.x
-    let uy = meanForceY - slowMean.y
+    let ux = f.x - slowMean.x
+    let uy = f.y - slowMean.y
+    let uz = f.z - slowMean.z
     let ax = ux * c.b0 + sustainedX.0
     sustainedX = (ux * c.b1 - ax * c.a1 + sustainedX.1, ux * c.b2 - ax * c.a2)
     let ay = uy * c.b0 + sustainedY.0
     sustainedY = (uy * c.b1 - ay * c.a1 + sustainedY.1, uy * c.b2 - ay * c.a2)
+    let az = uz * c.b0 + sustainedZ.0
+    sustainedZ = (uz * c.b1 - az * c.a1 + sustainedZ.1, uz * c.b2 - az * c.a2)
     let v2 = ax * ax + ay * ay
     var w = 1.0
     if v2 > lowSquared { w = max(0, (highSquared - v2) * slope) }
     if w < 1 {
-      if rejectionBlocks < recoveryBlocks { rejectionBlocks += 1 }
-      if rejectionBlocks >= recoveryBlocks { isRecovering = true }
+      // A fresh rejection whose reading is shorter than the reference: the reference held an
+      // acceleration (taken for gravity: a recovery, or a start or rest while accelerating)
+      // that has now ended. |s + d|² − |s|² = 2 s·d + |d|², with d the filtered deviation.
+      if rejectionBlocks == 0
+        && 2 * (slowMean.x * ax + slowMean.y * ay + slowMean.z * az) + v2 + az * az < 0
+      {
+        isRecovering = true
+      }
+      rejectionBlocks += 1
+      let t = Double(rejectionBlocks) * blockPeriod
+      let carried = max(t, recoverySeconds)
+      if 9 * horizontal * carried * carried > tiltBudget * tiltBudget {
+        isRecovering = true
+      }
     } else if rejectionBlocks > 0 {
       rejectionBlocks = max(0, rejectionBlocks - recoveryRatio)
       if rejectionBlocks == 0 { isRecovering = false }
     }
     if isRecovering { w = 1 }
-    let starts = w < 1 && !wasRejecting
+    // A rejection starts, or stops the filter for the first time.
+    let starts = (w < 1 && !wasRejecting) || (w == 0 && !wasStopped)
     wasRejecting = w < 1
+    wasStopped = w == 0
     weight = w
     return starts
   }
@@ -171,12 +231,14 @@ struct AccelerationRejection: Sendable {
     weight = 1
     sustainedX = (0, 0)
     sustainedY = (0, 0)
+    sustainedZ = (0, 0)
   }
 
   /// Starts afresh after a reacquisition: `restart`, and no onset or recent corrections either.
   mutating func reset() {
     restart()
     wasRejecting = false
+    wasStopped = false
     recentCorrectionX = 0
     recentCorrectionY = 0
   }

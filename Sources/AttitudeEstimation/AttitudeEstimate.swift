@@ -12,7 +12,10 @@ public struct EstimateFlags: OptionSet, Hashable, Sendable {
   /// The accelerometer disagreed with the estimate by more than the rejection threshold and
   /// was trusted less (or not at all) for this sample.
   public static let accelerationRejected = EstimateFlags(rawValue: 1 << 2)
-  /// Rejection lasted too long: the accelerometer is trusted again until it agrees.
+  /// Rejection lasted longer than the gyro bias's uncertainty lets the gyro carry the attitude
+  /// (3σ of its horizontal part × the time rejected reached atan(a_low/g)): the accelerometer
+  /// is trusted again, though it still disagrees, until it agrees. Never with
+  /// `accelerationRejected`.
   public static let recovering = EstimateFlags(rawValue: 1 << 3)
   /// At least one sample is missing before this one (interval > 1.5 × the sample period),
   /// however long: a gap longer than `SampleClock.Settings.maximumIntegrationIntervalSeconds`

@@ -386,12 +386,18 @@ public struct AttitudeEstimator: Sendable {
       && rejection.weight >= 1
     block.reset()
     if !atRest { biasEstimator.predict(seconds: seconds) }
-    // Acceleration rejection decides this block's weight; not while the bias is too uncertain
-    // for the gyro to carry the attitude through a rejection (`gyroCanCarry`).
+    // Acceleration rejection decides this block's weight: a rejection starts only while the
+    // bias is known well enough for the gyro to carry the attitude through the recovery time
+    // (`gyroCanCarry`), and one under way runs to its end (recovery, when the bias no longer
+    // allows it).
+    let horizontal = AccelerationRejection.horizontalVariance(
+      biasEstimator.variance, up: propagation.up)
     if rejection.isEnabled && !atRest && !inclination.isInitialising && count > 0
-      && rejection.gyroCanCarry(biasVariance: biasEstimator.variance, up: propagation.up)
+      && (rejection.isActive || rejection.gyroCanCarry(horizontalBiasVariance: horizontal))
     {
-      if rejection.update(meanForceX: force.x, meanForceY: force.y) { undoRecentCorrections() }
+      if rejection.update(meanForce: force, horizontalBiasVariance: horizontal) {
+        undoRecentCorrections()
+      }
     } else {
       rejection.trust()
     }
@@ -406,9 +412,10 @@ public struct AttitudeEstimator: Sendable {
       bias: &biasEstimator)
   }
 
-  /// A sustained acceleration was just detected: the corrections of the last moments were its
-  /// doing, so turn them back, and restart the filter memory from the restored estimate (it
-  /// holds the acceleration's onset, which would otherwise keep pulling).
+  /// A sustained acceleration was just detected, or has just stopped the filter: the
+  /// corrections of the last moments were its doing, so turn them back, and restart the filter
+  /// memory from the restored estimate (it holds the acceleration's onset, which would
+  /// otherwise keep pulling, or be replayed when the rejection ends).
   private mutating func undoRecentCorrections() {
     let undo = rejection.undoRecentCorrections()
     propagation.turn(by: undo)

@@ -61,11 +61,17 @@ extension AttitudeEstimator {
     public var lowerThresholdMetersPerSecondSquared: Double
     /// Above this, m/s², it is ignored; in between its weight falls linearly with the square.
     public var upperThresholdMetersPerSecondSquared: Double
-    /// Rejection that lasts longer than this, seconds (counting rejected samples up and
-    /// trusted ones down `recoveryRatio` times faster), switches to **recovery**: the
-    /// accelerometer is trusted again until the two agree. A sustained push is then
-    /// indistinguishable from a tilt, and the estimate follows it (seed 001: any acceleration
-    /// that lasts longer than the filter trusts the gyro alone looks like gravity).
+    /// The shortest rejection, seconds. A rejection lasts as long as the gyro can carry the
+    /// attitude alone — while 3σ of the gyro bias's horizontal part times the time rejected
+    /// (counting rejected blocks up and trusted ones down `recoveryRatio` times faster) stays
+    /// within the tilt the lower threshold's acceleration would cause, atan(a_low/g) — and at
+    /// least this long; it starts only while the bias is known well enough to carry this long
+    /// (σ_h < 0.29 °/s with the defaults: a rest, a calibration file or the motion-bias
+    /// measurement; shorter rejections for a less known bias measured worse than none). Then
+    /// it switches to **recovery**: the accelerometer is trusted again until the two agree. A
+    /// sustained push is then indistinguishable from a tilt, and the estimate follows it
+    /// (seed 001: any acceleration that lasts longer than the gyro can carry the attitude
+    /// looks like gravity). Default 10 s; after a rest a rejection lasts about a minute.
     public var recoverySeconds: Double
     /// How much faster trusted samples count down than rejected ones count up. Default 9
     /// (x-io Fusion's rule: prolonged means rejected more than 90 % of the time).

@@ -83,6 +83,21 @@ public enum ScenarioCatalog {
       naturalSeconds: 300,
       make: { seed, seconds in CarRide(seconds: max(seconds, 10), seed: seed) }),
     Entry(
+      name: "long-corner",
+      summary: "a motorway loop at 15 m/s: 3 m/s² across the car for 30 s while it turns 367°",
+      naturalSeconds: 54,
+      make: { _, _ in SustainedAcceleration(kind: .corner) }),
+    Entry(
+      name: "long-push",
+      summary: "3 m/s² along x for 30 s, level and without rotation (after and before 10 s rests)",
+      naturalSeconds: 54,
+      make: { _, _ in SustainedAcceleration(kind: .straight) }),
+    Entry(
+      name: "power-on-push",
+      summary: "3 m/s² along x for 30 s from 1.5 s after power-on, before any rest can be taken",
+      naturalSeconds: 37,
+      make: { _, _ in SustainedAcceleration(kind: .straight, restSeconds: 1.5) }),
+    Entry(
       name: "engine-vibration-below",
       summary: "tilted 10°, an engine shakes it at 30 Hz (0.2 g) from 3 s: below the 50 Hz Nyquist",
       naturalSeconds: 20,

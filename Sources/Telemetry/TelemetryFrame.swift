@@ -86,7 +86,8 @@ public struct TelemetryFlags: OptionSet, Hashable, Sendable {
   public static let gap = TelemetryFlags(rawValue: 1 << 1)
   /// Bit 2: a raw reading was at ≥ 98 % of its full-scale range.
   public static let clipping = TelemetryFlags(rawValue: 1 << 2)
-  /// Bit 3: the accelerometer correction was skipped (|a| too far from 1 g).
+  /// Bit 3: a sustained horizontal acceleration is being rejected: the accelerometer
+  /// correction is slowed or stopped, and the gyro carries the tilt.
   public static let accelerationRejected = TelemetryFlags(rawValue: 1 << 3)
   /// Bit 4: the filter is converging again after a gap, reset or fault.
   public static let recovering = TelemetryFlags(rawValue: 1 << 4)

@@ -28,7 +28,7 @@ private let g = 9.80665
     for name in [
       "rest", "tilt", "push", "walk", "rest-turn", "handheld", "rest-turn-wander", "car",
       "engine-vibration-below", "engine-vibration-above", "temperature-ramp", "long-stillness",
-      "power-on-turning",
+      "power-on-turning", "long-corner", "long-push", "power-on-push",
     ] {
       #expect(names.contains(name), "\(name)")
     }
@@ -51,13 +51,37 @@ private let g = 9.80665
     let sources: [any MotionSource] = [
       CarRide(seconds: 300, seed: 4), EngineVibration(frequencyHertz: 60),
       EngineVibration(frequencyHertz: 30), TemperatureRamp(), LongStillness(hours: 1),
-      PowerOnInSlowRotation(),
+      PowerOnInSlowRotation(), SustainedAcceleration(kind: .corner),
+      SustainedAcceleration(kind: .straight),
     ]
     for source in sources {
       let span = min(source.durationSeconds ?? 60, 300)
       for t in stride(from: 0.05, to: span, by: span / 331) {
         #expect(rateError(source, at: t) < 2e-4, "\(type(of: source)) at \(t) s")
       }
+    }
+  }
+
+  /// The long accelerations: level throughout, 3 m/s² horizontal in the reference frame for the
+  /// 30 s hold (across the car in the loop, which turns more than a full circle), rests before
+  /// and after.
+  @Test func sustainedAccelerationsHoldThreeMetresPerSecondSquaredForThirtySeconds() {
+    for kind in [SustainedAcceleration.Kind.corner, .straight] {
+      let motion = SustainedAcceleration(kind: kind)
+      #expect(motion.durationSeconds == 54)
+      for t in stride(from: 0.0, through: 54, by: 0.01) {
+        let truth = motion.truth(atSeconds: t)
+        let world = truth.attitude.rotate(truth.specificForceMetersPerSecondSquared)
+        #expect(abs(world.z - g) < 1e-12)
+        let horizontal = (world.x * world.x + world.y * world.y).squareRoot()
+        if t >= 12, t <= 42 { #expect(abs(horizontal - 3) < 1e-9, "\(kind) at \(t) s") }
+        if t < 10 || t > 44 {
+          #expect(horizontal == 0 && motion.isResting(atSeconds: t), "\(kind) at \(t) s")
+        }
+      }
+      let heading = EulerAngles(motion.truth(atSeconds: 54).attitude).yaw
+      let turned = kind == .corner ? 0.2 * 32 - 2 * Double.pi : 0
+      #expect(abs(heading - turned) < 1e-9, "\(kind): \(heading)")
     }
   }
 
