@@ -58,6 +58,48 @@ public struct Matrix3: Hashable, Sendable, CustomStringConvertible {
   }
 
   @inlinable
+  public static func + (a: Matrix3, b: Matrix3) -> Matrix3 {
+    Matrix3(rows: a.row0 + b.row0, a.row1 + b.row1, a.row2 + b.row2)
+  }
+
+  @inlinable
+  public static func - (a: Matrix3, b: Matrix3) -> Matrix3 {
+    Matrix3(rows: a.row0 - b.row0, a.row1 - b.row1, a.row2 - b.row2)
+  }
+
+  @inlinable
+  public static func * (m: Matrix3, s: Double) -> Matrix3 {
+    Matrix3(rows: m.row0 * s, m.row1 * s, m.row2 * s)
+  }
+
+  /// The outer product a bᵀ.
+  @inlinable
+  public static func outer(_ a: Vector3, _ b: Vector3) -> Matrix3 {
+    Matrix3(rows: b * a.x, b * a.y, b * a.z)
+  }
+
+  /// The diagonal.
+  @inlinable
+  public var diagonal: Vector3 { Vector3(row0.x, row1.y, row2.z) }
+
+  /// The sum of the diagonal.
+  @inlinable
+  public var trace: Double { row0.x + row1.y + row2.z }
+
+  /// (M + Mᵀ) / 2: removes the asymmetry rounding leaves in a matrix that should be symmetric.
+  @inlinable
+  public var symmetrized: Matrix3 {
+    let xy = 0.5 * (row0.y + row1.x)
+    let xz = 0.5 * (row0.z + row2.x)
+    let yz = 0.5 * (row1.z + row2.y)
+    return Matrix3(rows: Vector3(row0.x, xy, xz), Vector3(xy, row1.y, yz), Vector3(xz, yz, row2.z))
+  }
+
+  /// vᵀ M v.
+  @inlinable
+  public func quadraticForm(_ v: Vector3) -> Double { v.dot(self * v) }
+
+  @inlinable
   public var determinant: Double { row0.dot(row1.cross(row2)) }
 
   /// The inverse, or `nil` when the matrix is singular (|det| < 1e-12).
