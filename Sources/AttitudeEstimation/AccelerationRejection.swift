@@ -111,19 +111,15 @@ struct AccelerationRejection: Sendable {
   /// learnt in motion meanwhile). So an uncalibrated gyro before its first rest trusts the
   /// accelerometer, and says nothing: there is no rejection to give up. Only the bias's
   /// horizontal part tilts the estimate: the variance counted is that of the two horizontal
-  /// directions together (the trace less the vertical's, with the per-axis variances), so a
-  /// vertical bias nothing observes during a long level drive does not switch the rejection
-  /// off.
+  /// directions together (`GyroBiasEstimator.horizontalVariance`), so a vertical bias nothing
+  /// observes during a long level drive does not switch the rejection off. The caller passes at
+  /// least the motion's evidence against the bias squared (`MotionBiasMeasurement
+  /// .evidenceSquared`): a bias the corrections contradict cannot carry the attitude, whatever
+  /// uncertainty it claims.
   @inline(__always)
   func gyroCanCarry(horizontalBiasVariance horizontal: Double) -> Bool {
     9 * horizontal * recoverySeconds * recoverySeconds <= tiltBudget * tiltBudget
   }
-
-  /// The variance of the bias's horizontal part: the trace less the vertical's, with the
-  /// per-axis variances (rad²/s²).
-  @inline(__always)
-  static func horizontalVariance(_ v: Vector3, up u: Vector3) -> Double {
-    v.x + v.y + v.z - (v.x * u.x * u.x + v.y * u.y * u.y + v.z * u.z * u.z)
   }
 
   /// Decides this block's weight from its mean horizontal specific force (reference frame);
@@ -187,8 +183,17 @@ struct AccelerationRejection: Sendable {
   }
 
   /// The accelerometer trusted for this block (rest, start-up, no reading, a bias too
-  /// uncertain for the gyro to carry the attitude).
-  mutating func trust() { weight = 1 }
+  /// uncertain for the gyro to carry the attitude). Trusted, it is not recovering from a
+  /// rejection either: a recovery left standing would keep the blocks from teaching the bias —
+  /// and when the bias itself tilted the estimate (a wrong bias, re-opened), the detector sees
+  /// that tilt as an acceleration that never ends, and nothing would ever correct it.
+  mutating func trust() {
+    weight = 1
+    if isRecovering {
+      isRecovering = false
+      rejectionBlocks = 0
+    }
+  }
 
   /// The slow mean follows the block's mean specific force at the block's weight.
   @inline(__always)

@@ -88,6 +88,8 @@ public struct AttitudeEstimator: Sendable {
   private var rejection: AccelerationRejection
   private var restMeasurements: RestBiasMeasurements
   private var motionBias: MotionBiasMeasurement
+  /// Refused rests that may show the bias wrong.
+  private var refusedRests = RefusedRestEvidence()
   private var anchoring: RestAnchoring
   private var reacquisition: GapReacquisition
   private var output: EstimateOutput
@@ -381,17 +383,17 @@ public struct AttitudeEstimator: Sendable {
     // The corrections measure the bias only where the filter ran at full speed: a rejection
     // stops them, and a stopped correction says nothing about the bias (it would only shrink
     // the bias's uncertainty without information).
-    let trusted =
-      !inclination.isInitialising && !rejection.isRecovering && !atRest && count > 0
-      && rejection.weight >= 1
+    let corrected = !inclination.isInitialising && !atRest && count > 0 && rejection.weight > 0
+    let trusted = corrected && !rejection.isRecovering && rejection.weight >= 1
     block.reset()
     if !atRest { biasEstimator.predict(seconds: seconds) }
     // Acceleration rejection decides this block's weight: a rejection starts only while the
     // bias is known well enough for the gyro to carry the attitude through the recovery time
     // (`gyroCanCarry`), and one under way runs to its end (recovery, when the bias no longer
     // allows it).
-    let horizontal = AccelerationRejection.horizontalVariance(
-      biasEstimator.variance, up: propagation.up)
+    // The bias's horizontal uncertainty, or the motion's evidence against it if larger.
+    let horizontal = max(
+      biasEstimator.horizontalVariance(up: propagation.up), motionBias.evidenceSquared)
     if rejection.isEnabled && !atRest && !inclination.isInitialising && count > 0
       && (rejection.isActive || rejection.gyroCanCarry(horizontalBiasVariance: horizontal))
     {
@@ -407,9 +409,12 @@ public struct AttitudeEstimator: Sendable {
     guard !atRest else { return }
     let (r0, r1, r2) = propagation.rows
     anchoring.accumulateDrift(up: r2, seconds: seconds)
-    motionBias.measure(
-      rows: r0, r1, correction: dx, dy, seconds: seconds, trusted: trusted,
-      bias: &biasEstimator)
+    if motionBias.measure(
+      rows: r0, r1, r2, correction: dx, dy, seconds: seconds, trusted: trusted,
+      corrected: corrected, bias: &biasEstimator)
+    {
+      restStatistics.biasReopenedInMotion &+= 1
+    }
   }
 
   /// A sustained acceleration was just detected, or has just stopped the filter: the
@@ -444,7 +449,8 @@ public struct AttitudeEstimator: Sendable {
     output.refreshStateFlags(
       isRejecting: rejection.weight < 1, isRecovering: rejection.isRecovering,
       isInitialising: inclination.isInitialising, isAtRest: restDetector.isAtRest,
-      isBiasLimited: biasEstimator.isLimited, biasVariance: biasEstimator.variance, up: up)
+      isBiasLimited: biasEstimator.isLimited,
+      verticalBiasVariance: biasEstimator.verticalVariance(up: up))
     restUp = restDetector.isAtRest ? up : Vector3(0, 0, 1)
     propagation.setCorrectionRate(inclination.correctionRateX, inclination.correctionRateY)
   }
@@ -533,6 +539,16 @@ public struct AttitudeEstimator: Sendable {
     case .refused:
       restStatistics.refusedAsTurning &+= 1
       restStatistics.lastRefusedRateRadiansPerSecond = restDetector.refusedRate
+      let detector = restDetector
+      let variance = biasEstimator.variance
+      let widening = refusedRests.refused(
+        difference: restDetector.refusedDifference,
+        newStretch: restDetector.refusedInNewStretch
+      ) { detector.refusalsAgree($0, $1, biasVariance: variance) }
+      if widening > 0 {
+        biasEstimator.widen(by: widening)
+        restStatistics.biasReopenedAfterRefusals &+= 1
+      }
     case .ended:
       endRest(temperatureOffset: temperatureOffset)
     case .started:
@@ -585,6 +601,8 @@ public struct AttitudeEstimator: Sendable {
         toCelsius: biasEstimator.referenceTemperatureCelsius + temperatureOffset)
     }
     restMeasurements.restAtReference()
+    refusedRests.reset()
+    motionBias.resetEvidence()
     if settings.bias.restEstimationEnabled {
       biasEstimator.observeAtRest(
         meanRate: restDetector.stretchGyroSum / n, samples: samples,

@@ -53,13 +53,41 @@ struct RestBiasMeasurements: Sendable {
 /// the first two rows of the rotation matrix and over R·b̂ that model it, and its noise.
 ///
 /// A bias about a horizontal axis tilts the estimate and the inclination correction pulls it
-/// back, so the correction rate plus LP(R b̂) measures LP(R) b. Once per block, with a diagonal
-/// covariance and sequential scalar updates.
+/// back, so the correction rate plus LP(R b̂) measures LP(R) b. Once per block, two sequential
+/// scalar updates of the full covariance.
+///
+/// It also keeps the evidence against the bias: the innovations of both rows, as a body-axes
+/// vector (e₀·h₀ + e₁·h₁, the horizontal part of the bias error), low-pass filtered over
+/// `motionEvidenceTimeConstant`. The Kalman filter explains an innovation by the uncertainty
+/// it claims; when the low-passed error stays beyond `motionEvidenceSigmas` standard deviations
+/// of the horizontal bias (and `motionEvidenceFloor`), the claim is wrong — a calibration that
+/// no longer holds, a bias that jumped — and the bias is re-opened: its variance grows by the
+/// error squared on every axis. The vertical too, though motion does not see it: whatever moved
+/// the horizontal bias (a knock, a temperature step, another unit's file) moved the vertical
+/// as well, and the next rest, no longer refused as a slow turn, measures it.
+///
+/// Re-opened, the bias is *relearnt*: until the evidence falls below half its floor (or a rest
+/// measures the bias), the measurement's noise is `motionRelearningNoise`, a block's innovation
+/// noise, instead of VQF's long-run figure, which assumes the bias known to
+/// `motionUncertainty` and averages over minutes (its gain would take two minutes to undo a
+/// few degrees per second; the loop-speed cap still holds the bias loop at ≥ 10 s).
 struct MotionBiasMeasurement: Sendable {
   private var rowFilter = RowFilter()
+  /// The low-passed innovations, body axes, rad/s.
+  private var evidence = Vector3(0, 0, 0)
+  private var evidenceGain: Double = 0
+  private let evidenceTimeConstantSeconds: Double
+  private let evidenceSigmasSquared: Double
+  private let evidenceFloorSquared: Double
+  private let relearningNoise: Double
   private var lowPass = LowPassCoefficients(b0: 1, b1: 0, b2: 0, a1: 0, a2: 0)
   /// The measurement's noise variance, (rad/s)², and the largest gain it may have.
   private var noiseVariance: Double = 0
+  /// How long the evidence has stood beyond its threshold, seconds.
+  private var contradictedSeconds: Double = 0
+  /// Re-opened and still contradicted: the measurement noise is `relearningNoiseVariance`.
+  private var isRelearning = false
+  private var relearningNoiseVariance: Double = 0
   private var maximumGain: Double = 0
   private let isEnabled: Bool
   private let timeConstantSeconds: Double
@@ -73,6 +101,11 @@ struct MotionBiasMeasurement: Sendable {
     randomWalk = noise.gyroBiasRandomWalk
     uncertainty = bias.motionUncertaintyRadiansPerSecond
     minimumTimeConstantSeconds = bias.motionMinimumTimeConstantSeconds
+    evidenceTimeConstantSeconds = bias.motionEvidenceTimeConstantSeconds
+    evidenceSigmasSquared = bias.motionEvidenceSigmas * bias.motionEvidenceSigmas
+    evidenceFloorSquared =
+      bias.motionEvidenceFloorRadiansPerSecond * bias.motionEvidenceFloorRadiansPerSecond
+    relearningNoise = bias.motionRelearningNoiseRadiansPerSecond
   }
 
   /// Sets the coefficients for blocks of `blockPeriod` seconds.
@@ -84,31 +117,72 @@ struct MotionBiasMeasurement: Sendable {
     let v = max(k * k * blockPeriod, 1e-30)
     let p = uncertainty * uncertainty
     noiseVariance = p * p / v + p
+    let relearning = relearningNoise
+    relearningNoiseVariance = min(noiseVariance, relearning * relearning)
     maximumGain = min(1, blockPeriod / minimumTimeConstantSeconds)
+    evidenceGain = min(1, blockPeriod / evidenceTimeConstantSeconds)
   }
 
-  /// One block in motion: `r0`, `r1` the first two rows of R (body → reference) at its end,
-  /// `dx`, `dy` the correction applied over its `seconds`. The filters always run; the bias
-  /// learns only from a `trusted` block (the inclination filter ran at full speed).
+  /// The evidence's size squared, (rad/s)²: the horizontal bias error the motion shows.
+  var evidenceSquared: Double { evidence.squaredLength }
+
+  /// A rest measured the bias: the motion's evidence against the old estimate is spent.
+  mutating func resetEvidence() {
+    evidence = Vector3(0, 0, 0)
+    contradictedSeconds = 0
+    isRelearning = false
+  }
+
+  /// One block in motion: `r0`, `r1`, `r2` the rows of R (body → reference) at its end (`r2`
+  /// is up in body axes), `dx`, `dy` the correction applied over its `seconds`. The filters
+  /// always run; the bias learns only from a `trusted` block (the inclination filter ran at
+  /// full speed). The evidence also counts a `corrected` block — the filter ran, slowed by a
+  /// rejection or recovering from one: a wrong bias tilts the estimate steadily, which the
+  /// rejection would otherwise take for a sustained acceleration and hide from the bias
+  /// estimation for as long as the bias claims it can carry the attitude. Returns whether the
+  /// evidence re-opened the bias.
   @inline(__always)
   mutating func measure(
-    rows r0: Vector3, _ r1: Vector3, correction dx: Double, _ dy: Double, seconds: Double,
-    trusted: Bool, bias estimator: inout GyroBiasEstimator
-  ) {
+    rows r0: Vector3, _ r1: Vector3, _ r2: Vector3, correction dx: Double, _ dy: Double,
+    seconds: Double, trusted: Bool, corrected: Bool, bias estimator: inout GyroBiasEstimator
+  ) -> Bool {
     let b = estimator.bias
     let (h0, h1, rb0, rb1) = rowFilter.update(
       r0, r1, r0.dot(b), r1.dot(b), coefficients: lowPass)
-    guard trusted, isEnabled else { return }
+    guard corrected || trusted, isEnabled else { return false }
     // The correction rate plus LP(R b̂) measures LP(R) b; innovation e = y − LP(R) b̂.
     let perSecond = -1 / seconds
     let rate0 = dx * perSecond
     let rate1 = dy * perSecond
+    let e0 = rate0 + rb0 - h0.dot(b)
+    evidence += (h0 * e0 + h1 * (rate1 + rb1 - h1.dot(b)) - evidence) * evidenceGain
+    let error = evidence.squaredLength
+    var reopened = false
+    if error > evidenceFloorSquared
+      && error > evidenceSigmasSquared * estimator.horizontalVariance(up: r2)
+    {
+      // Persistent, not a passing correction: a one-off angle error (a gyro's scale error
+      // over a fast turn, an accelerometer offset seen from a new pose) raises the evidence
+      // by its angle over the time constant and lets it decay; a bias error holds it up.
+      contradictedSeconds += seconds
+      if contradictedSeconds >= 0.5 * evidenceTimeConstantSeconds {
+        estimator.widen(by: error)
+        reopened = true
+        isRelearning = true
+        contradictedSeconds = 0
+      }
+    } else {
+      contradictedSeconds = 0
+      if isRelearning && 4 * error < evidenceFloorSquared { isRelearning = false }
+    }
+    let r = isRelearning ? relearningNoiseVariance : noiseVariance
+    guard trusted else { return reopened }
     estimator.observe(
-      row: h0, innovation: rate0 + rb0 - h0.dot(estimator.bias),
-      noiseVariance: noiseVariance, maximumGain: maximumGain)
+      row: h0, innovation: e0, noiseVariance: r, maximumGain: maximumGain)
     estimator.observe(
       row: h1, innovation: rate1 + rb1 - h1.dot(estimator.bias),
-      noiseVariance: noiseVariance, maximumGain: maximumGain)
+      noiseVariance: r, maximumGain: maximumGain)
+    return reopened
   }
 }
 

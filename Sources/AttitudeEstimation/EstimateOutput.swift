@@ -22,7 +22,7 @@ struct EstimateOutput: Sendable {
   @inline(__always)
   mutating func refreshStateFlags(
     isRejecting: Bool, isRecovering: Bool, isInitialising: Bool, isAtRest: Bool,
-    isBiasLimited: Bool, biasVariance v: Vector3, up u: Vector3
+    isBiasLimited: Bool, verticalBiasVariance vertical: Double
   ) {
     var raw: UInt16 = 0
     if isRejecting { raw |= EstimateFlags.accelerationRejected.rawValue }
@@ -30,9 +30,7 @@ struct EstimateOutput: Sendable {
     if isInitialising { raw |= EstimateFlags.initialising.rawValue }
     if isAtRest { raw |= EstimateFlags.atRest.rawValue }
     if isBiasLimited { raw |= EstimateFlags.biasLimited.rawValue }
-    // The bias's variance about the vertical (the heading's drift rate), per axis weighted by
-    // the up direction's components.
-    let vertical = v.x * u.x * u.x + v.y * u.y * u.y + v.z * u.z * u.z
+    // `vertical`: the bias's variance about the vertical (the heading's drift rate).
     let limit = AttitudeEstimator.headingUncertainBiasRadiansPerSecond
     if vertical > limit * limit { raw |= EstimateFlags.headingUncertain.rawValue }
     stateFlags = raw | gapHeadingFlag

@@ -1,7 +1,7 @@
 import Geometry
 
-/// The gyroscope-bias estimate and its uncertainty: a small Kalman filter with one state per
-/// body axis (a diagonal covariance), fed by two kinds of measurement.
+/// The gyroscope-bias estimate and its uncertainty: a small Kalman filter over the bias in body
+/// axes, with a full 3 × 3 covariance, fed by two kinds of measurement.
 ///
 /// **Model.** The bias is a random walk: between measurements its variance grows by
 /// `K² · dt` per axis (K: `SensorNoise.gyroBiasRandomWalk`), up to the initial variance. So the
@@ -21,13 +21,21 @@ import Geometry
 /// vertical part is unobservable without a magnetometer. `observe(row:innovation:…)` applies one
 /// such scalar measurement `innovation ≈ row · (b − b̂)`. Its noise is set so that in long
 /// motion the uncertainty settles at `motionUncertainty` (VQF's formulation), and its gain is
-/// capped so the bias loop stays slower than the inclination filter it listens to.
+/// capped so the bias loop stays slower than the inclination filter it listens to. The rows are
+/// horizontal directions in body axes; with the full covariance a measurement shrinks the
+/// uncertainty only along what it sees, so after long motion at a constant tilt the vertical
+/// bias is still as uncertain as the random walk has made it.
+///
+/// **Evidence against the estimate** widens the covariance (`widen(by:)`):
+/// a rest that disagrees by more than the uncertainty allows, rests refused one after another
+/// with the same rate, motion innovations of one sign for tens of seconds. Without that a bias
+/// that was once wrong and tight would never be corrected.
 ///
 /// **Temperature, learnt online.** A MEMS gyro's zero-rate output moves with the die
 /// temperature (PS §6.1: up to ±20 °/s over −40…+85 °C), and a board warms for minutes after
 /// power-up. So each axis has a second state: the bias is `b(T) = bias + c · (T − T_ref)` with
 /// `bias` the bias at `referenceTemperatureCelsius` and `c` the temperature coefficient, and the
-/// pair (bias, c) carries a 2 × 2 covariance per axis. A rest at temperature T measures
+/// six states (bias, c) carry a 6 × 6 covariance (three 3 × 3 blocks). A rest at temperature T measures
 /// `b(T)`, the row `[1, T − T_ref]`: rests at one temperature pin the bias there, rests at
 /// different temperatures separate the slope from the offset, and between rests — in motion,
 /// while the chip keeps warming — the bias is *predicted* from the temperature instead of
@@ -63,6 +71,24 @@ public struct GyroBiasEstimator: Hashable, Sendable {
     /// A motion innovation is limited to this, rad/s, so one violent manoeuvre cannot throw
     /// the estimate. Default 2 °/s (VQF's clip).
     public var motionInnovationLimitRadiansPerSecond: Double
+    /// Motion innovations that contradict the bias for this long re-open it: their low-pass
+    /// (this time constant, seconds) is the horizontal bias error the motion shows. Default
+    /// 10 s: an error shows in the inclination correction within a few of its time constants,
+    /// and the low-pass averages out what a manoeuvre adds.
+    public var motionEvidenceTimeConstantSeconds: Double
+    /// The motion's evidence re-opens the bias when it exceeds this many standard deviations
+    /// of the bias's horizontal part, and `motionEvidenceFloor`. Default 3.
+    public var motionEvidenceSigmas: Double
+    /// The smallest evidence that re-opens the bias, rad/s; it must also stand for half the
+    /// time constant. Default 0.5 °/s: a one-off angle error (a 3 % gyro scale error over a
+    /// fast 60° turn, an uncalibrated accelerometer seen from a new pose) raises the evidence by
+    /// its angle over the time constant, 5° to reach the floor, and lets it decay; a bias error
+    /// holds it up.
+    public var motionEvidenceFloorRadiansPerSecond: Double
+    /// The motion measurement's noise while the bias is relearnt after a re-opening, rad/s
+    /// (one block's innovation). Default 0.5 °/s: about what a hand's motion leaves in the
+    /// inclination correction over 0.1 s.
+    public var motionRelearningNoiseRadiansPerSecond: Double
     /// The largest bias magnitude per axis, rad/s. Default 30 °/s, beyond the MPU-6050's
     /// ±20 °/s zero-rate tolerance; reaching it is flagged.
     public var maximumBiasRadiansPerSecond: Double
@@ -89,6 +115,9 @@ public struct GyroBiasEstimator: Hashable, Sendable {
       motionUncertaintyRadiansPerSecond: Double = 0.1 * .pi / 180,
       motionMinimumTimeConstantSeconds: Double = 10,
       motionInnovationLimitRadiansPerSecond: Double = 2 * .pi / 180,
+      motionEvidenceTimeConstantSeconds: Double = 10, motionEvidenceSigmas: Double = 3,
+      motionEvidenceFloorRadiansPerSecond: Double = 0.5 * .pi / 180,
+      motionRelearningNoiseRadiansPerSecond: Double = 0.5 * .pi / 180,
       maximumBiasRadiansPerSecond: Double = 30 * .pi / 180,
       temperatureCoefficientRadiansPerSecondPerCelsius: Vector3 = .zero,
       referenceTemperatureCelsius: Double = 25,
@@ -107,6 +136,10 @@ public struct GyroBiasEstimator: Hashable, Sendable {
       self.motionMinimumTimeConstantSeconds = motionMinimumTimeConstantSeconds
       self.motionInnovationLimitRadiansPerSecond = motionInnovationLimitRadiansPerSecond
       self.maximumBiasRadiansPerSecond = maximumBiasRadiansPerSecond
+      self.motionEvidenceTimeConstantSeconds = motionEvidenceTimeConstantSeconds
+      self.motionEvidenceSigmas = motionEvidenceSigmas
+      self.motionEvidenceFloorRadiansPerSecond = motionEvidenceFloorRadiansPerSecond
+      self.motionRelearningNoiseRadiansPerSecond = motionRelearningNoiseRadiansPerSecond
       self.temperatureCoefficientRadiansPerSecondPerCelsius =
         temperatureCoefficientRadiansPerSecondPerCelsius
       self.referenceTemperatureCelsius = referenceTemperatureCelsius
@@ -140,6 +173,15 @@ public struct GyroBiasEstimator: Hashable, Sendable {
       if !(motionMinimumTimeConstantSeconds > 0) {
         return "motion bias time constant must be positive"
       }
+      if !(motionEvidenceTimeConstantSeconds > 0) {
+        return "motion evidence time constant must be positive"
+      }
+      if !(motionEvidenceSigmas > 0) || !(motionEvidenceFloorRadiansPerSecond >= 0) {
+        return "motion evidence threshold must be positive"
+      }
+      if !(motionRelearningNoiseRadiansPerSecond > 0) {
+        return "motion relearning noise must be positive"
+      }
       if !(maximumBiasRadiansPerSecond > 0) { return "maximum gyro bias must be positive" }
       if !temperatureCoefficientRadiansPerSecondPerCelsius.isFinite
         || !referenceTemperatureCelsius.isFinite
@@ -161,15 +203,19 @@ public struct GyroBiasEstimator: Hashable, Sendable {
   public let settings: Settings
   /// The bias estimate at the reference temperature, rad/s, body axes.
   public private(set) var bias: Vector3
-  /// The variance of the estimate per axis, (rad/s)².
-  public private(set) var variance: Vector3
+  /// The covariance of the bias estimate, (rad/s)², body axes: a full 3 × 3 matrix. Motion
+  /// measures only the bias's horizontal part, which on a tilted board is a combination of
+  /// body axes; a per-axis (diagonal) covariance would let those measurements shrink every
+  /// axis they touch and claim, after long motion at a constant tilt, a vertical bias nothing
+  /// has observed.
+  public private(set) var biasCovariance: Matrix3
   /// The temperature coefficient c per axis, rad/s/°C: learnt from rests at different
   /// temperatures, starting from the settings' value.
   public private(set) var temperatureCoefficient: Vector3
-  /// Its variance per axis, (rad/s/°C)².
-  public private(set) var temperatureCoefficientVariance: Vector3
-  /// The covariance of bias and coefficient per axis, (rad/s)²/°C.
-  public private(set) var biasCoefficientCovariance: Vector3
+  /// The covariance of the coefficients, (rad/s/°C)².
+  public private(set) var temperatureCoefficientCovariance: Matrix3
+  /// The cross-covariance of bias (rows) and coefficient (columns), (rad/s)²/°C.
+  public private(set) var biasCoefficientCrossCovariance: Matrix3
   /// T_ref, °C: the temperature at which `bias` holds (see `moveReference(toCelsius:)`).
   public private(set) var referenceTemperatureCelsius: Double
   /// The estimate reached `maximumBias` on some axis at the last update.
@@ -183,14 +229,38 @@ public struct GyroBiasEstimator: Hashable, Sendable {
     bias = settings.initialBiasRadiansPerSecond
     let v =
       settings.initialUncertaintyRadiansPerSecond * settings.initialUncertaintyRadiansPerSecond
-    variance = Vector3(v, v, v)
+    biasCovariance = Matrix3(diagonal: Vector3(v, v, v))
     maximumVariance = v
     randomWalkVariancePerSecond = noise.gyroBiasRandomWalk * noise.gyroBiasRandomWalk
     temperatureCoefficient = settings.temperatureCoefficientRadiansPerSecondPerCelsius
     let u = settings.temperatureCoefficientUncertaintyRadiansPerSecondPerCelsius
-    temperatureCoefficientVariance = Vector3(u * u, u * u, u * u)
-    biasCoefficientCovariance = .zero
+    temperatureCoefficientCovariance = Matrix3(diagonal: Vector3(u * u, u * u, u * u))
+    biasCoefficientCrossCovariance = Self.zeroMatrix
     referenceTemperatureCelsius = settings.referenceTemperatureCelsius
+  }
+
+  private static let zeroMatrix = Matrix3(diagonal: .zero)
+
+  /// The variance of the estimate per axis (the covariance's diagonal), (rad/s)².
+  @inline(__always)
+  public var variance: Vector3 { biasCovariance.diagonal }
+
+  /// The coefficients' variance per axis, (rad/s/°C)².
+  public var temperatureCoefficientVariance: Vector3 { temperatureCoefficientCovariance.diagonal }
+
+  /// The covariance of each axis's bias and its own coefficient, (rad/s)²/°C.
+  public var biasCoefficientCovariance: Vector3 { biasCoefficientCrossCovariance.diagonal }
+
+  /// The variance of the bias about `up` (a unit vector, body axes): uᵀ P u, (rad/s)². The
+  /// heading drifts with this part; only a rest measures it.
+  @inline(__always)
+  public func verticalVariance(up u: Vector3) -> Double { biasCovariance.quadraticForm(u) }
+
+  /// The variance of the bias's horizontal part, both directions together: trace(P) − uᵀ P u,
+  /// (rad/s)². The tilt drifts with this part; rests and motion measure it.
+  @inline(__always)
+  public func horizontalVariance(up u: Vector3) -> Double {
+    biasCovariance.trace - biasCovariance.quadraticForm(u)
   }
 
   /// Whether the bias depends on temperature at all (a coefficient, or one being learnt).
@@ -213,40 +283,40 @@ public struct GyroBiasEstimator: Hashable, Sendable {
   /// that is nothing; for a bench calibration's residual (0.01 °/s at the bench's 25.7 °C, say)
   /// started at 20 °C it is the slope's uncertainty over 5.7 °C. (Were the configured
   /// uncertainty taken to hold at the start, a calibrated unit started away from its bench
-  /// temperature would be certain of a bias 0.9 °/s off, and refuse every rest as a slow turn.) The two states
-  /// start uncorrelated, so a board that never changes temperature never learns a slope:
-  /// nothing couples them until rests at different temperatures do.
+  /// temperature would be certain of a bias 0.9 °/s off, and refuse every rest as a slow turn.)
+  /// The two states start uncorrelated, so a board that never changes temperature never learns
+  /// a slope: nothing couples them until rests at different temperatures do.
   public mutating func start(atCelsius celsius: Double) {
     let d = celsius - referenceTemperatureCelsius
     guard d.isFinite else { return }
     bias += temperatureCoefficient * d
-    variance += temperatureCoefficientVariance * (d * d)
-    biasCoefficientCovariance = .zero
+    biasCovariance = biasCovariance + temperatureCoefficientCovariance * (d * d)
+    biasCoefficientCrossCovariance = Self.zeroMatrix
     referenceTemperatureCelsius = celsius
     limit()
   }
 
   /// Moves T_ref to `celsius` without changing what the model says: the bias becomes the bias
-  /// there, and its variance that of the bias there. The estimator moves it to every rest's
-  /// temperature, so that `bias` and `variance` describe the bias where it was last measured.
+  /// there, and its covariance that of the bias there. The estimator moves it to every rest's
+  /// temperature, so that `bias` and `biasCovariance` describe the bias where it was last
+  /// measured.
   public mutating func moveReference(toCelsius celsius: Double) {
     let d = celsius - referenceTemperatureCelsius
     guard d.isFinite, d != 0 else { return }
-    let c = temperatureCoefficient
-    let pcc = temperatureCoefficientVariance
-    let pbc = biasCoefficientCovariance
-    bias += c * d
-    variance = Vector3(
-      variance.x + 2 * d * pbc.x + d * d * pcc.x, variance.y + 2 * d * pbc.y + d * d * pcc.y,
-      variance.z + 2 * d * pbc.z + d * d * pcc.z)
-    biasCoefficientCovariance = pbc + pcc * d
+    let pcc = temperatureCoefficientCovariance
+    let pbc = biasCoefficientCrossCovariance
+    bias += temperatureCoefficient * d
+    // b' = b + d·c: P_bb' = P_bb + d (P_bc + P_bcᵀ) + d² P_cc, P_bc' = P_bc + d P_cc.
+    biasCovariance = (biasCovariance + (pbc + pbc.transposed) * d + pcc * (d * d)).symmetrized
+    biasCoefficientCrossCovariance = pbc + pcc * d
     referenceTemperatureCelsius = celsius
     limit()
   }
 
   /// One standard deviation per axis, rad/s.
   public var uncertainty: Vector3 {
-    Vector3(variance.x.squareRoot(), variance.y.squareRoot(), variance.z.squareRoot())
+    let v = variance
+    return Vector3(v.x.squareRoot(), v.y.squareRoot(), v.z.squareRoot())
   }
 
   /// The bias at `temperatureCelsius` (the estimate when the temperature is not finite).
@@ -255,92 +325,90 @@ public struct GyroBiasEstimator: Hashable, Sendable {
     bias + temperatureTerm(atCelsius: temperatureCelsius)
   }
 
-  /// Time passes without a measurement: the variance grows like a random walk's, up to the
-  /// initial uncertainty (a variance `widen` took beyond it stays until a measurement).
+  /// Time passes without a measurement: each axis's variance grows like a random walk's, up
+  /// to the initial uncertainty (a variance `widen` took beyond it stays until a measurement).
+  /// Only the diagonal grows, by a non-negative amount, so the covariance stays positive.
   @inline(__always)
   public mutating func predict(seconds: Double) {
     let dv = randomWalkVariancePerSecond * seconds
     let m = maximumVariance
     let v = variance
-    variance = Vector3(
-      max(v.x, min(v.x + dv, m)), max(v.y, min(v.y + dv, m)), max(v.z, min(v.z + dv, m)))
-    if biasCoefficientCovariance != .zero { keepPositive() }
+    let grow = Vector3(
+      max(0, min(dv, m - v.x)), max(0, min(dv, m - v.y)), max(0, min(dv, m - v.z)))
+    if grow != .zero { biasCovariance = biasCovariance + Matrix3(diagonal: grow) }
   }
 
   /// A direct measurement of the bias at rest, at `temperatureOffsetCelsius` = T − T_ref:
   /// `meanRate` is the mean of `samples` raw gyro samples less the model's temperature term
   /// there (`temperatureTerm(atCelsius:)`), each with noise variance `sampleVariance`,
-  /// (rad/s)². Updates the bias and, when T differs from T_ref, the temperature coefficient.
+  /// (rad/s)². Updates the bias and, when T differs from T_ref or the two are correlated, the
+  /// temperature coefficient.
+  ///
+  /// The state is (bias, c), six numbers; the measurement `H = [I, d·I]` with noise
+  /// `r·I` (r = sampleVariance / samples): K = P Hᵀ S⁻¹, S = H P Hᵀ + r I, one 3 × 3 solve.
   public mutating func observeAtRest(
     meanRate: Vector3, samples: Int = 1, sampleVariance: Double, temperatureOffsetCelsius d: Double
   ) {
-    // Without a temperature difference or a bias–slope correlation the slope cannot move:
-    // the one-state update is the same arithmetic, cheaper.
-    guard d.isFinite, temperatureCoefficientVariance != .zero,
-      d != 0 || biasCoefficientCovariance != .zero
-    else {
-      observeAtRest(meanRate: meanRate, samples: samples, sampleVariance: sampleVariance)
-      return
-    }
+    let d = d.isFinite && temperatureCoefficientCovariance.diagonal != .zero ? d : 0
     let r = sampleVariance / Double(max(samples, 1))
     let e = meanRate - bias
-    var b = bias
-    var c = temperatureCoefficient
-    var pbb = variance
-    var pbc = biasCoefficientCovariance
-    var pcc = temperatureCoefficientVariance
-    // Per axis: x = (bias, c), H = [1, d], K = P Hᵀ / (H P Hᵀ + r), P ← P − K (P Hᵀ)ᵀ.
-    func update(
-      _ e: Double, _ b: inout Double, _ c: inout Double, _ pbb: inout Double,
-      _ pbc: inout Double, _ pcc: inout Double
-    ) {
-      let h0 = pbb + d * pbc
-      let h1 = pbc + d * pcc
-      let s = h0 + d * h1 + r
-      guard s > 0 else { return }
-      let k0 = h0 / s
-      let k1 = h1 / s
-      b += k0 * e
-      c += k1 * e
-      pbb -= k0 * h0
-      pbc -= k0 * h1
-      pcc -= k1 * h1
+    let pbb = biasCovariance
+    let pbc = biasCoefficientCrossCovariance
+    let pcc = temperatureCoefficientCovariance
+    // P Hᵀ: its bias rows A = P_bb + d·P_bc, its coefficient rows C = P_bcᵀ + d·P_cc.
+    let coupled = d != 0 || pbc != Self.zeroMatrix
+    let a = d == 0 ? pbb : pbb + pbc * d
+    let c = coupled ? pbc.transposed + pcc * d : Self.zeroMatrix
+    let s = (a + c * d + Matrix3(diagonal: Vector3(r, r, r))).symmetrized
+    guard let sInverse = Self.positiveDefiniteInverse(s) else { return }
+    let kb = a * sInverse
+    bias += kb * e
+    biasCovariance = (pbb - kb * a.transposed).symmetrized
+    if coupled {
+      let kc = c * sInverse
+      let coefficient = temperatureCoefficient + kc * e
+      biasCoefficientCrossCovariance = pbc - kb * c.transposed
+      temperatureCoefficientCovariance = (pcc - kc * c.transposed).symmetrized
+      let m = settings.maximumTemperatureCoefficientRadiansPerSecondPerCelsius
+      temperatureCoefficient = Vector3(
+        max(-m, min(m, coefficient.x)), max(-m, min(m, coefficient.y)),
+        max(-m, min(m, coefficient.z)))
     }
-    update(e.x, &b.x, &c.x, &pbb.x, &pbc.x, &pcc.x)
-    update(e.y, &b.y, &c.y, &pbb.y, &pbc.y, &pcc.y)
-    update(e.z, &b.z, &c.z, &pbb.z, &pbc.z, &pcc.z)
-    bias = b
-    variance = pbb
-    biasCoefficientCovariance = pbc
-    temperatureCoefficientVariance = pcc
-    let m = settings.maximumTemperatureCoefficientRadiansPerSecondPerCelsius
-    temperatureCoefficient = Vector3(
-      max(-m, min(m, c.x)), max(-m, min(m, c.y)), max(-m, min(m, c.z)))
     limit()
   }
 
   /// A direct measurement of the bias at rest: `meanRate` is the mean of `samples` raw gyro
   /// samples (temperature-compensated to the reference), each with noise variance
   /// `sampleVariance`, (rad/s)².
-  @inline(__always)
   public mutating func observeAtRest(meanRate: Vector3, samples: Int = 1, sampleVariance: Double) {
-    let r = sampleVariance / Double(max(samples, 1))
-    let k = Vector3(
-      variance.x / (variance.x + r), variance.y / (variance.y + r), variance.z / (variance.z + r))
-    bias += k.scaled(by: meanRate - bias)
-    variance = variance - k.scaled(by: variance)
-    if biasCoefficientCovariance != .zero { shrinkCovariance(k) }
-    limit()
+    observeAtRest(
+      meanRate: meanRate, samples: samples, sampleVariance: sampleVariance,
+      temperatureOffsetCelsius: 0)
+  }
+
+  /// The inverse of a symmetric positive-definite 3 × 3 matrix (the adjugate over the
+  /// determinant), or `nil` when it is not positive definite. No absolute threshold: after a
+  /// long rest the covariance is of order 10⁻¹⁰ (rad/s)², and its determinant 10⁻³⁰.
+  @inline(__always)
+  static func positiveDefiniteInverse(_ m: Matrix3) -> Matrix3? {
+    let c0 = m.row1.cross(m.row2)
+    let det = m.row0.dot(c0)
+    guard det > 0, det.isFinite, m.row0.x > 0 else { return nil }
+    let c1 = m.row2.cross(m.row0)
+    let c2 = m.row0.cross(m.row1)
+    // For a symmetric matrix the adjugate is symmetric: its rows are these cross products.
+    return Matrix3(rows: c0, c1, c2) * (1 / det)
   }
 
   /// One scalar measurement in motion: `innovation` ≈ `row · (b − b̂)`, rad/s, with noise
   /// variance `noiseVariance`. `maximumGain` caps the fraction of the innovation applied
-  /// (the loop-speed limit for this update interval).
+  /// (the loop-speed limit for this update interval). The coefficient is a "consider" state
+  /// here (Schmidt): it is not updated, but its correlation with the bias is.
   @inline(__always)
   public mutating func observe(
     row h: Vector3, innovation: Double, noiseVariance: Double, maximumGain: Double
   ) {
-    let ph = variance.scaled(by: h)
+    let ph = biasCovariance * h
     let hph = ph.dot(h)
     guard hph > 0 else { return }
     // S ≥ hph / maximumGain keeps hᵀK ≤ maximumGain.
@@ -350,22 +418,24 @@ public struct GyroBiasEstimator: Hashable, Sendable {
     let k = ph * (1 / s)
     bias += k * e
     // A clipped innovation moved the estimate by only part of what the gain would have: the
-    // variance shrinks by the same part. (Shrinking it fully would make the estimate confident
+    // covariance shrinks by the same part. (Shrinking it fully would make the estimate confident
     // of a bias it has not reached: an uncalibrated gyro switched on in motion, 10 °/s off,
-    // would be certain of its vertical bias to 2 °/s while 11 °/s off, and its first rest
-    // would be refused as a slow turn.)
+    // would be certain of its bias to 2 °/s while 11 °/s off, and its first rest would be
+    // refused as a slow turn.) Only along P·h: a direction the row does not see keeps its
+    // variance.
     let used = abs(innovation) > limit ? limit / abs(innovation) : 1
-    variance = variance - k.scaled(by: ph) * used
-    if biasCoefficientCovariance != .zero { shrinkCovariance(k.scaled(by: h) * used) }
+    biasCovariance = (biasCovariance - Matrix3.outer(k * used, ph)).symmetrized
+    if biasCoefficientCrossCovariance != Self.zeroMatrix { shrinkCrossCovariance(k * used, h) }
     self.limit()
   }
 
-  /// A measurement of the bias alone with per-axis gain `k` (the coefficient held): the
-  /// cross-covariance shrinks with the bias's variance, (1 − k)·P_bc, keeping P positive.
+  /// A measurement of the bias alone with gain `k` on row `h` (the coefficient held): the
+  /// cross-covariance becomes (I − k hᵀ)·P_bc, and stays within what keeps P positive.
   @inline(never)
-  mutating func shrinkCovariance(_ k: Vector3) {
-    let p = biasCoefficientCovariance
-    biasCoefficientCovariance = Vector3(p.x * (1 - k.x), p.y * (1 - k.y), p.z * (1 - k.z))
+  mutating func shrinkCrossCovariance(_ k: Vector3, _ h: Vector3) {
+    let p = biasCoefficientCrossCovariance
+    biasCoefficientCrossCovariance = p - Matrix3.outer(k, p.transposed * h)
+    keepPositive()
   }
 
   @inline(__always)
@@ -377,6 +447,13 @@ public struct GyroBiasEstimator: Hashable, Sendable {
     bias = clipped
   }
 
+  /// The largest a variance may become through `widen`: `maximumBiasRadiansPerSecond`
+  /// squared (the largest bias there can be), or the initial variance if larger.
+  private var widestVariance: Double {
+    let largest = settings.maximumBiasRadiansPerSecond
+    return max(maximumVariance, largest * largest)
+  }
+
   /// Adds `variance` (rad/s)² to every axis's variance: evidence that the bias moved more than
   /// the random walk predicted.
   ///
@@ -386,34 +463,38 @@ public struct GyroBiasEstimator: Hashable, Sendable {
   /// `maximumBiasRadiansPerSecond`, the largest bias there can be.
   public mutating func widen(by variance: Double) {
     guard variance > 0 else { return }
-    let largest = settings.maximumBiasRadiansPerSecond
-    let m = max(maximumVariance, largest * largest)
-    self.variance = Vector3(
-      min(self.variance.x + variance, m), min(self.variance.y + variance, m),
-      min(self.variance.z + variance, m))
-    if biasCoefficientCovariance != .zero { keepPositive() }
+    let m = widestVariance
+    let v = self.variance
+    let grow = Vector3(
+      max(0, min(variance, m - v.x)), max(0, min(variance, m - v.y)),
+      max(0, min(variance, m - v.z)))
+    biasCovariance = biasCovariance + Matrix3(diagonal: grow)
   }
 
-  /// After a variance was capped: |P_bc| ≤ √(P_bb · P_cc), so the covariance stays positive.
+  /// After an approximate update: |P_bc[i][j]| ≤ √(P_bb[i][i] · P_cc[j][j]), a bound every
+  /// positive covariance meets.
   @inline(never)
   mutating func keepPositive() {
-    func clamp(_ pbc: Double, _ pbb: Double, _ pcc: Double) -> Double {
-      let m = (pbb * pcc).squareRoot() * 0.999
-      return max(-m, min(m, pbc))
-    }
-    let p = biasCoefficientCovariance
     let b = variance
     let c = temperatureCoefficientVariance
-    biasCoefficientCovariance = Vector3(
-      clamp(p.x, b.x, c.x), clamp(p.y, b.y, c.y), clamp(p.z, b.z, c.z))
+    let p = biasCoefficientCrossCovariance
+    func clamp(_ row: Vector3, _ pbb: Double) -> Vector3 {
+      func one(_ x: Double, _ pcc: Double) -> Double {
+        let m = (pbb * pcc).squareRoot() * 0.999
+        return max(-m, min(m, x))
+      }
+      return Vector3(one(row.x, c.x), one(row.y, c.y), one(row.z, c.z))
+    }
+    biasCoefficientCrossCovariance = Matrix3(
+      rows: clamp(p.row0, b.x), clamp(p.row1, b.y), clamp(p.row2, b.z))
   }
 
   /// Replaces the estimate (for instance with a stored value at start-up).
   public mutating func reset(bias: Vector3, uncertaintyRadiansPerSecond: Double) {
     self.bias = bias
     let v = uncertaintyRadiansPerSecond * uncertaintyRadiansPerSecond
-    variance = Vector3(v, v, v)
-    biasCoefficientCovariance = .zero
+    biasCovariance = Matrix3(diagonal: Vector3(v, v, v))
+    biasCoefficientCrossCovariance = Self.zeroMatrix
     limit()
   }
 }

@@ -200,6 +200,13 @@ public struct RestDetector: Hashable, Sendable {
   public private(set) var excessVariance: Double = 0
   /// With `.refused`: how far the dwell's mean rate was from the bias, rad/s.
   public private(set) var refusedRate: Double = 0
+  /// With `.refused`: the dwell's mean rate less the bias, body axes, rad/s.
+  public private(set) var refusedDifference = Vector3(0, 0, 0)
+  /// With `.refused`: whether the body moved (a sample that was not quiet) since the previous
+  /// refused dwell — whether this one belongs to another quiet stretch.
+  public private(set) var refusedInNewStretch = true
+  /// A sample that was not quiet came since the last refused dwell.
+  private var movedSinceRefusal = true
 
   public let settings: Settings
   /// `settings.isEnabled`, at hand.
@@ -364,6 +371,7 @@ public struct RestDetector: Hashable, Sendable {
       windowSamples = 1
       windowGain = 1
       quietSamples = 0
+      movedSinceRefusal = true
       if isAtRest {
         isAtRest = false
         gyroMeanAtEnd = meanBeforeRestart
@@ -457,6 +465,9 @@ public struct RestDetector: Hashable, Sendable {
       let jump = settings.maximumBiasJumpRadiansPerSecond + c.squareRoot()
       guard vertical * vertical <= jump * jump, !tilts || tiltIsBias else {
         refusedRate = (vertical * vertical + horizontal).squareRoot()
+        refusedDifference = gyroMean - bias
+        refusedInNewStretch = movedSinceRefusal
+        movedSinceRefusal = false
         return .refused
       }
       var excess = vertical * vertical / consistencySquared
@@ -469,6 +480,14 @@ public struct RestDetector: Hashable, Sendable {
     }
     isAtRest = true
     return .started
+  }
+
+  /// Whether two refused dwells' differences from the bias (`refusedDifference`) are the same
+  /// difference, within the noise of two window means, the bias's uncertainty (its largest
+  /// per-axis variance, `biasVariance`) and the consistency floor.
+  public func refusalsAgree(_ a: Vector3, _ b: Vector3, biasVariance v: Vector3) -> Bool {
+    let variance = 2 * sampleVariance * windowGain + max(v.x, v.y, v.z)
+    return (a - b).squaredLength <= consistencySquared * variance + floorSquared
   }
 
   /// During a rest: the window mean must stay consistent with the bias measured when the rest

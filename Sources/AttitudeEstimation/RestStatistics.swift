@@ -18,6 +18,13 @@ public struct RestStatistics: Hashable, Sendable {
   /// Quiet dwells refused because their mean acceleration disagreed with the expected gravity
   /// (a steady push, a vehicle accelerating).
   public var refusedAsAccelerating: Int = 0
+  /// Times the bias was re-opened (its uncertainty widened on every axis) because dwells of two
+  /// quiet stretches, with motion between them, were refused with the same difference from the
+  /// bias: a wrong bias, not a turn. The next dwell is a rest that measures it.
+  public var biasReopenedAfterRefusals: Int = 0
+  /// Times the bias was re-opened because the motion-bias innovations contradicted it for tens
+  /// of seconds beyond its uncertainty (`GyroBiasEstimator.Settings.motionEvidenceSigmas`).
+  public var biasReopenedInMotion: Int = 0
 
   public init() {}
 }

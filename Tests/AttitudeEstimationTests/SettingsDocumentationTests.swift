@@ -103,6 +103,12 @@ import Testing
       ],
       "`bias.initialUncertainty…`": [s.bias.initialUncertaintyRadiansPerSecond * degrees],
       "`bias.motionUncertainty…`": [s.bias.motionUncertaintyRadiansPerSecond * degrees],
+      "`bias.motionEvidenceTimeConstantSeconds` / `motionEvidenceSigmas` / `motionEvidenceFloor…`":
+        [
+          s.bias.motionEvidenceTimeConstantSeconds, s.bias.motionEvidenceSigmas,
+          s.bias.motionEvidenceFloorRadiansPerSecond * degrees,
+        ],
+      "`bias.motionRelearningNoise…`": [s.bias.motionRelearningNoiseRadiansPerSecond * degrees],
       "`bias.temperatureCoefficientUncertainty…`": [
         s.bias.temperatureCoefficientUncertaintyRadiansPerSecondPerCelsius * degrees
       ],
