@@ -37,14 +37,20 @@ struct AccelerationRejection: Sendable {
   private var sustainedZ = (0.0, 0.0)
   /// Corrections applied recently (leaky), radians about the reference x and y axes: turned
   /// back when a sustained acceleration is detected.
-  private var recentCorrectionX: Double = 0
-  private var recentCorrectionY: Double = 0
+  private(set) var recentCorrectionX: Double = 0
+  private(set) var recentCorrectionY: Double = 0
   /// Blocks rejected, counted down by `recoveryRatio` per block accepted.
   private var rejectionBlocks: Int = 0
   /// Whether a rejection (or the recovery from one) is under way: it is followed to its end
   /// even when the bias's uncertainty no longer allows a rejection to start.
   var isActive: Bool { rejectionBlocks > 0 }
   private var wasRejecting = false
+  /// Over the current rejection: the sums of the squared horizontal deviation and of the
+  /// reading's lengthening, (m/s²)² (see `update`).
+  private var turnedSum: Double = 0
+  private var lengthenedSum: Double = 0
+  /// The blocks a rejection lasts before its reading is judged turned or lengthened (2 s).
+  private var turnCheckBlocks: Int = 20
   /// The previous block stopped the filter (weight 0).
   private var wasStopped = false
 
@@ -90,6 +96,7 @@ struct AccelerationRejection: Sendable {
     slowMeanGain = blockPeriod / referenceTimeConstantSeconds
     recentRetention = 1 - blockPeriod / (4 * detectorTimeConstantSeconds)
     self.blockPeriod = blockPeriod
+    turnCheckBlocks = max(1, Int((2 / blockPeriod).rounded()))
   }
 
   /// Whether a rejection may start: the bias's uncertainty now must allow at least the
@@ -119,7 +126,6 @@ struct AccelerationRejection: Sendable {
   @inline(__always)
   func gyroCanCarry(horizontalBiasVariance horizontal: Double) -> Bool {
     9 * horizontal * recoverySeconds * recoverySeconds <= tiltBudget * tiltBudget
-  }
   }
 
   /// Decides this block's weight from its mean horizontal specific force (reference frame);
@@ -154,13 +160,31 @@ struct AccelerationRejection: Sendable {
     let v2 = ax * ax + ay * ay
     var w = 1.0
     if v2 > lowSquared { w = max(0, (highSquared - v2) * slope) }
+    // How much longer the reading got, |s + d|² − |s|² = 2 s·d + |d|², with d the filtered
+    // deviation. An acceleration added across gravity lengthens it by its square (v2); a
+    // reading that only turned — the estimate tilted, by a bias it got wrong, not the body
+    // accelerating — keeps its length.
+    let lengthening = 2 * (slowMean.x * ax + slowMean.y * ay + slowMean.z * az) + v2 + az * az
+    if w < 1 && rejectionBlocks == 0 {
+      turnedSum = 0
+      lengthenedSum = 0
+      if lengthening < 0 {
+        // Shorter than the reference: the reference held an acceleration (taken for gravity:
+        // a recovery, or a start or rest while accelerating) that has now ended.
+        isRecovering = true
+      } else if lengthening < 0.5 * v2 {
+        // Turned, not lengthened: a tilt error, which the accelerometer must correct (and the
+        // motion's evidence against the bias see), not an acceleration to reject.
+        w = 1
+      }
+    }
     if w < 1 {
-      // A fresh rejection whose reading is shorter than the reference: the reference held an
-      // acceleration (taken for gravity: a recovery, or a start or rest while accelerating)
-      // that has now ended. |s + d|² − |s|² = 2 s·d + |d|², with d the filtered deviation.
-      if rejectionBlocks == 0
-        && 2 * (slowMean.x * ax + slowMean.y * ay + slowMean.z * az) + v2 + az * az < 0
-      {
+      // Over the rejection (a vertical shake moves the lengthening both ways, and averages
+      // out): a reading that turned by more than it lengthened is the estimate tilting, and
+      // the gyro, which tilted it, cannot carry the attitude: recovery.
+      turnedSum += v2
+      lengthenedSum += lengthening
+      if rejectionBlocks >= turnCheckBlocks && lengthenedSum < 0.5 * turnedSum {
         isRecovering = true
       }
       rejectionBlocks += 1

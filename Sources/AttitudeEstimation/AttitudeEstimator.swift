@@ -384,7 +384,10 @@ public struct AttitudeEstimator: Sendable {
     // stops them, and a stopped correction says nothing about the bias (it would only shrink
     // the bias's uncertainty without information).
     let corrected = !inclination.isInitialising && !atRest && count > 0 && rejection.weight > 0
-    let trusted = corrected && !rejection.isRecovering && rejection.weight >= 1
+    // A recovery teaches the bias only while it is relearnt after a re-opening: then the tilt
+    // the detector still sees is the bias's own doing, and only learning it ends the recovery.
+    let trusted =
+      corrected && rejection.weight >= 1 && (!rejection.isRecovering || motionBias.isRelearning)
     block.reset()
     if !atRest { biasEstimator.predict(seconds: seconds) }
     // Acceleration rejection decides this block's weight: a rejection starts only while the
@@ -422,6 +425,10 @@ public struct AttitudeEstimator: Sendable {
   /// memory from the restored estimate (it holds the acceleration's onset, which would
   /// otherwise keep pulling, or be replayed when the rejection ends).
   private mutating func undoRecentCorrections() {
+    // The motion's evidence against the bias counted those corrections too: they go with them.
+    let (r0, r1, _) = propagation.rows
+    motionBias.withdraw(
+      correctionX: rejection.recentCorrectionX, rejection.recentCorrectionY, rows: r0, r1)
     let undo = rejection.undoRecentCorrections()
     propagation.turn(by: undo)
     inclination.restart(at: Vector3(0, 0, rejection.slowMean.length))

@@ -86,7 +86,7 @@ struct MotionBiasMeasurement: Sendable {
   /// How long the evidence has stood beyond its threshold, seconds.
   private var contradictedSeconds: Double = 0
   /// Re-opened and still contradicted: the measurement noise is `relearningNoiseVariance`.
-  private var isRelearning = false
+  private(set) var isRelearning = false
   private var relearningNoiseVariance: Double = 0
   private var maximumGain: Double = 0
   private let isEnabled: Bool
@@ -123,11 +123,25 @@ struct MotionBiasMeasurement: Sendable {
     evidenceGain = min(1, blockPeriod / evidenceTimeConstantSeconds)
   }
 
+  /// A rejection turned back the corrections `dx`, `dy` (radians about the reference x and y
+  /// axes, `r0` and `r1` in body axes) of the moments before it: an acceleration's doing, not
+  /// the bias's. The evidence counted them as innovations (−dx per block's seconds along `r0`,
+  /// through the low-pass: dx / T in all); they are taken back out.
+  mutating func withdraw(correctionX dx: Double, _ dy: Double, rows r0: Vector3, _ r1: Vector3) {
+    guard isEnabled else { return }
+    evidence += (r0 * dx + r1 * dy) * (1 / evidenceTimeConstantSeconds)
+  }
+
   /// The evidence's size squared, (rad/s)²: the horizontal bias error the motion shows.
   var evidenceSquared: Double { evidence.squaredLength }
 
-  /// A rest measured the bias: the motion's evidence against the old estimate is spent.
+  /// A rest measured the bias: the motion's evidence against the old estimate is spent, and
+  /// the filters start again from the rest's rows and the new bias. (Left running, the filtered
+  /// R·b̂ held the bias from before the rest — up to 20 °/s before an uncalibrated unit's
+  /// first — and the next seconds' innovations were that step, not the bias's error. At rest
+  /// the rows do not change, so their filters lose nothing.)
   mutating func resetEvidence() {
+    rowFilter = RowFilter()
     evidence = Vector3(0, 0, 0)
     contradictedSeconds = 0
     isRelearning = false
