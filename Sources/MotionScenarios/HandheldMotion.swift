@@ -143,12 +143,10 @@ public struct HandheldMotion: MotionSource, Sendable {
     var delta = q0.conjugate * q1
     if delta.w < 0 { delta = Quaternion(w: -delta.w, x: -delta.x, y: -delta.y, z: -delta.z) }
     let omega = delta.vector * (2 / h)
-    let force = q0.inverseRotate(acceleration(at: t) + Vector3(0, 0, standardGravity))
-    let temperature =
-      warmTemperatureCelsius
-      + (startTemperatureCelsius - warmTemperatureCelsius) * exp(-t / warmUpTimeConstantSeconds)
-    return MotionTruth(
-      timeSeconds: t, attitude: q0, angularRateRadiansPerSecond: omega,
-      specificForceMetersPerSecondSquared: force, temperatureCelsius: temperature)
+    return bodyTruth(
+      atSeconds: t, attitude: q0, rate: omega, acceleration: acceleration(at: t),
+      temperatureCelsius: warmUp(
+        atSeconds: t, from: startTemperatureCelsius, to: warmTemperatureCelsius,
+        timeConstant: warmUpTimeConstantSeconds))
   }
 }

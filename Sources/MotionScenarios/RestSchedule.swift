@@ -1,5 +1,13 @@
 import Geometry
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// A motion that knows when the body is truly at rest: the truth a rest detector's flags are
 /// compared with (a hardware-in-the-loop report plots one against the other).
 ///
@@ -38,6 +46,27 @@ func bodyRate(from q0: Quaternion, to q1: Quaternion, overSeconds h: Double) -> 
   var delta = q0.conjugate * q1
   if delta.w < 0 { delta = Quaternion(w: -delta.w, x: -delta.x, y: -delta.y, z: -delta.z) }
   return delta.vector * (2 / h)
+}
+
+/// The truth of a body at attitude `q` turning at `omega` (body axes) and accelerating at
+/// `acceleration` (reference frame, m/s², besides gravity) at time `t`, its die at
+/// `temperatureCelsius`.
+func bodyTruth(
+  atSeconds t: Double, attitude q: Quaternion, rate omega: Vector3, acceleration: Vector3,
+  temperatureCelsius: Double
+) -> MotionTruth {
+  MotionTruth(
+    timeSeconds: t, attitude: q, angularRateRadiansPerSecond: omega,
+    specificForceMetersPerSecondSquared: q.inverseRotate(
+      acceleration + Vector3(0, 0, standardGravity)),
+    temperatureCelsius: temperatureCelsius)
+}
+
+/// A die warming from `start` towards `warm` °C with time constant `seconds`, at `t`.
+func warmUp(atSeconds t: Double, from start: Double, to warm: Double, timeConstant seconds: Double)
+  -> Double
+{
+  warm + (start - warm) * exp(-t / seconds)
 }
 
 /// Yaw (about z), then pitch (about the new y), then roll (about the newest x), radians: the

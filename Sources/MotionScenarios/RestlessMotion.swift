@@ -117,9 +117,7 @@ public struct RestlessMotion: MotionSource, RestSchedule, Sendable {
 
   func attitude(at t: Double) -> Quaternion {
     let a = angles(at: t)
-    return
-      (Quaternion(axis: .unitZ, angle: a.z) * Quaternion(axis: .unitY, angle: a.y)
-      * Quaternion(axis: .unitX, angle: a.x)).normalized
+    return yawPitchRollAttitude(yaw: a.z, pitch: a.y, roll: a.x)
   }
 
   func acceleration(at t: Double) -> Vector3 {
@@ -129,18 +127,14 @@ public struct RestlessMotion: MotionSource, RestSchedule, Sendable {
 
   public func truth(atSeconds seconds: Double) -> MotionTruth {
     let t = max(0, seconds)
-    let h = 1e-6
     let q0 = attitude(at: t)
-    let q1 = attitude(at: t + h)
-    var delta = q0.conjugate * q1
-    if delta.w < 0 { delta = Quaternion(w: -delta.w, x: -delta.x, y: -delta.y, z: -delta.z) }
-    let omega = t >= motionSeconds ? Vector3.zero : delta.vector * (2 / h)
-    let force = q0.inverseRotate(acceleration(at: t) + Vector3(0, 0, standardGravity))
-    let temperature =
-      warmTemperatureCelsius
-      + (startTemperatureCelsius - warmTemperatureCelsius) * exp(-t / warmUpTimeConstantSeconds)
-    return MotionTruth(
-      timeSeconds: t, attitude: q0, angularRateRadiansPerSecond: omega,
-      specificForceMetersPerSecondSquared: force, temperatureCelsius: temperature)
+    let omega =
+      t >= motionSeconds
+      ? Vector3.zero : bodyRate(from: q0, to: attitude(at: t + 1e-6), overSeconds: 1e-6)
+    return bodyTruth(
+      atSeconds: t, attitude: q0, rate: omega, acceleration: acceleration(at: t),
+      temperatureCelsius: warmUp(
+        atSeconds: t, from: startTemperatureCelsius, to: warmTemperatureCelsius,
+        timeConstant: warmUpTimeConstantSeconds))
   }
 }
