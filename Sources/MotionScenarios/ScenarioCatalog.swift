@@ -129,6 +129,14 @@ public enum ScenarioCatalog {
         "switched on turning at 2 °/s about an axis 60° from vertical for 60 s, die warming; then rests",
       naturalSeconds: 120, make: { _, seconds in PowerOnInSlowRotation(totalSeconds: seconds) }),
     Entry(
+      name: "restless",
+      summary:
+        "never still for five minutes from power-on: rolls, pitches, wanders in heading, die warming; then rests 20 s",
+      naturalSeconds: 320,
+      make: { seed, seconds in
+        RestlessMotion(motionSeconds: max(0, seconds - 20), restSeconds: 20, seed: seed)
+      }),
+    Entry(
       name: "long-stillness",
       summary: "lying still for hours, the room drifting ±1.5 °C, the gyro bias wandering slowly",
       naturalSeconds: 4 * 3600, sensor: ScenarioSensorConditions(gyroBiasRandomWalk: 2e-5),

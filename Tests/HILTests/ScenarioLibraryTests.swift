@@ -28,7 +28,7 @@ private let g = 9.80665
     for name in [
       "rest", "tilt", "push", "walk", "rest-turn", "handheld", "rest-turn-wander", "car",
       "engine-vibration-below", "engine-vibration-above", "temperature-ramp", "long-stillness",
-      "power-on-turning", "long-corner", "long-push", "power-on-push",
+      "power-on-turning", "long-corner", "long-push", "power-on-push", "restless",
     ] {
       #expect(names.contains(name), "\(name)")
     }
@@ -36,10 +36,12 @@ private let g = 9.80665
       #expect(!entry.summary.isEmpty && !entry.summary.contains("\n"), "\(entry.name)")
       let motion = entry.make(1, 30)
       // Every scenario starts at rest long enough for start-up (self-test needs stillness),
-      // except the one whose point is a power-on in motion (its turn is slow and steady, which
-      // the self-test's difference of two readings cancels: `PowerOnTurningHILTests`).
+      // except those whose point is a power-on in motion (a slow steady turn, which the
+      // self-test's difference of two readings cancels: `PowerOnTurningHILTests`; a board
+      // never still: `RestlessHILTests`).
       #expect(
-        isTrulyResting(motion, atSeconds: 0.5) == (entry.name != "power-on-turning"),
+        isTrulyResting(motion, atSeconds: 0.5)
+          == !["power-on-turning", "restless"].contains(entry.name),
         "\(entry.name)")
     }
     #expect(ScenarioCatalog.entry(named: "rest-turn-wander")?.sensor.gyroBiasRandomWalk == 2e-4)
@@ -52,7 +54,7 @@ private let g = 9.80665
       CarRide(seconds: 300, seed: 4), EngineVibration(frequencyHertz: 60),
       EngineVibration(frequencyHertz: 30), TemperatureRamp(), LongStillness(hours: 1),
       PowerOnInSlowRotation(), SustainedAcceleration(kind: .corner),
-      SustainedAcceleration(kind: .straight),
+      SustainedAcceleration(kind: .straight), RestlessMotion(motionSeconds: 60, seed: 3),
     ]
     for source in sources {
       let span = min(source.durationSeconds ?? 60, 300)
