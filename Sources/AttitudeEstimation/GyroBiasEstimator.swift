@@ -208,14 +208,20 @@ public struct GyroBiasEstimator: Hashable, Sendable {
   /// body axes; a per-axis (diagonal) covariance would let those measurements shrink every
   /// axis they touch and claim, after long motion at a constant tilt, a vertical bias nothing
   /// has observed.
-  public private(set) var biasCovariance: Matrix3
+  public var biasCovariance: Matrix3 { pbb.matrix }
+  /// `biasCovariance`, as stored.
+  private var pbb: SymmetricMatrix3
   /// The temperature coefficient c per axis, rad/s/°C: learnt from rests at different
   /// temperatures, starting from the settings' value.
   public private(set) var temperatureCoefficient: Vector3
   /// The covariance of the coefficients, (rad/s/°C)².
-  public private(set) var temperatureCoefficientCovariance: Matrix3
+  public var temperatureCoefficientCovariance: Matrix3 { pcc.matrix }
+  /// `temperatureCoefficientCovariance`, as stored.
+  private var pcc: SymmetricMatrix3
   /// The cross-covariance of bias (rows) and coefficient (columns), (rad/s)²/°C.
   public private(set) var biasCoefficientCrossCovariance: Matrix3
+  /// Whether the cross-covariance is not zero (it is zero until rests at two temperatures).
+  private var hasCrossCovariance = false
   /// T_ref, °C: the temperature at which `bias` holds (see `moveReference(toCelsius:)`).
   public private(set) var referenceTemperatureCelsius: Double
   /// The estimate reached `maximumBias` on some axis at the last update.
@@ -229,12 +235,12 @@ public struct GyroBiasEstimator: Hashable, Sendable {
     bias = settings.initialBiasRadiansPerSecond
     let v =
       settings.initialUncertaintyRadiansPerSecond * settings.initialUncertaintyRadiansPerSecond
-    biasCovariance = Matrix3(diagonal: Vector3(v, v, v))
+    pbb = SymmetricMatrix3(diagonal: Vector3(v, v, v))
     maximumVariance = v
     randomWalkVariancePerSecond = noise.gyroBiasRandomWalk * noise.gyroBiasRandomWalk
     temperatureCoefficient = settings.temperatureCoefficientRadiansPerSecondPerCelsius
     let u = settings.temperatureCoefficientUncertaintyRadiansPerSecondPerCelsius
-    temperatureCoefficientCovariance = Matrix3(diagonal: Vector3(u * u, u * u, u * u))
+    pcc = SymmetricMatrix3(diagonal: Vector3(u * u, u * u, u * u))
     biasCoefficientCrossCovariance = Self.zeroMatrix
     referenceTemperatureCelsius = settings.referenceTemperatureCelsius
   }
@@ -243,10 +249,10 @@ public struct GyroBiasEstimator: Hashable, Sendable {
 
   /// The variance of the estimate per axis (the covariance's diagonal), (rad/s)².
   @inline(__always)
-  public var variance: Vector3 { biasCovariance.diagonal }
+  public var variance: Vector3 { pbb.diagonal }
 
   /// The coefficients' variance per axis, (rad/s/°C)².
-  public var temperatureCoefficientVariance: Vector3 { temperatureCoefficientCovariance.diagonal }
+  public var temperatureCoefficientVariance: Vector3 { pcc.diagonal }
 
   /// The covariance of each axis's bias and its own coefficient, (rad/s)²/°C.
   public var biasCoefficientCovariance: Vector3 { biasCoefficientCrossCovariance.diagonal }
@@ -254,13 +260,13 @@ public struct GyroBiasEstimator: Hashable, Sendable {
   /// The variance of the bias about `up` (a unit vector, body axes): uᵀ P u, (rad/s)². The
   /// heading drifts with this part; only a rest measures it.
   @inline(__always)
-  public func verticalVariance(up u: Vector3) -> Double { biasCovariance.quadraticForm(u) }
+  public func verticalVariance(up u: Vector3) -> Double { pbb.quadraticForm(u) }
 
   /// The variance of the bias's horizontal part, both directions together: trace(P) − uᵀ P u,
   /// (rad/s)². The tilt drifts with this part; rests and motion measure it.
   @inline(__always)
   public func horizontalVariance(up u: Vector3) -> Double {
-    biasCovariance.trace - biasCovariance.quadraticForm(u)
+    pbb.trace - pbb.quadraticForm(u)
   }
 
   /// Whether the bias depends on temperature at all (a coefficient, or one being learnt).
@@ -290,8 +296,9 @@ public struct GyroBiasEstimator: Hashable, Sendable {
     let d = celsius - referenceTemperatureCelsius
     guard d.isFinite else { return }
     bias += temperatureCoefficient * d
-    biasCovariance = biasCovariance + temperatureCoefficientCovariance * (d * d)
+    pbb = pbb + pcc * (d * d)
     biasCoefficientCrossCovariance = Self.zeroMatrix
+    hasCrossCovariance = false
     referenceTemperatureCelsius = celsius
     limit()
   }
@@ -307,8 +314,10 @@ public struct GyroBiasEstimator: Hashable, Sendable {
     let pbc = biasCoefficientCrossCovariance
     bias += temperatureCoefficient * d
     // b' = b + d·c: P_bb' = P_bb + d (P_bc + P_bcᵀ) + d² P_cc, P_bc' = P_bc + d P_cc.
-    biasCovariance = (biasCovariance + (pbc + pbc.transposed) * d + pcc * (d * d)).symmetrized
+    pbb = SymmetricMatrix3(
+      symmetrizing: biasCovariance + (pbc + pbc.transposed) * d + pcc * (d * d))
     biasCoefficientCrossCovariance = pbc + pcc * d
+    hasCrossCovariance = biasCoefficientCrossCovariance != Self.zeroMatrix
     referenceTemperatureCelsius = celsius
     limit()
   }
@@ -335,7 +344,7 @@ public struct GyroBiasEstimator: Hashable, Sendable {
     let v = variance
     let grow = Vector3(
       max(0, min(dv, m - v.x)), max(0, min(dv, m - v.y)), max(0, min(dv, m - v.z)))
-    if grow != .zero { biasCovariance = biasCovariance + Matrix3(diagonal: grow) }
+    if grow != .zero { pbb = pbb.addingDiagonal(grow) }
   }
 
   /// A direct measurement of the bias at rest, at `temperatureOffsetCelsius` = T − T_ref:
@@ -349,26 +358,27 @@ public struct GyroBiasEstimator: Hashable, Sendable {
   public mutating func observeAtRest(
     meanRate: Vector3, samples: Int = 1, sampleVariance: Double, temperatureOffsetCelsius d: Double
   ) {
-    let d = d.isFinite && temperatureCoefficientCovariance.diagonal != .zero ? d : 0
+    let d = d.isFinite && self.pcc.diagonal != .zero ? d : 0
     let r = sampleVariance / Double(max(samples, 1))
     let e = meanRate - bias
     let pbb = biasCovariance
     let pbc = biasCoefficientCrossCovariance
     let pcc = temperatureCoefficientCovariance
     // P Hᵀ: its bias rows A = P_bb + d·P_bc, its coefficient rows C = P_bcᵀ + d·P_cc.
-    let coupled = d != 0 || pbc != Self.zeroMatrix
+    let coupled = d != 0 || hasCrossCovariance
     let a = d == 0 ? pbb : pbb + pbc * d
     let c = coupled ? pbc.transposed + pcc * d : Self.zeroMatrix
     let s = (a + c * d + Matrix3(diagonal: Vector3(r, r, r))).symmetrized
     guard let sInverse = Self.positiveDefiniteInverse(s) else { return }
     let kb = a * sInverse
     bias += kb * e
-    biasCovariance = (pbb - kb * a.transposed).symmetrized
+    self.pbb = SymmetricMatrix3(symmetrizing: pbb - kb * a.transposed)
     if coupled {
       let kc = c * sInverse
       let coefficient = temperatureCoefficient + kc * e
       biasCoefficientCrossCovariance = pbc - kb * c.transposed
-      temperatureCoefficientCovariance = (pcc - kc * c.transposed).symmetrized
+      hasCrossCovariance = biasCoefficientCrossCovariance != Self.zeroMatrix
+      self.pcc = SymmetricMatrix3(symmetrizing: pcc - kc * c.transposed)
       let m = settings.maximumTemperatureCoefficientRadiansPerSecondPerCelsius
       temperatureCoefficient = Vector3(
         max(-m, min(m, coefficient.x)), max(-m, min(m, coefficient.y)),
@@ -408,7 +418,7 @@ public struct GyroBiasEstimator: Hashable, Sendable {
   public mutating func observe(
     row h: Vector3, innovation: Double, noiseVariance: Double, maximumGain: Double
   ) {
-    let ph = biasCovariance * h
+    let ph = pbb * h
     let hph = ph.dot(h)
     guard hph > 0 else { return }
     // S ≥ hph / maximumGain keeps hᵀK ≤ maximumGain.
@@ -424,8 +434,8 @@ public struct GyroBiasEstimator: Hashable, Sendable {
     // refused as a slow turn.) Only along P·h: a direction the row does not see keeps its
     // variance.
     let used = abs(innovation) > limit ? limit / abs(innovation) : 1
-    biasCovariance = (biasCovariance - Matrix3.outer(k * used, ph)).symmetrized
-    if biasCoefficientCrossCovariance != Self.zeroMatrix { shrinkCrossCovariance(k * used, h) }
+    pbb = pbb.subtractingOuter(ph, scaledBy: used / s)
+    if hasCrossCovariance { shrinkCrossCovariance(k * used, h) }
     self.limit()
   }
 
@@ -468,7 +478,7 @@ public struct GyroBiasEstimator: Hashable, Sendable {
     let grow = Vector3(
       max(0, min(variance, m - v.x)), max(0, min(variance, m - v.y)),
       max(0, min(variance, m - v.z)))
-    biasCovariance = biasCovariance + Matrix3(diagonal: grow)
+    pbb = pbb.addingDiagonal(grow)
   }
 
   /// After an approximate update: |P_bc[i][j]| ≤ √(P_bb[i][i] · P_cc[j][j]), a bound every
@@ -493,8 +503,9 @@ public struct GyroBiasEstimator: Hashable, Sendable {
   public mutating func reset(bias: Vector3, uncertaintyRadiansPerSecond: Double) {
     self.bias = bias
     let v = uncertaintyRadiansPerSecond * uncertaintyRadiansPerSecond
-    biasCovariance = Matrix3(diagonal: Vector3(v, v, v))
+    pbb = SymmetricMatrix3(diagonal: Vector3(v, v, v))
     biasCoefficientCrossCovariance = Self.zeroMatrix
+    hasCrossCovariance = false
     limit()
   }
 }

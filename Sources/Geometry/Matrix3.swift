@@ -82,10 +82,6 @@ public struct Matrix3: Hashable, Sendable, CustomStringConvertible {
   @inlinable
   public var diagonal: Vector3 { Vector3(row0.x, row1.y, row2.z) }
 
-  /// The sum of the diagonal.
-  @inlinable
-  public var trace: Double { row0.x + row1.y + row2.z }
-
   /// (M + Mᵀ) / 2: removes the asymmetry rounding leaves in a matrix that should be symmetric.
   @inlinable
   public var symmetrized: Matrix3 {
@@ -94,10 +90,6 @@ public struct Matrix3: Hashable, Sendable, CustomStringConvertible {
     let yz = 0.5 * (row1.z + row2.y)
     return Matrix3(rows: Vector3(row0.x, xy, xz), Vector3(xy, row1.y, yz), Vector3(xz, yz, row2.z))
   }
-
-  /// vᵀ M v.
-  @inlinable
-  public func quadraticForm(_ v: Vector3) -> Double { v.dot(self * v) }
 
   @inlinable
   public var determinant: Double { row0.dot(row1.cross(row2)) }
