@@ -385,7 +385,7 @@ targets += [
     dependencies: [
       "Firmware", "MPU6050", "MPU6050Simulation", "SimulatedHardware", "HardwareAbstraction",
       "MotionScenarios", "Telemetry", "Monitoring", "Plotting", "JSON", "Geometry", "Randomness",
-      "Recording", "ByteFormats",
+      "Recording", "ByteFormats", "AttitudeEstimation",
     ],
     swiftSettings: swift6),
   .executableTarget(

@@ -59,6 +59,11 @@ public struct HILOptions: Sendable {
   /// `plumb calibrate accel` on the simulated board with the same seed, whose unit is
   /// `typical(seed:)`.
   public var calibration: FirmwareCalibration?
+  /// Run seed 001's plain complementary filter with this time constant, seconds, instead of
+  /// Plumb's estimator (`AttitudeEstimator.Settings.plain`: no rest detection, no bias
+  /// estimation, no rejection; a calibration's bias and temperature slope are still
+  /// subtracted) — to see what the estimator buys on a scenario. `nil`: Plumb's.
+  public var plainFilterSeconds: Double? = nil
   /// Keep every byte the host received (golden files), and every decoded frame (analysis).
   public var keepBytes: Bool
   public var keepFrames: Bool

@@ -69,6 +69,7 @@ extension HILResult {
       ("faults", .string(faults)),
       ("seed", integer(seed)),
       ("calibration", calibrationID.map { .string($0) } ?? .null),
+      ("plain_filter_seconds", plainFilterSeconds.map { number($0) } ?? .null),
       ("board", boardPath.map { .string($0) } ?? .null),
       ("format", .string(format.rawValue)),
       ("realtime", .bool(realtime)),

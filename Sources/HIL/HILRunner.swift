@@ -1,3 +1,4 @@
+import AttitudeEstimation
 import ByteFormats
 import Firmware
 import Geometry
@@ -99,6 +100,8 @@ public struct HILResult: Sendable {
   public var interrupted = false
   /// The calibration file's id (`0x…`) when the firmware ran with one (`HILOptions.calibration`).
   public var calibrationID: String? = nil
+  /// The plain filter's time constant when the run compared one (`HILOptions`), seconds.
+  public var plainFilterSeconds: Double? = nil
   /// The board file the settings came from (`HILOptions.boardPath`).
   public var boardPath: String? = nil
   /// The chip's configured sample rate, Hz.
@@ -186,6 +189,18 @@ public func runHIL(_ options: HILOptions, progress: ((Double) -> Void)? = nil) t
   if let calibration = options.calibration {
     settings.apply(calibration, mounting: options.mounting)
   }
+  if let seconds = options.plainFilterSeconds {
+    var plain = AttitudeEstimator.Settings.plain(
+      timeConstantSeconds: seconds, sampleClock: settings.estimator.sampleClock)
+    let bias = settings.estimator.bias
+    plain.bias.initialBiasRadiansPerSecond = bias.initialBiasRadiansPerSecond
+    plain.bias.temperatureCoefficientRadiansPerSecondPerCelsius =
+      bias.temperatureCoefficientRadiansPerSecondPerCelsius
+    plain.bias.temperatureCoefficientUncertaintyRadiansPerSecondPerCelsius = 0
+    plain.bias.referenceTemperatureCelsius = bias.referenceTemperatureCelsius
+    plain.gravityMetersPerSecondSquared = settings.estimator.gravityMetersPerSecondSquared
+    settings.estimator = plain
+  }
   settings.interruptWired = plan.interruptWired
   if let problem = settings.problem { throw .invalid(problem) }
   let validated: ValidatedMPU6050Configuration
@@ -262,6 +277,7 @@ public func runHIL(_ options: HILOptions, progress: ((Double) -> Void)? = nil) t
     chipStretchCount: outcome.chipWatch.count + (outcome.chipWatch.unfinished == nil ? 0 : 1))
   result.interrupted = outcome.interrupted
   result.calibrationID = options.calibration.map { hexWord($0.id) }
+  result.plainFilterSeconds = options.plainFilterSeconds
   result.boardPath = options.boardPath
   result.sampleRateHz = validated.sampleRateHertz
   return result

@@ -83,6 +83,11 @@ let runSpec = CommandSpec(
       help: "a calibration file for the firmware, as a board file's \"calibration\" key gives "
         + "it: the simulated unit's own (plumb record, plumb-cal save and plumb calibrate accel "
         + "on a simulated board file with the same seed)"),
+    .option(
+      "plain-filter", value: "TAU",
+      help: "run seed 001's plain complementary filter (time constant TAU seconds; no rest "
+        + "detection, bias estimation or rejection; a calibration's bias still subtracted) "
+        + "instead of Plumb's estimator, to compare"),
     .flag(
       "realtime",
       help: "the chip on the real clock, frames over a real pseudo-terminal (timing in the report)"),
@@ -188,6 +193,7 @@ func runCommand(_ arguments: ParsedArguments) throws {
       }
     }
   }
+  options.plainFilterSeconds = try arguments.double("plain-filter", in: 0.01...1000)
   var limits: [HILLimit] = []
   for text in arguments.values("limit") {
     do {
