@@ -394,9 +394,7 @@ public struct AttitudeEstimator: Sendable {
     // bias is known well enough for the gyro to carry the attitude through the recovery time
     // (`gyroCanCarry`), and one under way runs to its end (recovery, when the bias no longer
     // allows it).
-    // The bias's horizontal uncertainty, or the motion's evidence against it if larger.
-    let horizontal = max(
-      biasEstimator.horizontalVariance(up: propagation.up), motionBias.evidenceSquared)
+    let horizontal = biasEstimator.horizontalVariance(up: propagation.up)
     if rejection.isEnabled && !atRest && !inclination.isInitialising && count > 0
       && (rejection.isActive || rejection.gyroCanCarry(horizontalBiasVariance: horizontal))
     {

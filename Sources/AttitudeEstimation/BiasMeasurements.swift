@@ -132,9 +132,6 @@ struct MotionBiasMeasurement: Sendable {
     evidence += (r0 * dx + r1 * dy) * (1 / evidenceTimeConstantSeconds)
   }
 
-  /// The evidence's size squared, (rad/s)²: the horizontal bias error the motion shows.
-  var evidenceSquared: Double { evidence.squaredLength }
-
   /// A rest measured the bias: the motion's evidence against the old estimate is spent, and
   /// the filters start again from the rest's rows and the new bias. (Left running, the filtered
   /// R·b̂ held the bias from before the rest — up to 20 °/s before an uncalibrated unit's
