@@ -97,6 +97,14 @@ public struct AttitudeEstimator: Sendable {
   /// At rest the attitude changes only at block ends and transitions, so it is computed there;
   /// in motion the detector's consistency check is not made.
   private var restUp = Vector3(0, 0, 1)
+  /// The bias the per-sample path subtracts, rad/s: the estimate at the temperature of the
+  /// sample that last took the slow path (a block's last, a rest transition, a gap), computed
+  /// there (`refreshBlockState`) with the bias as it then stands. The bias changes only at
+  /// block ends and events; the die's temperature moves by hundredths of a degree in a block,
+  /// a few thousandths of a degree per second of bias through the model's slope.
+  private var sampleBias = Vector3(0, 0, 0)
+  /// The temperature `sampleBias` is taken at, °C (NaN: none yet).
+  private var sampleBiasCelsius = Double.nan
   /// The variance of one gyro sample's noise at the current period, (rad/s)².
   private var gyroSampleVariance: Double = 0
   /// The coefficients are recomputed when the period estimate leaves this band (±0.5 %),
@@ -173,7 +181,7 @@ public struct AttitudeEstimator: Sendable {
       return finishSample(
         sample, restStep: restStep, interval: dt, missedSamples: 0, flags: 0, period: period)
     }
-    let bias = currentBias(atCelsius: sample.temperatureCelsius)
+    let bias = sampleBias
     let omega = sample.angularRateRadiansPerSecond - bias
     _ = propagate(sample, omega: omega, interval: dt)
     return output.estimate(
@@ -190,6 +198,7 @@ public struct AttitudeEstimator: Sendable {
       Self.isPlausible(
         gyro: sample.angularRateRadiansPerSecond, accel: sample.specificForceMetersPerSecondSquared)
     else { return rejected(sample, flag: .invalidInput) }
+    sampleBiasCelsius = sample.temperatureCelsius
     let previousTimestamp = clock.lastTimestamp
     let step = clock.advance(toNanoseconds: sample.timestampNanoseconds)
     if step.isRejected { return rejected(sample, flag: .timestampRejected) }
@@ -223,6 +232,7 @@ public struct AttitudeEstimator: Sendable {
   ) -> AttitudeEstimate {
     // A rest that starts here measured the bias (and moved the model's reference to this
     // temperature): this sample's outputs already carry it.
+    sampleBiasCelsius = sample.temperatureCelsius
     var flags = EstimateFlags(rawValue: sampleFlags)
     let bias =
       restStep == .none
@@ -446,9 +456,10 @@ public struct AttitudeEstimator: Sendable {
   }
 
   /// Recomputes what changes only at block ends and events — the state flags, the up direction
-  /// the rest detector checks against, the correction's rate in body axes — after that state
-  /// changed. Called at every block end, rest transition, start and coefficient change, so the
-  /// per-sample path only reads them.
+  /// the rest detector checks against, the bias the per-sample path subtracts (at the
+  /// temperature of the sample that brought the change), the correction's rate in body axes —
+  /// after that state changed. Called at every block end, rest transition, start, gap and
+  /// coefficient change, so the per-sample path only reads them.
   private mutating func refreshBlockState() {
     let up = propagation.up
     output.refreshStateFlags(
@@ -457,6 +468,7 @@ public struct AttitudeEstimator: Sendable {
       isBiasLimited: biasEstimator.isLimited,
       verticalBiasVariance: biasEstimator.verticalVariance(up: up))
     restUp = restDetector.isAtRest ? up : Vector3(0, 0, 1)
+    sampleBias = currentBias(atCelsius: sampleBiasCelsius)
     propagation.setCorrectionRate(inclination.correctionRateX, inclination.correctionRateY)
   }
 
