@@ -25,7 +25,7 @@ import Geometry
 /// 5. **Inclination correction** (`InclinationFilter`, over a `SampleBlock`): the specific
 ///    force is mapped into the reference frame, low-pass filtered there (second-order
 ///    Butterworth, τ = 3 s), and the attitude is turned about a horizontal axis so that the
-///    filtered vector points straight up. The filter runs once per block (0.1 s); within a
+///    filtered vector points straight up. The filter runs once per block (0.2 s); within a
 ///    block the correction accrues in the attitude at the rate the filter's output drifts
 ///    (added to the propagated rate, in body axes), and the block's end applies what that
 ///    prediction missed.
@@ -63,11 +63,10 @@ import Geometry
 ///
 /// All state is stored inline (a value type: no heap, no exclusivity checks). Filter
 /// coefficients are recomputed only when the period estimate moves by more than 0.5 %.
-/// Housekeeping — bias prediction, the sustained-acceleration detector, the inclination
-/// filter, the rest bias measurements — runs once per 0.1 s block, not every sample, and the
-/// motion-bias measurement once per two blocks in motion; so does everything derived from
-/// state that changes only there or at rest transitions (the state flags, the up direction the
-/// rest detector checks at rest, the temperature-corrected bias). Per sample
+/// Housekeeping — bias prediction, the motion-bias measurement, the sustained-acceleration
+/// detector, the inclination filter, the rest bias measurements — runs once per 0.2 s block,
+/// not every sample; so does everything derived from state that changes only there or at rest
+/// transitions (the state flags, the up direction the rest detector checks at rest). Per sample
 /// remain: the sample clock, the rest detector's quiet test and window means, the propagation,
 /// the specific force mapped into the reference frame, and the outputs. The measured cost and
 /// where it goes are in this target's README.md (Cost).
@@ -418,17 +417,13 @@ public struct AttitudeEstimator: Sendable {
     if count > 0 { rejection.followMean(force, weight: rejection.weight) }
     // The corrections of this block turn the slow mean too, and count as recent.
     rejection.recordCorrection(dx, dy)
-    guard !atRest else {
-      motionBias.discardPending()
-      return
-    }
-    anchoring.accumulateDrift(up: propagation.up, seconds: seconds)
-    guard
-      motionBias.add(
-        correction: dx, dy, seconds: seconds, trusted: trusted, corrected: corrected)
-    else { return }
+    guard !atRest else { return }
     let (r0, r1, r2) = propagation.rows
-    if motionBias.measure(rows: r0, r1, r2, bias: &biasEstimator) {
+    anchoring.accumulateDrift(up: r2, seconds: seconds)
+    if motionBias.measure(
+      rows: r0, r1, r2, correction: dx, dy, seconds: seconds, trusted: trusted,
+      corrected: corrected, bias: &biasEstimator)
+    {
       restStatistics.biasReopenedInMotion &+= 1
     }
   }

@@ -53,14 +53,8 @@ struct RestBiasMeasurements: Sendable {
 /// the first two rows of the rotation matrix and over R·b̂ that model it, and its noise.
 ///
 /// A bias about a horizontal axis tilts the estimate and the inclination correction pulls it
-/// back, so the correction rate plus LP(R b̂) measures LP(R) b. Each measurement is two sequential
+/// back, so the correction rate plus LP(R b̂) measures LP(R) b. Once per block, two sequential
 /// scalar updates of the full covariance.
-///
-/// It runs once per `blocksPerMeasurement` blocks in motion (0.2 s at the default 0.1 s
-/// blocks), over their corrections summed: its filters' time constants are seconds and the
-/// bias loop's at least ten, so half the rate loses nothing it could see, and a block costs
-/// half the work (about 320 instructions a measurement). The blocks between are only summed
-/// (`add`); a rest drops an unfinished period (`discardPending`).
 ///
 /// It also keeps the evidence against the bias: the innovations of both rows, as a body-axes
 /// vector (e₀·h₀ + e₁·h₁, the horizontal part of the bias error), low-pass filtered over
@@ -78,18 +72,7 @@ struct RestBiasMeasurements: Sendable {
 /// `motionUncertainty` and averages over minutes (its gain would take two minutes to undo a
 /// few degrees per second; the loop-speed cap still holds the bias loop at ≥ 10 s).
 struct MotionBiasMeasurement: Sendable {
-  /// The blocks one measurement spans.
-  static let blocksPerMeasurement = 2
   private var rowFilter = RowFilter()
-  /// The corrections of the blocks since the last measurement, radians about the reference x
-  /// and y axes, their seconds and count, and whether every one of them was corrected and
-  /// trusted (see `add`).
-  private var pendingX: Double = 0
-  private var pendingY: Double = 0
-  private var pendingSeconds: Double = 0
-  private var pendingBlocks = 0
-  private var pendingTrusted = true
-  private var pendingCorrected = true
   /// The low-passed innovations, body axes, rad/s.
   private var evidence = Vector3(0, 0, 0)
   private var evidenceGain: Double = 0
@@ -125,10 +108,8 @@ struct MotionBiasMeasurement: Sendable {
     relearningNoise = bias.motionRelearningNoiseRadiansPerSecond
   }
 
-  /// Sets the coefficients for blocks of `blockPeriod` seconds (a measurement every
-  /// `blocksPerMeasurement` of them).
-  mutating func setBlockPeriod(_ blockLength: Double) {
-    let blockPeriod = blockLength * Double(Self.blocksPerMeasurement)
+  /// Sets the coefficients for blocks of `blockPeriod` seconds.
+  mutating func setBlockPeriod(_ blockPeriod: Double) {
     lowPass = .butterworth(timeConstantSeconds: timeConstantSeconds, periodSeconds: blockPeriod)
     // VQF's choice of motion noise: with the random walk's variance growth V per block, a
     // measurement noise p²/V + p makes the long-run uncertainty settle at p.
@@ -146,44 +127,9 @@ struct MotionBiasMeasurement: Sendable {
   /// axes, `r0` and `r1` in body axes) of the moments before it: an acceleration's doing, not
   /// the bias's. The evidence counted them as innovations (−dx per block's seconds along `r0`,
   /// through the low-pass: dx / T in all); they are taken back out.
-  /// The blocks still pending have not reached the evidence: their part of the corrections
-  /// is not taken back, and they are not measured (their corrections were undone).
   mutating func withdraw(correctionX dx: Double, _ dy: Double, rows r0: Vector3, _ r1: Vector3) {
     guard isEnabled else { return }
-    let counted = pendingBlocks > 0 && pendingCorrected
-    let x = counted ? dx - pendingX : dx
-    let y = counted ? dy - pendingY : dy
-    evidence += (r0 * x + r1 * y) * (1 / evidenceTimeConstantSeconds)
-    pendingCorrected = false
-    pendingTrusted = false
-  }
-
-  /// One block in motion: `dx`, `dy` the correction applied over its `seconds`, whether the
-  /// inclination filter ran over it (`corrected`) and at full speed (`trusted`). Returns whether
-  /// a measurement is due (`measure`). A period counts as corrected (trusted) only if every one
-  /// of its blocks was: a rate averaged over blocks where the filter stopped would not be the
-  /// bias's.
-  @inline(__always)
-  mutating func add(
-    correction dx: Double, _ dy: Double, seconds: Double, trusted: Bool, corrected: Bool
-  ) -> Bool {
-    pendingX += dx
-    pendingY += dy
-    pendingSeconds += seconds
-    pendingTrusted = pendingTrusted && trusted
-    pendingCorrected = pendingCorrected && corrected
-    pendingBlocks &+= 1
-    return pendingBlocks >= Self.blocksPerMeasurement
-  }
-
-  /// A block at rest: the period under way is dropped (the rest measures the bias itself).
-  mutating func discardPending() {
-    pendingX = 0
-    pendingY = 0
-    pendingSeconds = 0
-    pendingBlocks = 0
-    pendingTrusted = true
-    pendingCorrected = true
+    evidence += (r0 * dx + r1 * dy) * (1 / evidenceTimeConstantSeconds)
   }
 
   /// A rest measured the bias: the motion's evidence against the old estimate is spent, and
@@ -196,26 +142,21 @@ struct MotionBiasMeasurement: Sendable {
     evidence = Vector3(0, 0, 0)
     contradictedSeconds = 0
     isRelearning = false
-    discardPending()
   }
 
-  /// The measurement over the blocks `add` summed: `r0`, `r1`, `r2` the rows of R (body →
-  /// reference) at the last one's end (`r2` is up in body axes). The filters always run; the
-  /// bias learns only from a `trusted` period (the inclination filter ran at full speed). The
-  /// evidence also counts a `corrected` period — the filter ran, slowed by a rejection or
-  /// recovering from one: a wrong bias tilts the estimate steadily, which the rejection would
-  /// otherwise take for a sustained acceleration and hide from the bias estimation for as long
-  /// as the bias claims it can carry the attitude. Returns whether the evidence re-opened the
-  /// bias.
+  /// One block in motion: `r0`, `r1`, `r2` the rows of R (body → reference) at its end (`r2`
+  /// is up in body axes), `dx`, `dy` the correction applied over its `seconds`. The filters
+  /// always run; the bias learns only from a `trusted` block (the inclination filter ran at
+  /// full speed). The evidence also counts a `corrected` block — the filter ran, slowed by a
+  /// rejection or recovering from one: a wrong bias tilts the estimate steadily, which the
+  /// rejection would otherwise take for a sustained acceleration and hide from the bias
+  /// estimation for as long as the bias claims it can carry the attitude. Returns whether the
+  /// evidence re-opened the bias.
+  @inline(__always)
   mutating func measure(
-    rows r0: Vector3, _ r1: Vector3, _ r2: Vector3, bias estimator: inout GyroBiasEstimator
+    rows r0: Vector3, _ r1: Vector3, _ r2: Vector3, correction dx: Double, _ dy: Double,
+    seconds: Double, trusted: Bool, corrected: Bool, bias estimator: inout GyroBiasEstimator
   ) -> Bool {
-    let dx = pendingX
-    let dy = pendingY
-    let seconds = pendingSeconds
-    let trusted = pendingTrusted
-    let corrected = pendingCorrected
-    discardPending()
     let b = estimator.bias
     let (h0, h1, rb0, rb1) = rowFilter.update(
       r0, r1, r0.dot(b), r1.dot(b), coefficients: lowPass)

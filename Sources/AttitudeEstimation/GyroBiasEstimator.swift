@@ -87,7 +87,8 @@ public struct GyroBiasEstimator: Hashable, Sendable {
     public var motionEvidenceFloorRadiansPerSecond: Double
     /// The motion measurement's noise while the bias is relearnt after a re-opening, rad/s
     /// (one block's innovation). Default 0.5 °/s: about what a hand's motion leaves in the
-    /// inclination correction over 0.1 s.
+    /// inclination correction over 0.1 s (chosen with 0.1 s blocks; a 0.2 s block averages the
+    /// hand's motion more, so the figure errs on the slow side).
     public var motionRelearningNoiseRadiansPerSecond: Double
     /// The largest bias magnitude per axis, rad/s. Default 30 °/s, beyond the MPU-6050's
     /// ±20 °/s zero-rate tolerance; reaching it is flagged.

@@ -84,8 +84,8 @@ struct InclinationFilter: Sendable {
   ///
   /// The filter runs once per block on the block's mean, held over the block's duration: the
   /// exact discretisation of the continuous filter for an input constant over the block, whose
-  /// mean over 0.1 s differs from the samples only above 5 Hz, where the filter (cutoff
-  /// 0.075 Hz at τ = 3 s) passes nothing anyway.
+  /// mean over 0.2 s differs from the samples only above about 2 Hz (a boxcar's −3 dB point,
+  /// 0.44 / 0.2 s), where the filter (cutoff 0.075 Hz at τ = 3 s) passes nothing anyway.
   @inline(__always)
   mutating func step(
     force: Vector3, samples n: Int, lag: Double, seconds filterSeconds: Double, weight: Double
@@ -161,12 +161,12 @@ struct InclinationFilter: Sendable {
 
   /// The second-order filter over `seconds`: e = s1 − x and s2 evolve as
   /// `ė = s2, ṡ2 = −ω²e − 2ζω s2` (ω = √2/τ, ζ = 1/√2), whose transition matrix Φ = exp(A h)
-  /// is summed to the fourth power (error (ωh)⁵/120, 2 × 10⁻⁹ for a 0.1 s block at τ = 3 s);
+  /// is summed to the fourth power (error (ωh)⁵/120, 6 × 10⁻⁸ for a 0.2 s block at τ = 3 s);
   /// a long step (a gap) is split so that ωh ≤ 0.5.
   private mutating func secondOrderStep(input x: Vector3, seconds: Double) {
     guard seconds > 0 else { return }
     let span = seconds * filterRate * 2
-    // One step for a normal block (ωh ≈ 0.05); a gap is split.
+    // One step for a normal block (ωh ≈ 0.09); a gap is split.
     let steps = span <= 1 ? 1 : Int(span.rounded(.up))
     let h = seconds / Double(steps)
     // M = A h = [[0, h], [−ω²h, −2ζω h]]; Φ = I + M(I + M/2(I + M/3(I + M/4))), by

@@ -98,8 +98,8 @@ import Testing
   }
 }
 
-/// The inclination filter runs once per 0.1 s block; its correction must still reach the
-/// attitude sample by sample, or the outputs would saw-tooth at 10 Hz.
+/// The inclination filter runs once per 0.2 s block; its correction must still reach the
+/// attitude sample by sample, or the outputs would saw-tooth at 5 Hz.
 @Suite struct CorrectionContinuityTests {
   /// A still, level board whose x gyro reads 1 °/s that nothing estimates (bias estimation and
   /// rest detection off): the gyro tilts the attitude by 0.01° a sample and the correction pulls

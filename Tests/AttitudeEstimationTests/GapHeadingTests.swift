@@ -90,7 +90,7 @@ private struct Turntable {
     let from = flagged.first?.t ?? 0
     let to = flagged.last?.t ?? 0
     #expect(abs(from - 10.11) < 0.005)
-    // Counted in whole blocks of 0.1 s from the block that held the gap.
+    // Counted in whole blocks (0.2 s) from the block that held the gap.
     #expect(abs(to - (10.0 + hold)) < 0.25, "flagged \(from)…\(to) s, hold \(hold) s")
     #expect(flagged.count >= Int((hold - 0.3) * 100))
   }
