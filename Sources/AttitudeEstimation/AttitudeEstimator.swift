@@ -145,8 +145,7 @@ public struct AttitudeEstimator: Sendable {
     let gravity = settings.gravityMetersPerSecondSquared
     inclination = InclinationFilter(settings: settings.inclination, gravity: gravity)
     rejection = AccelerationRejection(settings: settings.accelerationRejection, gravity: gravity)
-    restMeasurements = RestBiasMeasurements(
-      isEnabled: settings.bias.restEstimationEnabled, hasTemperatureModel: hasTemperatureModel)
+    restMeasurements = RestBiasMeasurements(isEnabled: settings.bias.restEstimationEnabled)
     motionBias = MotionBiasMeasurement(
       bias: settings.bias, noise: settings.noise,
       timeConstantSeconds: settings.inclination.timeConstantSeconds)
@@ -286,9 +285,7 @@ public struct AttitudeEstimator: Sendable {
     block.count(interval: dt)
     if atRest {
       if restMeasurements.isEnabled {
-        restMeasurements.add(
-          gyro: sample.angularRateRadiansPerSecond,
-          temperatureCoefficient: biasEstimator.temperatureCoefficient)
+        restMeasurements.add(gyro: sample.angularRateRadiansPerSecond)
       }
     } else {
       propagation.step(omega: omega, interval: dt)
@@ -617,7 +614,6 @@ public struct AttitudeEstimator: Sendable {
       biasEstimator.moveReference(
         toCelsius: biasEstimator.referenceTemperatureCelsius + temperatureOffset)
     }
-    restMeasurements.restAtReference()
     refusedRests.reset()
     motionBias.resetEvidence()
     if settings.bias.restEstimationEnabled {

@@ -6,44 +6,36 @@ import Geometry
 /// Every sample at rest measures the bias; they are applied as one batch per block (a Kalman
 /// update with n measurements of equal variance and no process noise between them is exactly
 /// one update with their mean at variance r/n). Each measures the bias at the rest's
-/// temperature: the model holds the bias constant in time within a rest, so a temperature
-/// creeping during one must not turn the random walk of those seconds into a slope; slopes
-/// come from rests at different temperatures.
+/// temperature, which is the model's reference: a rest moves the reference to its temperature
+/// when it starts (`AttitudeEstimator.reanchor`), and the model holds the bias constant in time
+/// within a rest, so a temperature creeping during one must not turn the random walk of those
+/// seconds into a slope; slopes come from rests at different temperatures. The raw samples are
+/// therefore summed as they are.
 struct RestBiasMeasurements: Sendable {
   /// Sum of the measurements, rad/s, and their count.
   private var sum = Vector3(0, 0, 0)
   private var samples: Int = 0
-  /// T − T_ref when the current rest was declared, °C (0 without a temperature): every
-  /// measurement of a rest is of the bias at this temperature.
-  private var temperatureOffset: Double = 0
   /// Whether rests measure the bias (`GyroBiasEstimator.Settings.restEstimationEnabled`).
   let isEnabled: Bool
-  private let hasTemperatureModel: Bool
 
-  init(isEnabled: Bool, hasTemperatureModel: Bool) {
-    self.isEnabled = isEnabled
-    self.hasTemperatureModel = hasTemperatureModel
-  }
+  init(isEnabled: Bool) { self.isEnabled = isEnabled }
 
-  /// One raw gyro sample at rest, rad/s, measured against the model's slope `coefficient`.
+  /// One raw gyro sample at rest, rad/s.
   @inline(__always)
-  mutating func add(gyro: Vector3, temperatureCoefficient: Vector3) {
-    let m = hasTemperatureModel ? gyro - temperatureCoefficient * temperatureOffset : gyro
-    sum = Vector3(sum.x + m.x, sum.y + m.y, sum.z + m.z)
+  mutating func add(gyro: Vector3) {
+    sum = Vector3(sum.x + gyro.x, sum.y + gyro.y, sum.z + gyro.z)
     samples &+= 1
   }
 
-  /// A rest was declared with the model's reference moved to its temperature.
-  mutating func restAtReference() { temperatureOffset = 0 }
-
   /// Applies the measurements collected so far to `bias` (one batch), each with the variance
-  /// of one gyro sample's noise, (rad/s)².
+  /// of one gyro sample's noise, (rad/s)², as measurements of the bias at the model's
+  /// reference temperature.
   mutating func apply(to bias: inout GyroBiasEstimator, sampleVariance: Double) {
     let n = samples
     guard n > 0 else { return }
     bias.observeAtRest(
       meanRate: sum * (1 / Double(n)), samples: n, sampleVariance: sampleVariance,
-      temperatureOffsetCelsius: temperatureOffset)
+      temperatureOffsetCelsius: 0)
     sum = Vector3(0, 0, 0)
     samples = 0
   }
