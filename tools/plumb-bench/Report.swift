@@ -23,7 +23,9 @@ struct Target {
 
   static let targets: [String: Target] = [
     "estimator_update_ns": Target(comparison: .atMost, value: 40, text: "≤ 40 ns"),
-    "estimator_cost_ratio": Target(comparison: .atMost, value: 1.35, text: "≤ 1.35 ×"),
+    // Issue 23, item 6: 1.35 × (x-io Fusion's standing, a filter without rest detection or
+    // bias estimation) is withdrawn for a full estimator; 1.6 × with every output per sample.
+    "estimator_cost_ratio": Target(comparison: .atMost, value: 1.6, text: "≤ 1.6 ×"),
     "replay_samples_per_second": Target(
       comparison: .atLeast, value: 2_000_000, text: "≥ 2 000 000 (20 000 × real time)"),
     "loop_lateness_p99_us": Target(
