@@ -393,10 +393,16 @@ public struct AttitudeEstimator: Sendable {
     let corrected = !inclination.isInitialising && !atRest && count > 0 && rejection.weight > 0
     // A recovery teaches the bias only while it is relearnt after a re-opening: then the tilt
     // the detector still sees is the bias's own doing, and only learning it ends the recovery.
-    let trusted =
+    var trusted =
       corrected && rejection.weight >= 1 && (!rejection.isRecovering || motionBias.isRelearning)
     block.reset()
     if !atRest { biasEstimator.predict(seconds: seconds) }
+    // The corrections of this block turn the slow mean too, and count as recent — before the
+    // detector looks, so that a rejection starting here turns back this block's corrections
+    // with the earlier ones: the block before the detection pulls the most (the pull of a
+    // ramping acceleration grows until it is detected), and a 0.2 s block's share left
+    // standing was 0.25° of the 0.75° a push's onset left (`long-push`, noisy unit).
+    rejection.recordCorrection(dx, dy)
     // Acceleration rejection decides this block's weight: a rejection starts only while the
     // bias is known well enough for the gyro to carry the attitude through the recovery time
     // (`gyroCanCarry`), and one under way runs to its end (recovery, when the bias no longer
@@ -407,13 +413,14 @@ public struct AttitudeEstimator: Sendable {
     {
       if rejection.update(meanForce: force, horizontalBiasVariance: horizontal) {
         undoRecentCorrections()
+        // This block's corrections were turned back as an acceleration's doing: they teach
+        // the bias nothing (the evidence took them back out with the rest).
+        trusted = false
       }
     } else {
       rejection.trust()
     }
     if count > 0 { rejection.followMean(force, weight: rejection.weight) }
-    // The corrections of this block turn the slow mean too, and count as recent.
-    rejection.recordCorrection(dx, dy)
     guard !atRest else { return }
     let (r0, r1, r2) = propagation.rows
     anchoring.accumulateDrift(up: r2, seconds: seconds)
