@@ -289,7 +289,7 @@ targets += [
     name: "plumb",
     dependencies: [
       "PlumbRuntime", "Firmware", "Telemetry", "CommandLineSupport", "AttitudeEstimation",
-      "Geometry", "Recording", "Calibration", "Plotting", "ByteFormats",
+      "Geometry", "Recording", "Calibration", "Plotting", "ByteFormats", "Boards",
     ],
     swiftSettings: swift6),
   .executableTarget(

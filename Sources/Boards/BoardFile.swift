@@ -302,10 +302,47 @@ public enum BoardFile {
   }
 
   /// `relative` resolved against the folder of `boardPath`, unless it is absolute.
-  static func resolve(_ relative: String, against boardPath: String) -> String {
+  public static func resolve(_ relative: String, against boardPath: String) -> String {
     if relative.hasPrefix("/") { return relative }
     guard let slash = boardPath.lastIndex(of: "/") else { return relative }
     return String(boardPath[...slash]) + relative
+  }
+
+  /// What a board file at `boardPath` must give as its `"calibration"` to name the file at
+  /// `path` — both as a command was given them, relative to `workingDirectory` unless absolute:
+  /// the path from the board file's folder (`resolve` reads it against that folder, not against
+  /// wherever the firmware is started), so that the board file and its calibration can be moved
+  /// together. Absolute when the two share nothing but the root (`/etc/plumb/board.json` and
+  /// `/home/pi/unit.json`: a path climbing out of /etc says less than the absolute one).
+  /// Computed on the text of the paths (`.` and `..` folded, no symbolic link followed), as
+  /// `resolve` and the kernel read them when nothing in between is a link.
+  public static func calibrationReference(
+    to path: String, boardPath: String, workingDirectory: String
+  ) -> String {
+    func absolute(_ p: String) -> [Substring] {
+      let full = p.hasPrefix("/") ? p : workingDirectory + "/" + p
+      var parts: [Substring] = []
+      for part in full.split(separator: "/", omittingEmptySubsequences: true) {
+        if part == "." { continue }
+        if part == ".." {
+          if !parts.isEmpty { parts.removeLast() }
+          continue
+        }
+        parts.append(part)
+      }
+      return parts
+    }
+    let target = absolute(path)
+    let folder = absolute(boardPath).dropLast()
+    var common = 0
+    while common < folder.count && common < target.count - 1
+      && folder[folder.startIndex + common] == target[common]
+    {
+      common += 1
+    }
+    if common == 0 { return "/" + target.joined(separator: "/") }
+    let up = Array(repeating: "..", count: folder.count - common)
+    return (up + target[common...].map(String.init)).joined(separator: "/")
   }
 }
 

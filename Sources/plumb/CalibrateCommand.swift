@@ -1,9 +1,16 @@
+import Boards
 import ByteFormats
 import Calibration
 import CommandLineSupport
 import Plotting
 import PlumbRuntime
 import Recording
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 let calibrateSpec = CommandSpec(
   name: "plumb calibrate",
@@ -15,7 +22,9 @@ let calibrateSpec = CommandSpec(
     each axis (--full-matrix: the full 3×3 scale-and-misalignment matrix) and reports the
     residual of each pose (|corrected| − g). The result goes into the calibration file (created,
     or its accelerometer section replaced: gyro and noise sections are kept), signed with its
-    content hash; point the board file's "calibration" key at it. CAL.json is checked before
+    content hash; point the board file's "calibration" key at it (the command prints that line,
+    with the path from the board file's folder, which is how the board file reads it; absolute
+    when the two share no folder but the root). CAL.json is checked before
     the first pose (an existing file must be a calibration file; a new one must be creatable),
     so no turning of the board is wasted. With --full-matrix a pose more than 1° from level is
     warned about: the matrix takes the tilt for misalignment. On the simulated board the motion
@@ -149,5 +158,19 @@ func calibrateCommand(_ arguments: ParsedArguments) throws {
     throw CommandFailure(.dataError, "\(error)")
   }
   print("wrote \(output) (calibration id \(file.calibrationIdText))")
-  print("point the board file at it: \"calibration\": \"\(output)\"")
+  // The board file reads the path against its own folder, not against this command's.
+  let reference =
+    currentDirectory().map {
+      BoardFile.calibrationReference(to: output, boardPath: boardPath, workingDirectory: $0)
+    } ?? output
+  print("point the board file at it: \"calibration\": \"\(reference)\"")
+}
+
+/// The working directory, or nil when it cannot be read (removed under the process).
+func currentDirectory() -> String? {
+  var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+  return buffer.withUnsafeMutableBufferPointer { pointer -> String? in
+    guard let base = pointer.baseAddress, getcwd(base, pointer.count) != nil else { return nil }
+    return String(cString: base)
+  }
 }

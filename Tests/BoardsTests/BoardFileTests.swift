@@ -196,3 +196,43 @@ extension String {
     String(self[..<range.lowerBound]) + replacement + String(self[range.upperBound...])
   }
 }
+
+/// What `plumb calibrate` tells a person to put in the board file's `"calibration"`: the path
+/// from the board file's folder, which `resolve` reads back as the file the command wrote,
+/// wherever the command was run from (issue 24: it printed the path as given, relative to the
+/// command's folder, and following it gave 78, no such file).
+@Suite struct CalibrationReferenceTests {
+  /// (board file, calibration written, working directory, what the board file must say).
+  static let cases: [(String, String, String, String)] = [
+    ("Boards/simulated.json", "sim-cal.json", "/home/pi/plumb", "../sim-cal.json"),
+    ("Boards/simulated.json", "Boards/cal/unit.json", "/home/pi/plumb", "cal/unit.json"),
+    ("board.json", "cal/unit.json", "/home/pi", "cal/unit.json"),
+    ("/etc/plumb/board.json", "/etc/plumb/calibration/unit1.json", "/", "calibration/unit1.json"),
+    ("/etc/plumb/board.json", "unit1.json", "/etc/plumb/calibration", "calibration/unit1.json"),
+    ("/etc/plumb/board.json", "/home/pi/unit1.json", "/tmp", "/home/pi/unit1.json"),
+    ("./a/../b/board.json", "./b/./c/../unit.json", "/srv", "unit.json"),
+    ("/srv/x/y/board.json", "/srv/z/unit.json", "/", "../../z/unit.json"),
+  ]
+
+  @Test(arguments: cases.indices)
+  func thePathIsFromTheBoardFilesFolder(index: Int) {
+    let (board, written, directory, expected) = Self.cases[index]
+    let reference = BoardFile.calibrationReference(
+      to: written, boardPath: board, workingDirectory: directory)
+    #expect(reference == expected, "\(board), \(written) from \(directory)")
+    // Read back as the board file reads it, it is the file written.
+    let boardAbsolute = board.hasPrefix("/") ? board : directory + "/" + board
+    let resolved = BoardFile.resolve(reference, against: boardAbsolute)
+    let writtenAbsolute = written.hasPrefix("/") ? written : directory + "/" + written
+    #expect(folded(resolved) == folded(writtenAbsolute), "\(resolved)")
+  }
+
+  /// A path with `.` and `..` folded (the test's own reading, for comparing).
+  func folded(_ path: String) -> String {
+    var parts: [Substring] = []
+    for part in path.split(separator: "/") where part != "." {
+      if part == ".." { _ = parts.popLast() } else { parts.append(part) }
+    }
+    return "/" + parts.joined(separator: "/")
+  }
+}

@@ -73,6 +73,33 @@ import Testing
     #expect(String(decoding: check.standardOutput, as: UTF8.self).contains(file.calibrationIdText))
   }
 
+  /// The board file line the command prints works as printed: the path from the board file's
+  /// folder, not from where the command ran (issue 24: run from a folder above the board file's,
+  /// it printed `"calibration": "unit.json"`, which the board file read as its own folder's
+  /// unit.json — check-board and run ended with 78, no such file).
+  @Test func theBoardFileLineItPrintsWorksAsPrinted() throws {
+    let directory = try temporaryDirectory()
+    let boards = directory.appendingPathComponent("boards")
+    try FileManager.default.createDirectory(at: boards, withIntermediateDirectories: false)
+    // The board file without a calibration yet.
+    let board = boards.appendingPathComponent("board.json").path
+    try String(contentsOfFile: "\(repositoryRoot)/Boards/simulated.json", encoding: .utf8)
+      .write(toFile: board, atomically: true, encoding: .utf8)
+    let result = try runPlumb(
+      ["calibrate", "accel", "--board", "boards/board.json", "--output", "unit.json"],
+      in: directory.path)
+    #expect(result.status == 0, "\(result.standardError)")
+    let text = String(decoding: result.standardOutput, as: UTF8.self)
+    let line = try #require(text.split(separator: "\n").first { $0.contains("\"calibration\":") })
+    #expect(line.hasSuffix("\"calibration\": \"../unit.json\""), "\(line)")
+    // Followed as printed, the board file finds the file, from any folder.
+    #expect(try simulatedBoard(in: boards, calibration: "../unit.json") == board)
+    for folder in [directory.path, repositoryRoot, boards.path] {
+      let check = try runPlumb(["check-board", board], in: folder)
+      #expect(check.status == 0, "from \(folder): \(check.standardError)")
+    }
+  }
+
   /// A person turns the board through six faces before the file is written: an output that
   /// cannot take the result is refused before the first pose, not after the last.
   @Test func anOutputThatCannotBeWrittenIsRefusedBeforeThePoses() throws {

@@ -34,7 +34,7 @@ struct ProcessResult {
 /// Runs `plumb` with `arguments`; `whileRunning` gets the process (e.g. to signal it).
 func runPlumb(
   _ arguments: [String], environment: [String: String] = [:], executable: String = plumbExecutable,
-  whileRunning: ((Process) throws -> Void)? = nil
+  in directory: String = repositoryRoot, whileRunning: ((Process) throws -> Void)? = nil
 ) throws -> ProcessResult {
   let process = Process()
   if !environment.isEmpty {
@@ -42,7 +42,7 @@ func runPlumb(
   }
   process.executableURL = URL(fileURLWithPath: executable)
   process.arguments = arguments
-  process.currentDirectoryURL = URL(fileURLWithPath: repositoryRoot)
+  process.currentDirectoryURL = URL(fileURLWithPath: directory)
   let output = Pipe()
   let error = Pipe()
   process.standardOutput = output
