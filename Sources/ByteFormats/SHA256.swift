@@ -37,21 +37,29 @@ public struct SHA256: Sendable {
   }
 
   /// The 32-byte digest (the hasher can be used no further).
+  ///
+  /// The padding: 0x80, zeros to 56 bytes past a block boundary, the message's length in bits.
+  /// When the 0x80 leaves fewer than 8 bytes in the block (the message ends 56–63 bytes past a
+  /// boundary), the block is padded out and compressed, and the length goes into one more.
   public mutating func finalize() -> [UInt8] {
     let bitLength = length &* 8
     buffer.append(0x80)
-    while buffer.count % 64 != 56 {
-      buffer.append(0)
-      if buffer.count == 64 {
-        compress(buffer)
-        buffer.removeAll(keepingCapacity: true)
-      }
+    if buffer.count > 56 {
+      while buffer.count < 64 { buffer.append(0) }
+      compress(buffer)
+      buffer.removeAll(keepingCapacity: true)
     }
+    while buffer.count < 56 { buffer.append(0) }
     for shift in stride(from: 56, through: 0, by: -8) {
       buffer.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
     }
     compress(buffer)
     buffer.removeAll()
+    return digest
+  }
+
+  /// The state as the digest's 32 bytes.
+  private var digest: [UInt8] {
     var digest: [UInt8] = []
     for word in state {
       for shift in stride(from: 24, through: 0, by: -8) {
@@ -59,6 +67,20 @@ public struct SHA256: Sendable {
       }
     }
     return digest
+  }
+
+  /// The digest Plumb computed before 2026-12-05, which differs from SHA-256 for a message
+  /// whose length is 63 bytes past a multiple of 64: its padding loop let the block the 0x80
+  /// completed grow past 64 bytes, so that block was compressed with the 0x80 and no length,
+  /// and the length was never compressed. Equal to `hash` for every other length. Kept only
+  /// to recognise calibration files signed then (`CalibrationFile.ContentHash.plumbBefore2026_12_05`).
+  public static func legacyPlumbHash<S: Sequence>(_ bytes: S) -> [UInt8] where S.Element == UInt8 {
+    var hasher = SHA256()
+    hasher.update(bytes)
+    guard hasher.buffer.count == 63 else { return hasher.finalize() }
+    hasher.buffer.append(0x80)
+    hasher.compress(hasher.buffer)
+    return hasher.digest
   }
 
   /// The digest of `bytes`.

@@ -260,7 +260,21 @@ public enum CalibrationFileError: Error, Hashable, Sendable, CustomStringConvert
 /// shortest round-trip form (so `1.50` and `1.5` hash alike), strings JSON-escaped. The
 /// calibration id (frames carry it) is the hash's first four bytes, big-endian. Writing is
 /// deterministic: the same values give the same bytes, and so the same id.
+///
+/// Before 2026-12-05 Plumb's SHA-256 was wrong for a text 63 bytes past a multiple of 64 (one
+/// file in 64): such a file is still read, its id kept (`contentHashAlgorithm`), and
+/// `plumb-cal sign` re-signs it with the standard hash that any SHA-256 reproduces.
 public struct CalibrationFile: Sendable, Hashable {
+  /// The hash a file was signed with.
+  public enum ContentHash: Sendable, Hashable {
+    /// SHA-256.
+    case sha256
+    /// The digest of Plumb before 2026-12-05 (`SHA256.legacyPlumbHash`): SHA-256 but for a
+    /// canonical text 63 bytes past a multiple of 64. Read and kept (an unchanged file keeps
+    /// its id), never chosen for a new signature.
+    case plumbBefore2026_12_05
+  }
+
   public static let schemaVersion = 1
   public static let topLevelKeys = [
     "schema", "calibrationId", "contentHash", "sensor", "created", "gyroscope", "accelerometer",
@@ -275,6 +289,10 @@ public struct CalibrationFile: Sendable, Hashable {
   public var noise: NoiseFigures?
   public var restDetector: RestDetectorThresholds?
   public var live: LiveBiasEstimate?
+  /// The hash the file carries: `.sha256` for every file Plumb writes new or re-signs;
+  /// `.plumbBefore2026_12_05` for a file read that was signed with the old digest, so that
+  /// rewriting it unchanged (its `live` section) keeps its id.
+  public var contentHashAlgorithm: ContentHash = .sha256
 
   public init(
     sensor: SensorIdentity, created: String, gyroscope: GyroCalibration? = nil,
@@ -292,8 +310,14 @@ public struct CalibrationFile: Sendable, Hashable {
 
   // MARK: Hash and id
 
-  /// SHA-256 of the canonical bench content.
-  public var contentHash: [UInt8] { SHA256.hash(Array(canonicalJSON(benchValue).utf8)) }
+  /// SHA-256 of the canonical bench content (`contentHashAlgorithm`'s digest).
+  public var contentHash: [UInt8] {
+    let text = Array(canonicalJSON(benchValue).utf8)
+    switch contentHashAlgorithm {
+    case .sha256: return SHA256.hash(text)
+    case .plumbBefore2026_12_05: return SHA256.legacyPlumbHash(text)
+    }
+  }
 
   /// `sha256:` and the hash in hex, as written in the file.
   public var contentHashText: String { "sha256:" + SHA256.hex(contentHash) }
@@ -489,7 +513,7 @@ public struct CalibrationFile: Sendable, Hashable {
     }
     let root = JSONReader(document)
     if root.hasAnyKey(["i2c", "serial", "dataReady"]) { throw .boardFile(path: path) }
-    let file: CalibrationFile
+    var file: CalibrationFile
     do {
       file = try content(root)
     } catch {
@@ -499,6 +523,11 @@ public struct CalibrationFile: Sendable, Hashable {
     do throws(JSONContentError) {
       let hashReader = try root.required("contentHash")
       let stored = try hashReader.string()
+      if stored != file.contentHashText {
+        var legacy = file
+        legacy.contentHashAlgorithm = .plumbBefore2026_12_05
+        if stored == legacy.contentHashText { file = legacy }
+      }
       guard stored == file.contentHashText else {
         throw hashReader.error(
           "the bench values do not match the content hash (stored \(stored), computed \(file.contentHashText)): the file was edited after it was written. Regenerate it from the bench recordings, or, if the edit is deliberate, re-sign it with `plumb-cal sign \(path)` (which gives the file a new calibration id)"

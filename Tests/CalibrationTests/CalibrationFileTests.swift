@@ -251,3 +251,95 @@ extension String {
     split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
   }
 }
+
+/// Plumb's SHA-256 was wrong for a message 63 bytes past a multiple of 64 until 2026-12-05
+/// (`SHA256Tests.everyPaddingCase`). A file signed then whose canonical text has such a length
+/// (this one: 1151 bytes) carries the old digest. It is still read, with its id — the id every
+/// frame of a unit using it carried — and rewritten unchanged with it; re-signed, it gets the
+/// standard hash, which Python's hashlib (and the snippet in CALIBRATION-FILE.md) gives.
+@Suite struct LegacyContentHashTests {
+  /// Written by `plumb-cal sign` before the fix (the fuzz corpus's matrix-live.json, with this
+  /// label and a reference temperature of 25 °C).
+  static let signedBeforeTheFix = #"""
+    {
+      "schema": 1,
+      "calibrationId": "0xc03adf6a",
+      "contentHash": "sha256:c03adf6ae76817c2d2613c210922efd44515029c5add7916b17ff8b8166b45a6",
+      "sensor": {
+        "whoAmI": "0x68",
+        "name": "MPU-6050",
+        "label": "bench \"3\"\tÄé☺😀 \u0008\u000c\u0001 \\ /"
+      },
+      "created": "2026-12-02T10:15:00Z",
+      "gyroscope": {
+        "biasRadiansPerSecond": [0.0123, -0.0045, 0.0067],
+        "biasUncertaintyRadiansPerSecond": [1e-05, 2e-05, 1.5e-05],
+        "referenceTemperatureCelsius": 25,
+        "biasPerDegreeCelsius": [0.0002, -0.0001, 5e-05],
+        "biasPerDegreeCelsiusSquared": [1e-06, -2e-06, 0],
+        "temperatureRangeCelsius": [25.25, 40.5]
+      },
+      "accelerometer": {
+        "offsetMetersPerSecondSquared": [0.1, 0.2, 0.3],
+        "matrix": [
+          [1.01, 0.01, 0],
+          [0, 0.99, 0.02],
+          [0, 0, 1]
+        ]
+      },
+      "noise": {
+        "samplePeriodSeconds": 0.01,
+        "gyroscope": {
+          "angleRandomWalkRadiansPerRootSecond": [0.0001, 0.00012, 9e-05],
+          "biasInstabilityRadiansPerSecond": [2e-05, 3e-05, 2.5e-05],
+          "rateRandomWalkRadiansPerSecondPerRootSecond": [1e-06, null, 2e-06]
+        },
+        "accelerometer": {
+          "velocityRandomWalkMetersPerSecondPerRootSecond": [0.002, 0.0021, 0.003],
+          "biasInstabilityMetersPerSecondSquared": [0.0004, 0.0005, 0.0006],
+          "rateRandomWalkMetersPerSecondSquaredPerRootSecond": [null, null, null]
+        }
+      },
+      "restDetector": {
+        "gyroDeviationRadiansPerSecond": 0.0106,
+        "accelDeviationMetersPerSecondSquared": 0.12,
+        "windowSeconds": 1.5,
+        "dwellSeconds": 0.5,
+        "noiseMultiple": 3
+      },
+      "live": {
+        "gyroBiasRadiansPerSecond": [0.001, -0.002, 0.003],
+        "temperatureCelsius": 30.5,
+        "written": "2026-12-03T08:00:00.25Z"
+      }
+    }
+    """#
+
+  @Test func aFileSignedWithTheOldDigestIsReadWithItsId() throws {
+    let file = try CalibrationFile.parse(Array(Self.signedBeforeTheFix.utf8), path: "unit-3.json")
+    #expect(file.contentHashAlgorithm == .plumbBefore2026_12_05)
+    #expect(file.calibrationIdText == "0xc03adf6a")
+    // Rewritten unchanged (as the firmware writes its live section back): the same bytes.
+    #expect(file.formatted() == Self.signedBeforeTheFix + "\n")
+    // Re-signed: the standard SHA-256 (hashlib's), a new id.
+    var resigned = file
+    resigned.contentHashAlgorithm = .sha256
+    #expect(
+      resigned.contentHashText
+        == "sha256:71db8265605414ccdc11dd98848b7049e19e80093ed167114b2bae4d6198da90")
+    let reread = try CalibrationFile.parse(Array(resigned.formatted().utf8), path: "unit-3.json")
+    #expect(reread.contentHashAlgorithm == .sha256)
+    #expect(reread.calibrationIdText == "0x71db8265")
+  }
+
+  /// The old digest is accepted only where it differs from SHA-256's by the old fault: a file
+  /// whose stored hash is neither is the edit it always was.
+  @Test func anEditedOldFileIsStillAnEdit() {
+    let edited = Self.signedBeforeTheFix.replacing(
+      "\"referenceTemperatureCelsius\": 25", with: "\"referenceTemperatureCelsius\": 26")
+    #expect(edited != Self.signedBeforeTheFix)
+    #expect(throws: CalibrationFileError.self) {
+      try CalibrationFile.parse(Array(edited.utf8), path: "unit-3.json")
+    }
+  }
+}

@@ -132,6 +132,25 @@ import Testing
     }
   }
 
+  /// A file signed with Plumb's SHA-256 of before 2026-12-05 (`LegacyContentHashTests`): check
+  /// accepts it with its id, and sign re-signs it with the standard hash (its id changes).
+  @Test func signGivesAnOldDigestsFileTheStandardHash() throws {
+    let path = temporaryPath("legacy.json")
+    defer { unlink(path) }
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    _ = Array(LegacyContentHashTests.signedBeforeTheFix.utf8).withUnsafeBytes {
+      write(fd, $0.baseAddress, $0.count)
+    }
+    close(fd)
+    #expect(group.run(["check", path]) == 0)
+    #expect(try CalibrationFile.load(path: path).calibrationIdText == "0xc03adf6a")
+    #expect(group.run(["sign", path]) == 0)
+    let resigned = try CalibrationFile.load(path: path)
+    #expect(resigned.contentHashAlgorithm == .sha256)
+    #expect(resigned.calibrationIdText == "0x71db8265")
+    #expect(group.run(["check", path]) == 0)
+  }
+
   /// A calibration file reached through a symbolic link (`current.json` → `unit-3.json`) is
   /// replaced where the link points; the link stays a link.
   @Test func saveWritesThroughASymbolicLink() throws {

@@ -7,7 +7,9 @@ let signSpec = CommandSpec(
   discussion: """
     Recomputes the content hash and the calibration id from the file's current values and writes
     the file back (atomically, in Plumb's canonical layout). Every frame carries the id, so a
-    re-signed file is visibly a different calibration. The live section is kept.
+    re-signed file is visibly a different calibration. The live section is kept. A file signed
+    with the SHA-256 of Plumb before 2026-12-05, which was wrong for one file in 64, is re-signed
+    with the standard one (`plumb-cal check` says which files those are).
     """,
   positionals: [PositionalSpec("FILE", help: "the calibration file (.json)")],
   examples: ["plumb-cal sign calibration/unit-3.json"])
@@ -20,7 +22,7 @@ let signCommand = CommandGroup.Subcommand(signSpec) { arguments in
   } catch {
     throw calibrationFailure(error)
   }
-  let verified = (try? CalibrationFile.load(path: path)) != nil
+  let verified = (try? CalibrationFile.load(path: path))?.contentHashAlgorithm == .sha256
   do throws(CalibrationFileError) {
     try file.write(toPath: path)
   } catch {
@@ -55,6 +57,12 @@ let checkCommand = CommandGroup.Subcommand(checkSpec) { arguments in
   print(
     "\(path): valid; calibration id \(file.calibrationIdText); \(file.sensor.name) \"\(file.sensor.label)\", created \(file.created); sections: \(parts.joined(separator: ", "))"
   )
+  if file.contentHashAlgorithm == .plumbBefore2026_12_05 {
+    print(
+      "\(path): signed with the SHA-256 of Plumb before 2026-12-05, which was wrong for one file "
+        + "in 64 (this one): Plumb reads it, other SHA-256 tools do not reproduce its hash; "
+        + "`plumb-cal sign \(path)` re-signs it with the standard hash (a new calibration id)")
+  }
 }
 
 func calibrationFailure(_ error: CalibrationFileError) -> CommandFailure {
