@@ -26,11 +26,13 @@ build: deps
 	@rm -f .build-log.txt
 
 # The Swift tests, then the checks that use reference implementations in Python: pymavlink
-# decodes Plumb's MAVLink stream, allantools recomputes `plumb-cal allan`.
+# decodes Plumb's MAVLink stream, allantools recomputes `plumb-cal allan`, hashlib the content
+# hash of calibration files through the snippet CALIBRATION-FILE.md gives.
 test: build venv
 	$(SWIFT) test --skip-build --parallel -j $(JOBS)
 	.venv/bin/python tools/scripts/check_mavlink.py
 	.venv/bin/python tools/scripts/check_allan.py --plumb-cal .build/debug/plumb-cal
+	.venv/bin/python tools/scripts/check_calibration_hash.py --plumb-cal .build/debug/plumb-cal
 
 # The Swift tests under AddressSanitizer (with LeakSanitizer) and under ThreadSanitizer, each in
 # its own scratch path (.build/asan, .build/tsan; `make test`'s debug build is left alone), zero
