@@ -58,6 +58,9 @@ public struct InertialRecording: Sendable {
   /// What a person should know about how the source was read (a `.plumbraw` cut short, read to
   /// its last whole record), one sentence each; empty when it read whole.
   public var notes: [String] = []
+  /// The part that recorded it, from a `.plumbraw` header (start-up's identification); `nil`
+  /// for a CSV, which does not say.
+  public var chip: RecordedChip?
 
   /// A recording from columns of equal length. `channels` must hold six columns.
   public init(
@@ -114,4 +117,15 @@ public enum SampleLocations: Sendable, Hashable {
   case records(first: Int)
   /// No better location than the 1-based sample number.
   case sampleNumbers
+}
+
+/// The part a recording was made with: WHO_AM_I as read and the part's name.
+public struct RecordedChip: Hashable, Sendable {
+  public var whoAmI: UInt8
+  public var name: String
+
+  public init(whoAmI: UInt8, name: String) {
+    self.whoAmI = whoAmI
+    self.name = name
+  }
 }

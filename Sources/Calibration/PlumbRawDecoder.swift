@@ -49,6 +49,8 @@ public struct PlumbRawDecoder: RecordingDecoder {
     var recording = InertialRecording(
       source: path, timeSeconds: time, channels: channels, temperatureCelsius: temperature,
       locations: .sampleNumbers)
+    recording.chip = RecordedChip(
+      whoAmI: reader.header.chip.whoAmI, name: reader.header.chip.name)
     if let note = reader.truncationNote {
       recording.notes.append(
         "ends in the middle of a record: \(reader.sampleCount) samples read, up to the cut; \(note)"

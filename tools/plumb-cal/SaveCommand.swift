@@ -35,8 +35,11 @@ let saveSpec = CommandSpec(
     .option(
       "label", value: "TEXT",
       help: "your label for this unit (default: unlabelled, or the existing file's with --update)"),
-    .option("who-am-i", value: "BYTE", help: "the chip's WHO_AM_I value", default: "0x68"),
-    .option("name", value: "PART", help: "the part", default: "MPU-6050"),
+    .option(
+      "who-am-i", value: "BYTE",
+      help: "the chip's WHO_AM_I value (default: a .plumbraw recording's, else 0x68)"),
+    .option(
+      "name", value: "PART", help: "the part (default: a .plumbraw recording's, else MPU-6050)"),
     .option(
       "created", value: "ISO8601", help: "creation time, UTC (default: now)"),
     .flag(
@@ -54,12 +57,16 @@ let saveSpec = CommandSpec(
 
 let saveCommand = CommandGroup.Subcommand(saveSpec) { arguments in
   let output = arguments.value("output")!
-  let whoAmIText = arguments.value("who-am-i") ?? "0x68"
-  let lower = whoAmIText.lowercased()
-  guard
-    let whoAmI = lower.hasPrefix("0x") ? UInt8(lower.dropFirst(2), radix: 16) : UInt8(lower)
-  else {
-    throw UsageError("'--who-am-i' must be a byte like 0x68, not '\(whoAmIText)'", spec: saveSpec)
+  var givenWhoAmI: UInt8?
+  if let whoAmIText = arguments.value("who-am-i") {
+    let lower = whoAmIText.lowercased()
+    guard
+      let value = lower.hasPrefix("0x") ? UInt8(lower.dropFirst(2), radix: 16) : UInt8(lower)
+    else {
+      throw UsageError(
+        "'--who-am-i' must be a byte like 0x68, not '\(whoAmIText)'", spec: saveSpec)
+    }
+    givenWhoAmI = value
   }
   let created = arguments.value("created") ?? currentUTCTime()
   guard isISO8601UTC(created) else {
@@ -93,10 +100,18 @@ let saveCommand = CommandGroup.Subcommand(saveSpec) { arguments in
   if let note = analysis.timing.gapNote {
     printError("plumb-cal: note: \(arguments.positionals[0]): \(note)")
   }
+  let chip = try recordedChip(still, given: givenWhoAmI, name: arguments.value("name"))
   let biases = GyroBias.estimate(still, allan: analysis)
   var fit: BiasTemperatureFit?
   if let warmUpPath = arguments.value("warm-up") {
     let warmUp = try loadRecording(warmUpPath, skipDamaged: arguments.flag("skip-damaged"))
+    if let other = warmUp.chip, let recorded = still.chip, other.whoAmI != recorded.whoAmI {
+      throw CommandFailure(
+        .dataError,
+        "\(warmUpPath) was recorded from a \(other.name) (WHO_AM_I \(hexByte(other.whoAmI))), "
+          + "\(arguments.positionals[0]) from a \(recorded.name) (\(hexByte(recorded.whoAmI))): "
+          + "give both recordings of the same unit")
+    }
     let timing: SampleTiming
     do throws(RecordingError) {
       timing = try SampleTiming.measure(warmUp)
@@ -148,7 +163,7 @@ let saveCommand = CommandGroup.Subcommand(saveSpec) { arguments in
   let stillTemperature = still.temperatureCelsius.map { $0.reduce(0, +) / Double($0.count) }
   var file = CalibrationFile(
     sensor: SensorIdentity(
-      whoAmI: whoAmI, name: arguments.value("name") ?? "MPU-6050",
+      whoAmI: chip.whoAmI, name: chip.name,
       label: arguments.value("label") ?? (update ? existing?.sensor.label : nil)
         ?? "unlabelled"),
     created: created,
@@ -180,4 +195,24 @@ func currentUTCTime() -> String {
   func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
   return
     "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+}
+
+/// The part the calibration is for: a `.plumbraw` recording's header says which answered
+/// (start-up's identification); a CSV does not, and then `--who-am-i` and `--name` say, by
+/// default an MPU-6050 (0x68). A `--who-am-i` that contradicts the header is refused: the
+/// recording, or the option, is of another part.
+func recordedChip(_ recording: InertialRecording, given: UInt8?, name: String?)
+  throws(CommandFailure) -> RecordedChip
+{
+  guard let recorded = recording.chip else {
+    return RecordedChip(whoAmI: given ?? 0x68, name: name ?? "MPU-6050")
+  }
+  if let given, given != recorded.whoAmI {
+    throw CommandFailure(
+      .dataError,
+      "\(recording.source) was recorded from a \(recorded.name) (WHO_AM_I "
+        + "\(hexByte(recorded.whoAmI))), not --who-am-i \(hexByte(given)): leave --who-am-i out to "
+        + "take the recording's, or give a recording of this part")
+  }
+  return RecordedChip(whoAmI: recorded.whoAmI, name: name ?? recorded.name)
 }
