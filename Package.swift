@@ -341,7 +341,8 @@ targets += [
     dependencies: [
       "Calibration", "ByteFormats", "Plotting", "CommandLineSupport", "Geometry", "Recording",
     ],
-    path: "tools/plumb-cal", exclude: ["CALIBRATION-FILE.md"], swiftSettings: swift6),
+    path: "tools/plumb-cal", exclude: ["CALIBRATION-FILE.md", "BENCH-GUIDE.md", "guide"],
+    swiftSettings: swift6),
 ]
 products += [.executable(name: "plumb-cal", targets: ["plumb-cal"])]
 
