@@ -117,6 +117,31 @@ struct EarlyReadBackTests {
         == rig.driver.policy.configurationCheckIntervalNanoseconds)
   }
 
+  @Test("an early read-back that finds more than the jump it saw: the whole interval suspect")
+  func moreThanTheJump() throws {
+    // GYRO_CONFIG changes while still (no sample shows it), then ACCEL_CONFIG 0.3 s later: the
+    // accelerometer's jump sets off an early read-back, which finds both. The gyro's samples
+    // since the previous read-back were misread, not only the one in hand. (Periodic
+    // read-backs every 10 s, so that none comes between: the previous is the start-up's.)
+    var policy = MPU6050RecoveryPolicy.default
+    policy.configurationCheckIntervalNanoseconds = seconds(10)
+    let rig = try run(
+      motion: Self.resting,
+      corruptions: [
+        (seconds: 2.0015, register: 0x1B, value: 0x18),
+        (seconds: 2.3015, register: 0x1C, value: 0x18),
+      ], policy: policy)
+    let counters = rig.driver.counters
+    #expect(counters.earlyConfigurationChecks == 1)
+    #expect(counters.configurationChecks == 1)
+    #expect(counters.configurationMismatches == 2)
+    #expect(rig.unavailable == [.configurationRestored])
+    // Since the driver began running (start-up ends well after the clock's start, before 2 s).
+    let misread = rig.driver.misreadNanosecondsBeforeLastMismatch
+    #expect(misread >= seconds(0.3) && misread <= seconds(2.31), "\(misread) ns")
+    #expect(rig.board.chip.peek(0x1B) == 0x08 && rig.board.chip.peek(0x1C) == 0x08)
+  }
+
   /// GYRO_CONFIG flips between ±2000 and ±500 °/s every 10 ms for a second while the board
   /// turns: nearly every sample's gyro magnitude jumps 4× one way or the other.
   static let flood: [(seconds: Double, register: UInt8, value: UInt8)] = (0..<100).map {
