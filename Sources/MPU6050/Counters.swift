@@ -189,7 +189,8 @@ public struct MPU6050Counters: Hashable, Sendable {
   /// sample's accelerometer or gyro magnitude jumped by a factor near a power of two, as a
   /// full-scale register that changed by itself makes it (`ScaleChangeCheck`; at most one per
   /// `policy.earlyConfigurationCheckMinimumIntervalNanoseconds`). Also counted in
-  /// `configurationChecks`. Motion alone seldom makes such a jump: about one per ten minutes
+  /// `configurationChecks`. A jump sooner than that after the last early read-back defers one
+  /// to when the interval allows. Motion alone seldom makes such a jump: about one per ten minutes
   /// of the simulated `handheld` scenario (a rotation that stops), none in `car` or `walk`;
   /// many more mean the trigger is mistuned for the use.
   public var earlyConfigurationChecks: UInt64 = 0

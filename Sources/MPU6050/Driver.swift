@@ -93,8 +93,10 @@ public struct MPU6050Driver<Bus: I2CBus> {
   // progress.
   var consecutiveFailedReads = 0
   var nextConfigurationCheck = Timestamp.zero
-  /// The earliest time of the next early read-back (SamplePath.swift).
+  /// The earliest time of the next early read-back, and whether a burst asked for one that
+  /// had to wait for it (Recovery.swift).
   var nextEarlyConfigurationCheck = Timestamp.zero
+  var earlyConfigurationCheckDeferred = false
   /// The early read-back's trigger: magnitudes that jump by a power of two (SamplePath.swift).
   var scaleChanges: ScaleChangeCheck
   var backoff = ReinitializationBackoff()

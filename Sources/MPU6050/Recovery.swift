@@ -28,7 +28,8 @@ public enum MPU6050RecoveryStep: Hashable, Sendable {
 ///
 /// Owns `state` (with its `MPU6050RecoveryStep`), `lastReinitializationReason`,
 /// `backoff`, `resetPolls`, `consecutiveFailedReads`, `nextConfigurationCheck`,
-/// `nextEarlyConfigurationCheck` and `misreadNanosecondsBeforeLastMismatch`.
+/// `nextEarlyConfigurationCheck`, `earlyConfigurationCheckDeferred` and
+/// `misreadNanosecondsBeforeLastMismatch`.
 extension MPU6050Driver {
   /// Begins a full re-initialisation (identify, reset, configure, settle) now, for `reason`.
   /// The loop's calls to `readSample`/`drainFIFO` step it.
@@ -117,6 +118,7 @@ extension MPU6050Driver {
     fifoAccounting.clock.restartClock(at: now)
     repeats.reset()
     scaleChanges.forgetPrevious()
+    earlyConfigurationCheckDeferred = false  // the configuration was just written and verified
     consecutiveFailedReads = 0
     lastSampleTime = now
     fifoAccounting.lastDrain = now
@@ -182,7 +184,10 @@ extension MPU6050Driver {
   /// Called before `nextConfigurationCheck` it is an early read-back, for a burst whose
   /// magnitudes jumped by `jump` (`readSample`): run only when
   /// `policy.earlyConfigurationCheckMinimumIntervalNanoseconds` allows, counted in
-  /// `counters.earlyConfigurationChecks`, and it reschedules the periodic one. When a
+  /// `counters.earlyConfigurationChecks`, and it reschedules the periodic one; a jump seen
+  /// too soon after the last early read-back defers one to the first burst the interval
+  /// allows (`earlyConfigurationCheckDeferred`; with no jump in hand then, so nothing is
+  /// withheld and the samples since the last read-back are the suspect ones). When a
   /// read-back made with a jump in hand finds a register changed, the burst in hand was read
   /// at the wrong range: `.configurationRestored`, so it is withheld. And when every register
   /// found changed is a full-scale register whose change is the jump its sensor showed
@@ -194,12 +199,19 @@ extension MPU6050Driver {
     -> MPU6050Unavailable?
   {
     if now < nextConfigurationCheck {
-      guard let minimum = policy.earlyConfigurationCheckMinimumIntervalNanoseconds,
-        now >= nextEarlyConfigurationCheck
-      else { return nil }
+      guard let minimum = policy.earlyConfigurationCheckMinimumIntervalNanoseconds else {
+        return nil
+      }
+      guard now >= nextEarlyConfigurationCheck else {
+        // Too soon after the last: deferred, not dropped (a real change right after motion
+        // that mimicked one is then found within the interval, not a second later).
+        if jump.isSuspicious { earlyConfigurationCheckDeferred = true }
+        return nil
+      }
       nextEarlyConfigurationCheck = now.advanced(byNanoseconds: minimum)
       counters.earlyConfigurationChecks += 1
     }
+    earlyConfigurationCheckDeferred = false
     let misread = misreadNanoseconds(at: now)
     nextConfigurationCheck = now.advanced(
       byNanoseconds: policy.configurationCheckIntervalNanoseconds)

@@ -61,8 +61,8 @@ extension MPU6050Driver {
   /// It runs that read-back early, at once, when the burst's raw counts look like a full-scale
   /// change: the accelerometer's or the gyro's magnitude changed from the previous burst's by
   /// a factor near 2, 4 or 8 either way (`ScaleChangeCheck`; at most one early read-back per
-  /// `policy.earlyConfigurationCheckMinimumIntervalNanoseconds`, counted in
-  /// `counters.earlyConfigurationChecks`). When a read-back made with such a burst in hand
+  /// `policy.earlyConfigurationCheckMinimumIntervalNanoseconds`, a jump sooner deferring one
+  /// to then; counted in `counters.earlyConfigurationChecks`). When a read-back made with such a burst in hand
   /// finds a register changed, the burst was measured at the wrong range: it is not converted
   /// with the driver's scale but withheld, `.unavailable(.configurationRestored)`. An
   /// accelerometer range change is caught at the first sample after it (gravity alone is above
@@ -96,7 +96,7 @@ extension MPU6050Driver {
     }
     let raw = block.withBytes { MPU6050RawSample(validated: $0) }
     let jump = scaleChanges.record(raw)
-    if now >= nextConfigurationCheck || jump.isSuspicious {
+    if now >= nextConfigurationCheck || jump.isSuspicious || earlyConfigurationCheckDeferred {
       if let unavailable = checkConfiguration(at: now, explaining: jump) {
         return .unavailable(unavailable)
       }

@@ -142,6 +142,28 @@ struct EarlyReadBackTests {
     #expect(rig.board.chip.peek(0x1B) == 0x08 && rig.board.chip.peek(0x1C) == 0x08)
   }
 
+  @Test("a jump too soon after an early read-back defers the next one, not drops it")
+  func deferred() throws {
+    // While turning at 60 °/s: ACCEL_CONFIG at 2.0015 s is caught at once; GYRO_CONFIG 50 ms
+    // later shows a jump the 100 ms interval does not allow yet: the read-back waits for the
+    // first burst the interval allows, and finds it then. The samples between were misread:
+    // the window is the time since the first read-back, about 100 ms, not a second.
+    let rig = try run(
+      motion: Self.turning,
+      corruptions: [
+        (seconds: 2.0015, register: 0x1C, value: 0x18),
+        (seconds: 2.0515, register: 0x1B, value: 0x18),
+      ])
+    let counters = rig.driver.counters
+    #expect(counters.earlyConfigurationChecks == 2)
+    #expect(counters.configurationMismatches == 2)
+    // The first withheld its sample; the deferred one had no jump in hand and withheld none.
+    #expect(rig.unavailable == [.configurationRestored])
+    let misread = rig.driver.misreadNanosecondsBeforeLastMismatch
+    #expect(misread >= seconds(0.1) && misread <= seconds(0.111), "\(misread) ns")
+    #expect(rig.board.chip.peek(0x1B) == 0x08 && rig.board.chip.peek(0x1C) == 0x08)
+  }
+
   /// GYRO_CONFIG flips between ±2000 and ±500 °/s every 10 ms for a second while the board
   /// turns: nearly every sample's gyro magnitude jumps 4× one way or the other.
   static let flood: [(seconds: Double, register: UInt8, value: UInt8)] = (0..<100).map {
