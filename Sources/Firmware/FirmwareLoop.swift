@@ -117,7 +117,8 @@ public struct FirmwareLoop<
   /// not `initialising`, on the wire (a ground station shows BOOT for `initialising`).
   private var hasConverged = false
   /// The driver's configuration mismatches when the last sample was estimated: a new one means
-  /// the samples since the previous read-back may have been converted with a wrong scale.
+  /// the samples the driver says (`misreadNanosecondsBeforeLastMismatch`) may have been
+  /// converted with a wrong scale.
   private var configurationMismatchesSeen: UInt64 = 0
   private var nextReopen: Timestamp?
   /// Bytes (in units of 10⁻⁹ byte) replies may still use: they earn the link's capacity left
@@ -399,14 +400,18 @@ public struct FirmwareLoop<
     let mismatches = driver.counters.configurationMismatches
     if mismatches != configurationMismatchesSeen {
       // The driver found a control register changed and rewrote it: a recovery of the chip,
-      // flagged `i2cRecovery` on this frame. The samples since its previous read-back (a
-      // second at most) may have been misread, and their frames are gone: the estimator
-      // judges them as a gap — the tilt restarted when it may have changed, the heading
-      // flagged `headingUncertain` (`AttitudeEstimator.GapSettings`).
+      // flagged `i2cRecovery` on this frame. The samples it says may have been misread
+      // (`misreadNanosecondsBeforeLastMismatch`: since its previous read-back, a second at
+      // most, when the once-a-second read-back found the change) had their frames sent
+      // already: the estimator judges them as a gap — the tilt restarted when it may have
+      // changed, the heading flagged `headingUncertain` (`AttitudeEstimator.GapSettings`).
+      // When an early read-back caught a full-scale change at the first sample it affected,
+      // that sample was withheld (`.configurationRestored`, a dropped sample) and nothing
+      // delivered was misread: nothing more to distrust (0 s).
       configurationMismatchesSeen = mismatches
       pendingFlags.insert(.i2cRecovery)
       estimator.distrustRecentSamples(
-        seconds: Double(driver.policy.configurationCheckIntervalNanoseconds) * 1e-9)
+        seconds: Double(driver.misreadNanosecondsBeforeLastMismatch) * 1e-9)
     }
     estimate = estimator.update(input)
     hasEstimate = true

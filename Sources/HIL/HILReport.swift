@@ -214,6 +214,7 @@ extension HILResult {
           ("stuck_data_events", integer(d.stuckDataEvents)),
           ("chip_resets_detected", integer(d.chipResetsDetected)),
           ("configuration_checks", integer(d.configurationChecks)),
+          ("early_configuration_checks", integer(d.earlyConfigurationChecks)),
           ("configuration_mismatches", integer(d.configurationMismatches)),
           ("reinitializations_started", integer(d.reinitializationsStarted.total)),
           ("reinitializations_completed", integer(d.reinitializationsCompleted)),

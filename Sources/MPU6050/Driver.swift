@@ -60,6 +60,14 @@ public struct MPU6050Driver<Bus: I2CBus> {
   public internal(set) var lastError: MPU6050Error?
   /// The reason of the re-initialisation in progress or last begun.
   public internal(set) var lastReinitializationReason: MPU6050ReinitializationReason?
+  /// For the last read-back that found a control register changed
+  /// (`counters.configurationMismatches`): how far back before it, ns, the samples delivered
+  /// may have been misread. 0 when an early read-back caught a full-scale change at the first
+  /// sample it affected (that sample was withheld, `.configurationRestored`: no sample
+  /// delivered was misread); otherwise the time since the previous full read-back, at most
+  /// `policy.configurationCheckIntervalNanoseconds` (the change happened some time in it). 0
+  /// before any mismatch.
+  public internal(set) var misreadNanosecondsBeforeLastMismatch: Int64 = 0
   /// The chip's sample period as the loop measured it from edge timestamps, ns, when it has
   /// one. The chip's oscillator is off by up to a few percent (PS §7.15), so the nominal
   /// period miscounts long gaps; see `samplePeriodNanoseconds`.
@@ -85,6 +93,12 @@ public struct MPU6050Driver<Bus: I2CBus> {
   // progress.
   var consecutiveFailedReads = 0
   var nextConfigurationCheck = Timestamp.zero
+  /// The earliest time of the next early read-back, and whether a burst asked for one that
+  /// had to wait for it (Recovery.swift).
+  var nextEarlyConfigurationCheck = Timestamp.zero
+  var earlyConfigurationCheckDeferred = false
+  /// The early read-back's trigger: magnitudes that jump by a power of two (SamplePath.swift).
+  var scaleChanges: ScaleChangeCheck
   var backoff = ReinitializationBackoff()
   var resetPolls = 0
   /// The FIFO's sample clock and the losses not counted yet (FIFO.swift).
@@ -109,6 +123,8 @@ public struct MPU6050Driver<Bus: I2CBus> {
     self.configuration = validated
     self.policy = policy
     self.scale = validated.scale()
+    self.scaleChanges = ScaleChangeCheck(
+      accelerometer: configuration.accelerometerFullScale, gyro: configuration.gyroFullScale)
     self.controlRegisters = MPU6050ControlRegisters(configuration: validated)
     self.fifoAccounting = FIFOLossAccounting(nominalPeriod: validated.samplePeriodNanoseconds)
   }

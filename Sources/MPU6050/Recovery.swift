@@ -27,7 +27,9 @@ public enum MPU6050RecoveryStep: Hashable, Sendable {
 /// configuration or by a full re-initialisation stepped once per tick with back-off.
 ///
 /// Owns `state` (with its `MPU6050RecoveryStep`), `lastReinitializationReason`,
-/// `backoff`, `resetPolls`, `consecutiveFailedReads` and `nextConfigurationCheck`.
+/// `backoff`, `resetPolls`, `consecutiveFailedReads`, `nextConfigurationCheck`,
+/// `nextEarlyConfigurationCheck`, `earlyConfigurationCheckDeferred` and
+/// `misreadNanosecondsBeforeLastMismatch`.
 extension MPU6050Driver {
   /// Begins a full re-initialisation (identify, reset, configure, settle) now, for `reason`.
   /// The loop's calls to `readSample`/`drainFIFO` step it.
@@ -38,6 +40,7 @@ extension MPU6050Driver {
     lastReinitializationReason = reason
     state = .recovering(.waitingToRetry(until: now))
     repeats.reset()
+    scaleChanges.forgetPrevious()
     consecutiveFailedReads = 0
     resetPolls = 0
   }
@@ -114,6 +117,8 @@ extension MPU6050Driver {
     counters.samplesLost += UInt64(fifoAccounting.resolve(at: now, all: true))
     fifoAccounting.clock.restartClock(at: now)
     repeats.reset()
+    scaleChanges.forgetPrevious()
+    earlyConfigurationCheckDeferred = false  // the configuration was just written and verified
     consecutiveFailedReads = 0
     lastSampleTime = now
     fifoAccounting.lastDrain = now
@@ -164,6 +169,7 @@ extension MPU6050Driver {
       }
       if power != controlRegisters.powerManagement1 {
         counters.configurationMismatches += 1
+        misreadNanosecondsBeforeLastMismatch = misreadNanoseconds(at: now)
         reconfigure(at: now)
       }
       return nil
@@ -174,14 +180,58 @@ extension MPU6050Driver {
   /// as after configuring (0x19–0x1C, 0x23, 0x37–0x38, 0x6A–0x6B: about 0.3 ms a second at
   /// 400 kHz). PWR_MGMT_1 showing sleep or reset means a brown-out: re-initialise. Any other
   /// difference is counted per register and the configuration rewritten.
-  mutating func checkConfiguration(at now: Timestamp) -> MPU6050Unavailable? {
+  ///
+  /// Called before `nextConfigurationCheck` it is an early read-back, for a burst whose
+  /// magnitudes jumped by `jump` (`readSample`): run only when
+  /// `policy.earlyConfigurationCheckMinimumIntervalNanoseconds` allows, counted in
+  /// `counters.earlyConfigurationChecks`, and it reschedules the periodic one; a jump seen
+  /// too soon after the last early read-back defers one to the first burst the interval
+  /// allows (`earlyConfigurationCheckDeferred`; with no jump in hand then, so nothing is
+  /// withheld and the samples since the last read-back are the suspect ones). When a
+  /// read-back made with a jump in hand finds a register changed, the burst in hand was read
+  /// at the wrong range: `.configurationRestored`, so it is withheld. And when every register
+  /// found changed is a full-scale register whose change is the jump its sensor showed
+  /// (GYRO_CONFIG from ±500 to ±2000 °/s and the gyro's magnitude ÷ 4), the change happened
+  /// between the previous burst and this one: the burst in hand, withheld, is the only one
+  /// misread (`misreadNanosecondsBeforeLastMismatch` 0). Otherwise the change happened some
+  /// time since the previous full read-back, and every sample since may have been misread.
+  mutating func checkConfiguration(at now: Timestamp, explaining jump: ScaleJump = ScaleJump())
+    -> MPU6050Unavailable?
+  {
+    if now < nextConfigurationCheck {
+      guard let minimum = policy.earlyConfigurationCheckMinimumIntervalNanoseconds else {
+        return nil
+      }
+      guard now >= nextEarlyConfigurationCheck else {
+        // Too soon after the last: deferred, not dropped (a real change right after motion
+        // that mimicked one is then found within the interval, not a second later).
+        if jump.isSuspicious { earlyConfigurationCheckDeferred = true }
+        return nil
+      }
+      nextEarlyConfigurationCheck = now.advanced(byNanoseconds: minimum)
+      counters.earlyConfigurationChecks += 1
+    }
+    earlyConfigurationCheckDeferred = false
+    let misread = misreadNanoseconds(at: now)
     nextConfigurationCheck = now.advanced(
       byNanoseconds: policy.configurationCheckIntervalNanoseconds)
     var mismatches: UInt64 = 0
     var power: UInt8 = 0
+    // Whether every register found changed is a range register whose change `jump` shows.
+    var explained = true
     if let error = readBackConfiguration({ register, expected, read in
       if register == PowerManagement1Register.address { power = read }
-      if read != expected { mismatches += 1 }
+      guard read != expected else { return }
+      mismatches += 1
+      let otherBits = (read ^ expected) & ~0x18 != 0  // anything but FS_SEL/AFS_SEL, bits 4:3
+      let k = ScaleChangeCheck.powerOfTwo(
+        expectedRange: (expected >> 3) & 3, foundRange: (read >> 3) & 3)
+      switch register {
+      case GyroConfigRegister.address: explained = explained && !otherBits && k == jump.gyro
+      case AccelConfigRegister.address:
+        explained = explained && !otherBits && k == jump.accelerometer
+      default: explained = false
+      }
     }) {
       return failedRead(error, at: now)
     }
@@ -196,14 +246,27 @@ extension MPU6050Driver {
     }
     if mismatches > 0 {
       counters.configurationMismatches += mismatches
+      misreadNanosecondsBeforeLastMismatch = explained ? 0 : misread
       reconfigure(at: now)
       if case .recovering(let step) = state { return .recovering(step) }
+      if jump.isSuspicious { return .configurationRestored }
     }
     return nil
   }
 
+  /// How long, ns, samples may have been misread when a read-back at `now` finds a register
+  /// changed by itself: since the previous full read-back (`nextConfigurationCheck` less the
+  /// interval, until this one reschedules it), at most the interval.
+  func misreadNanoseconds(at now: Timestamp) -> Int64 {
+    let interval = policy.configurationCheckIntervalNanoseconds
+    let previous = nextConfigurationCheck.advanced(byNanoseconds: -interval)
+    return max(0, min(interval, now.nanoseconds(since: previous)))
+  }
+
   /// Rewrites and verifies the configuration; a second mismatch re-initialises.
   mutating func reconfigure(at now: Timestamp) {
+    // The next burst is not compared with one read before the rewrite, perhaps at another range.
+    scaleChanges.forgetPrevious()
     do {
       try writeConfiguration()
       try verifyConfiguration()

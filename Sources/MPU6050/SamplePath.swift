@@ -17,6 +17,12 @@ public enum MPU6050Unavailable: Hashable, Sendable {
   case recovering(MPU6050RecoveryStep)
   /// `stuckSampleCount` identical bursts: flagged and re-initialising.
   case stuckData
+  /// The burst's magnitudes jumped as a full-scale change makes them, and the configuration
+  /// read-back this set off found a control register changed and rewrote it: the burst was
+  /// measured at the wrong range, so it is withheld. A dropped sample, not an error; the
+  /// driver is running again and the next sample is good (`counters.configurationMismatches`
+  /// tells the loop).
+  case configurationRestored
   /// PWR_MGMT_1 showed the chip asleep or reset: re-initialising.
   case chipReset
   /// Polling: the chip has no new sample yet (DATA_RDY_INT clear).
@@ -41,7 +47,7 @@ public enum MPU6050EdgeDiagnosis: Hashable, Sendable {
 /// retried within the tick, checked for repeated and stuck data, converted to SI units and
 /// counted; and the diagnosis when edges stop coming.
 ///
-/// Owns `repeats` (`BurstRepeats`) and `lastSampleTime`.
+/// Owns `repeats` (`BurstRepeats`), `scaleChanges` (`ScaleChangeCheck`) and `lastSampleTime`.
 extension MPU6050Driver {
   /// Reads one sample: the 14-byte burst from ACCEL_XOUT_H, retried within the tick on
   /// transient errors, checked for stuck data, converted to SI units. Call it at each
@@ -50,7 +56,21 @@ extension MPU6050Driver {
   /// While re-initialising it steps the recovery state machine instead (a few register
   /// transfers at most) and returns `.unavailable(.recovering)`. Once a second
   /// (`policy.configurationCheckIntervalNanoseconds`) it also reads every control register
-  /// back and compares it with `controlRegisters`. Allocation-free; never throws or traps.
+  /// back and compares it with `controlRegisters`.
+  ///
+  /// It runs that read-back early, at once, when the burst's raw counts look like a full-scale
+  /// change: the accelerometer's or the gyro's magnitude changed from the previous burst's by
+  /// a factor near 2, 4 or 8 either way (`ScaleChangeCheck`; at most one early read-back per
+  /// `policy.earlyConfigurationCheckMinimumIntervalNanoseconds`, a jump sooner deferring one
+  /// to then; counted in `counters.earlyConfigurationChecks`). When a read-back made with such a burst in hand
+  /// finds a register changed, the burst was measured at the wrong range: it is not converted
+  /// with the driver's scale but withheld, `.unavailable(.configurationRestored)`. An
+  /// accelerometer range change is caught at the first sample after it (gravity alone is above
+  /// the trigger's floor); a gyro range change only when the body turns at 30 °/s or more
+  /// then. Anything else (a gyro range change while still, another register) waits for the
+  /// once-a-second read-back, and the samples delivered meanwhile were misread
+  /// (`misreadNanosecondsBeforeLastMismatch`). The FIFO fallback (`drainFIFO`) has the
+  /// once-a-second read-back only. Allocation-free; never throws or traps.
   public mutating func readSample(at now: Timestamp) -> MPU6050Reading {
     if let unavailable = stepIfNotRunning(at: now) { return .unavailable(unavailable) }
     var block = Block()
@@ -74,13 +94,14 @@ extension MPU6050Driver {
         return .unavailable(.stuckData)
       }
     }
-    if now >= nextConfigurationCheck {
-      if let unavailable = checkConfiguration(at: now) { return .unavailable(unavailable) }
+    let raw = block.withBytes { MPU6050RawSample(validated: $0) }
+    let jump = scaleChanges.record(raw)
+    if now >= nextConfigurationCheck || jump.isSuspicious || earlyConfigurationCheckDeferred {
+      if let unavailable = checkConfiguration(at: now, explaining: jump) {
+        return .unavailable(unavailable)
+      }
     }
-    let scale = self.scale  // a copy, so the closure does not capture the generic driver
-    let sample = block.withBytes {
-      MPU6050Conversion.convert(MPU6050RawSample(validated: $0), scale: scale)
-    }
+    let sample = MPU6050Conversion.convert(raw, scale: scale)
     deliver(sample, at: now)
     return .sample(sample, isRepeat: isRepeat)
   }
@@ -125,6 +146,7 @@ extension MPU6050Driver {
       counters.configurationChecks += 1
       if value != controlRegisters.interruptEnable {
         counters.configurationMismatches += 1
+        misreadNanosecondsBeforeLastMismatch = misreadNanoseconds(at: now)
         reconfigure(at: now)
       }
     }

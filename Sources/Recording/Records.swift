@@ -257,6 +257,10 @@ public enum PlumbRawUnavailableReason: Hashable, Sendable {
   case chipReset
   /// Polling: no new sample yet.
   case noNewSample
+  /// The burst looked like a full-scale change and the read-back it set off found a control
+  /// register changed: withheld, measured at the wrong range (the driver's
+  /// `.configurationRestored`).
+  case configurationRestored
   /// The loop took the edge and did not read (discarded during warm-up, say).
   case notRead
 
@@ -270,6 +274,7 @@ public enum PlumbRawUnavailableReason: Hashable, Sendable {
     case .stuckData: self = .stuckData
     case .chipReset: self = .chipReset
     case .noNewSample: self = .noNewSample
+    case .configurationRestored: self = .configurationRestored
     }
   }
 }
@@ -567,12 +572,13 @@ extension PlumbRawRecord {
         out.u8(code)
         for _ in 0..<7 { out.u8(0) }
         out.i64(until.nanoseconds)
-      case .stuckData, .chipReset, .noNewSample, .notRead:
+      case .stuckData, .chipReset, .noNewSample, .notRead, .configurationRestored:
         let code: UInt8 =
           switch r.reason {
           case .stuckData: 2
           case .chipReset: 3
           case .noNewSample: 4
+          case .configurationRestored: 6
           default: 5
           }
         out.u8(code)
@@ -734,6 +740,7 @@ extension PlumbRawRecord {
       case 3: reason = .chipReset
       case 4: reason = .noNewSample
       case 5: reason = .notRead
+      case 6: reason = .configurationRestored
       default: return .malformed("an unavailable record names unknown reason \(reasonCode)")
       }
       return .record(

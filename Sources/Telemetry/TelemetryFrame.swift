@@ -94,9 +94,13 @@ public struct TelemetryFlags: OptionSet, Hashable, Sendable {
   /// Bit 5: no data-ready edges; the loop polls on a timer (degraded timing).
   public static let degradedTiming = TelemetryFlags(rawValue: 1 << 5)
   /// Bit 6: the driver is recovering the bus or the chip, or did since the previous frame: bus
-  /// errors, a re-initialisation, or a control register its once-a-second read-back found
-  /// changed and rewrote — then the samples since the previous read-back (a second at most,
-  /// whose frames were sent before anyone knew) may have been misread.
+  /// errors, a re-initialisation, or a control register a read-back found changed and
+  /// rewrote. A full-scale change that the next sample shows (the accelerometer's, always;
+  /// the gyro's while the body turns at 30 °/s or more) is caught by an early read-back at
+  /// that sample, which is withheld: no frame carried a wrongly scaled sample, and this one
+  /// also says `gap`. Any other change waits for the once-a-second read-back: then the samples
+  /// since the previous read-back (a second at most, whose frames were sent before anyone
+  /// knew) may have been misread.
   public static let i2cRecovery = TelemetryFlags(rawValue: 1 << 6)
   /// Bit 7: a calibration file is loaded (its id is in `calibrationID`).
   public static let calibrationLoaded = TelemetryFlags(rawValue: 1 << 7)

@@ -90,6 +90,7 @@ func everyRecord() -> [PlumbRawRecord] {
     .unavailable(PlumbRawUnavailable(timestamp: t, reason: .chipReset)),
     .unavailable(PlumbRawUnavailable(timestamp: t, source: .poll, reason: .noNewSample)),
     .unavailable(PlumbRawUnavailable(timestamp: t, source: .fifo, reason: .notRead)),
+    .unavailable(PlumbRawUnavailable(timestamp: t, reason: .configurationRestored)),
     .missedSamples(PlumbRawMissedSamples(timestamp: t, count: 3)),
     .missedSamples(PlumbRawMissedSamples(timestamp: t, count: .max, cause: .fifoLoss)),
     .missedSamples(PlumbRawMissedSamples(timestamp: t, count: 0, cause: .other)),
