@@ -76,11 +76,24 @@ public struct NEDEulerAngles: Hashable, Sendable {
   }
 
   /// The angles of a MAVLink attitude (body FRD → earth NED).
+  ///
+  /// At pitch ±90° roll and yaw are not separately defined — only yaw − roll at +90° and
+  /// yaw + roll at −90° are — and the general formulas take atan2 of rounding noise. Within
+  /// 1e-12 of the lock (sin θ, 1.4 × 10⁻⁶ rad of pitch) the angles are roll 0 and that
+  /// combination in yaw, 2·atan2(∓x, w): the same rotation. (Found by fuzzing: roll 3°,
+  /// pitch 90°, yaw 90° came back as 0°, 90°, 90°, a rotation 3° away.)
   public init(nedAttitude q: Quaternion) {
     let (w, x, y, z) = (q.w, q.x, q.y, q.z)
-    rollRadians = atan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y))
-    pitchRadians = asin(max(-1, min(1, 2 * (w * y - z * x))))
-    yawRadians = atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+    let sinPitch = max(-1, min(1, 2 * (w * y - z * x)))
+    pitchRadians = asin(sinPitch)
+    if abs(sinPitch) > 1 - 1e-12 {
+      rollRadians = 0
+      let yaw = 2 * atan2(sinPitch > 0 ? -x : x, w)
+      yawRadians = yaw > .pi ? yaw - 2 * .pi : yaw <= -.pi ? yaw + 2 * .pi : yaw
+    } else {
+      rollRadians = atan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y))
+      yawRadians = atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+    }
   }
 
   /// Whether pitch is within `gimbalLockMarginRadians` of ±90°.

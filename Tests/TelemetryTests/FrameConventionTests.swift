@@ -129,4 +129,28 @@ private func groundStationAngles(_ q: Quaternion) -> (roll: Double, pitch: Doubl
       #expect(e.isNearGimbalLock == near, "pitch \(pitch)°")
     }
   }
+
+  /// Found by fuzzing (fuzz-monitor-text): the line `roll 3, pitch 90, yaw 90` decoded to an
+  /// attitude that encoded as `0, 90, 90`, a rotation 3° away. At pitch ±90° only yaw − roll
+  /// (at +90°) or yaw + roll (at −90°) is defined, and the general formulas divide rounding
+  /// noise by rounding noise there: the angles at the lock are now roll 0 and that combination
+  /// in yaw, the same rotation.
+  @Test(arguments: [90.0, -90.0, 89.99999, -89.99999])
+  func theAnglesAtTheLockAreTheSameRotation(pitch: Double) {
+    var random = SplitMix64(seed: 0x90)
+    for _ in 0..<200 {
+      let angles = NEDEulerAngles(
+        rollRadians: random.uniform(-179, 179) * degree, pitchRadians: pitch * degree,
+        yawRadians: random.uniform(-179, 179) * degree)
+      for attitude in [angles.nedAttitude, angles.plumbAttitude] {
+        let back =
+          attitude == angles.nedAttitude
+          ? NEDEulerAngles(nedAttitude: attitude) : NEDEulerAngles(plumbAttitude: attitude)
+        let again = attitude == angles.nedAttitude ? back.nedAttitude : back.plumbAttitude
+        #expect(
+          attitude.angle(to: again) < 1e-6,
+          "\(angles) came back as \(back), \(attitude.angle(to: again) / degree)° apart")
+      }
+    }
+  }
 }
