@@ -72,9 +72,14 @@ import FuzzSupport
     }
   }
 
-  /// The file's lines, without their `\n` and a `\r` before it.
+  /// The file's lines, without their `\n` and a `\r` before it, and without the UTF-8 byte
+  /// order mark a file may start with (the decoder skips it: a first line `<BOM># comment` is a
+  /// comment, not the header).
   static func lines(of bytes: [UInt8]) -> [ArraySlice<UInt8>] {
-    var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
+    let hasByteOrderMark =
+      bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF
+    let text = hasByteOrderMark ? bytes[3...] : bytes[...]
+    var lines = text.split(separator: 0x0A, omittingEmptySubsequences: false)
     if bytes.last == 0x0A { lines.removeLast() }
     return lines.map { $0.last == 0x0D ? $0.dropLast() : $0 }
   }
