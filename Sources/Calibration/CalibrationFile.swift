@@ -37,6 +37,11 @@ public struct GyroCalibration: Sendable, Hashable {
   public var polynomial: GyroBiasPolynomial
   /// The bias's standard error, rad/s (Allan-derived, see `GyroBias.estimate`).
   public var biasUncertaintyRadiansPerSecond: Vector3
+  /// G: the gyro's scale and axis misalignment (schema 2), the file's `gyroscope.matrix`.
+  /// The corrected rate is G · (reading − bias(T)), in the accelerometer's calibrated axes
+  /// (`plumb calibrate imu` fits both in one session, so the two sensors share their axes).
+  /// `nil` when the unit's gyro was not calibrated so: the rate is then reading − bias(T).
+  public var matrix: Matrix3?
 
   public var biasRadiansPerSecond: Vector3 {
     get { polynomial.biasRadiansPerSecond }
@@ -63,8 +68,9 @@ public struct GyroCalibration: Sendable, Hashable {
     biasRadiansPerSecond: Vector3, biasUncertaintyRadiansPerSecond: Vector3,
     referenceTemperatureCelsius: Double, biasPerDegreeCelsius: Vector3 = .zero,
     biasPerDegreeCelsiusSquared: Vector3 = .zero,
-    temperatureRangeCelsius: ClosedRange<Double>? = nil
+    temperatureRangeCelsius: ClosedRange<Double>? = nil, matrix: Matrix3? = nil
   ) {
+    self.matrix = matrix
     polynomial = GyroBiasPolynomial(
       biasRadiansPerSecond: biasRadiansPerSecond,
       referenceTemperatureCelsius: referenceTemperatureCelsius,
@@ -208,6 +214,14 @@ public enum CalibrationLimits {
   /// |an off-diagonal entry| of the full matrix: cross-axis sensitivity (a few per cent) plus the
   /// misalignment of the sensor in the fixture; 0.5 is a 30° misalignment.
   public static let accelCrossAxis = 0.5
+  /// A diagonal entry of the gyro matrix G (the inverse of an axis's sensitivity, 1 for a
+  /// perfect axis): the datasheet's tolerance is ±3 % and ±2 % more over temperature (PS §6.1);
+  /// outside ±20 % (0.8 … 1.25) the axis is broken or the full scale was not the one recorded.
+  public static let gyroScale: ClosedRange<Double> = 0.8...1.25
+  /// |an off-diagonal entry| of the gyro matrix: cross-axis sensitivity (±2 %, PS §6.1) plus
+  /// the gyro's misalignment to the accelerometer on the same die; 0.1 (5.7°) is five times
+  /// that.
+  public static let gyroCrossAxis = 0.1
   /// The sample period of an analysed recording, s: the gyro's output data rates are
   /// 4 – 8000 Hz (PS §6.1).
   public static let samplePeriodSeconds: ClosedRange<Double> = (1.0 / 8000)...0.25
@@ -244,7 +258,8 @@ public enum CalibrationFileError: Error, Hashable, Sendable, CustomStringConvert
 /// A calibration file: bench results for one unit, signed by a content hash, plus a `live`
 /// section the firmware may rewrite.
 ///
-/// Layout (schema 1), keys in this order:
+/// Layout (schema 1; schema 2 is the same with `gyroscope.matrix`, and is written only when a
+/// file has one), keys in this order:
 ///
 ///     { "schema": 1, "calibrationId": "0x…", "contentHash": "sha256:…",
 ///       "sensor": {"whoAmI": "0x68", "name": …, "label": …}, "created": "…Z",
@@ -275,7 +290,11 @@ public struct CalibrationFile: Sendable, Hashable {
     case plumbBefore2026_12_05
   }
 
-  public static let schemaVersion = 1
+  /// The newest schema this Plumb writes and reads: 2 adds the gyroscope's `matrix`. A file
+  /// without one is written as schema 1, which older Plumb reads too.
+  public static let schemaVersion = 2
+  /// Every schema this Plumb reads.
+  public static let readableSchemas = [1, 2]
   public static let topLevelKeys = [
     "schema", "calibrationId", "contentHash", "sensor", "created", "gyroscope", "accelerometer",
     "noise", "restDetector", "live",
@@ -293,6 +312,13 @@ public struct CalibrationFile: Sendable, Hashable {
   /// `.plumbBefore2026_12_05` for a file read that was signed with the old digest, so that
   /// rewriting it unchanged (its `live` section) keeps its id.
   public var contentHashAlgorithm: ContentHash = .sha256
+  /// The schema the file was read with (1 for a new file): a file keeps it when rewritten, so
+  /// its hash and id do not change. The schema written is the larger of this and what the
+  /// content needs (`writtenSchema`).
+  public var schema = 1
+
+  /// The schema the file is written with: 2 when the gyroscope has a matrix, else `schema`.
+  public var writtenSchema: Int { max(schema, gyroscope?.matrix != nil ? 2 : 1) }
 
   public init(
     sensor: SensorIdentity, created: String, gyroscope: GyroCalibration? = nil,
@@ -391,7 +417,7 @@ public struct CalibrationFile: Sendable, Hashable {
   /// The hashed part of the document, in writing order.
   var benchValue: JSONValue {
     var members: [(key: String, value: JSONValue)] = [
-      ("schema", .integer(CalibrationFile.schemaVersion)),
+      ("schema", .integer(writtenSchema)),
       (
         "sensor",
         .object([
@@ -416,6 +442,9 @@ public struct CalibrationFile: Sendable, Hashable {
             "temperatureRangeCelsius",
             .array([.number(range.lowerBound), .number(range.upperBound)])
           ))
+      }
+      if let m = g.matrix {
+        gyro.append(("matrix", .array([vector(m.row0), vector(m.row1), vector(m.row2)])))
       }
       members.append(("gyroscope", .object(gyro)))
     }
@@ -548,8 +577,9 @@ public struct CalibrationFile: Sendable, Hashable {
 
   static func content(_ root: JSONReader) throws(JSONContentError) -> CalibrationFile {
     try root.rejectUnknownKeys(topLevelKeys)
-    _ = try root.required("schema").integer(oneOf: [schemaVersion]) {
-      "this Plumb reads calibration files of schema \(schemaVersion), not \($0)"
+    let schemaReader = try root.required("schema")
+    let schema = try schemaReader.integer(oneOf: readableSchemas) {
+      "this Plumb reads calibration files of schema 1 and 2, not \($0)"
     }
     _ = try root.required("calibrationId").string()
     _ = try root.required("contentHash").string()
@@ -573,7 +603,17 @@ public struct CalibrationFile: Sendable, Hashable {
       try g.rejectUnknownKeys([
         "biasRadiansPerSecond", "biasUncertaintyRadiansPerSecond", "referenceTemperatureCelsius",
         "biasPerDegreeCelsius", "biasPerDegreeCelsiusSquared", "temperatureRangeCelsius",
+        "matrix",
       ])
+      var matrix: Matrix3?
+      if let m = try g.optional("matrix") {
+        guard schema >= 2 else {
+          throw m.error(
+            "a gyroscope matrix needs schema 2 (this file says 1): regenerate the file with `plumb calibrate imu`"
+          )
+        }
+        matrix = try readGyroMatrix(m)
+      }
       var range: ClosedRange<Double>?
       if let r = try g.optional("temperatureRangeCelsius") {
         let values = try r.numbers(
@@ -602,7 +642,7 @@ public struct CalibrationFile: Sendable, Hashable {
         biasPerDegreeCelsiusSquared: try readVector(
           try g.required("biasPerDegreeCelsiusSquared"), in: -c2...c2, unit: "rad/s per °C²",
           fix: temperatureModelFix),
-        temperatureRangeCelsius: range)
+        temperatureRangeCelsius: range, matrix: matrix)
     }
 
     var accelerometer: AccelerometerCorrection?
@@ -736,10 +776,51 @@ public struct CalibrationFile: Sendable, Hashable {
         written: written)
     }
 
-    return CalibrationFile(
+    var file = CalibrationFile(
       sensor: sensor, created: created, gyroscope: gyroscope, accelerometer: accelerometer,
       noise: noise, restDetector: restDetector, live: live)
+    file.schema = schema
+    return file
   }
+}
+
+/// The gyroscope's `matrix`: three rows of three numbers, each diagonal entry within
+/// `CalibrationLimits.gyroScale` and each other within ±`gyroCrossAxis`. Those limits are what
+/// keeps the matrix invertible and orientation-preserving: every eigenvalue lies within 0.2 of
+/// a diagonal entry ≥ 0.8 (Gershgorin), so none is near zero or negative — a singular matrix
+/// (a zero row, a dead axis) or a mirroring one (a −1 on the diagonal: a sign that belongs in
+/// the board file's mounting) fails on its diagonal, with the reason.
+func readGyroMatrix(_ reader: JSONReader) throws(JSONContentError) -> Matrix3 {
+  let rows = try reader.array()
+  guard rows.count == 3 else {
+    throw reader.error("expected 3 rows of 3 numbers, found \(rows.count) rows")
+  }
+  let fix = "regenerate the matrix with `plumb calibrate imu`"
+  let cross = CalibrationLimits.gyroCrossAxis
+  var entries: [Vector3] = []
+  for (row, rowReader) in rows.enumerated() {
+    let elements = try rowReader.array()
+    guard elements.count == 3 else {
+      throw rowReader.error("expected 3 numbers, found \(elements.count)")
+    }
+    var values: [Double] = []
+    for (column, element) in elements.enumerated() {
+      values.append(
+        row == column
+          ? try element.double(
+            in: CalibrationLimits.gyroScale,
+            fix:
+              "a diagonal entry is the inverse of an axis's sensitivity, within ±3 % on a working MPU-6050 (±20 % allowed); a value outside it (0 makes the matrix singular, a negative one mirrors an axis, which belongs in the board file's mounting) is a broken axis or a session recorded at another full scale: \(fix)"
+          )
+          : try element.double(
+            in: -cross...cross,
+            fix:
+              "an off-diagonal entry is cross-axis sensitivity and gyro-to-accelerometer misalignment, ±2 % on a working MPU-6050 (±10 % allowed): \(fix)"
+          ))
+    }
+    entries.append(Vector3(values[0], values[1], values[2]))
+  }
+  return Matrix3(rows: entries[0], entries[1], entries[2])
 }
 
 // MARK: - Helpers

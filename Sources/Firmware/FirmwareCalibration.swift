@@ -15,6 +15,8 @@ public struct FirmwareCalibration: Hashable, Sendable {
   public var gyroscope: GyroBiasPolynomial?
   /// The bench bias's standard error per axis, rad/s (with `gyroscope`).
   public var gyroBiasUncertaintyRadiansPerSecond: Vector3
+  /// G, the gyro's scale and misalignment (rate = G · (reading − bias)); `nil` without one.
+  public var gyroscopeMatrix: Matrix3?
   /// The estimator's own bias at the last clean shutdown; `nil` when none was written.
   public var lastRun: LastRun?
   /// The unit's own noise, from the file's Allan read-offs; `nil` without a noise section.
@@ -88,9 +90,10 @@ public struct FirmwareCalibration: Hashable, Sendable {
   public init(
     id: UInt32, accelerometer: Accelerometer? = nil, gyroscope: GyroBiasPolynomial? = nil,
     gyroBiasUncertaintyRadiansPerSecond: Vector3 = .zero, lastRun: LastRun? = nil,
-    noise: Noise? = nil, rest: RestSpread? = nil
+    noise: Noise? = nil, rest: RestSpread? = nil, gyroscopeMatrix: Matrix3? = nil
   ) {
     self.id = id
+    self.gyroscopeMatrix = gyroscopeMatrix
     self.accelerometer = accelerometer
     self.gyroscope = gyroscope
     self.gyroBiasUncertaintyRadiansPerSecond = gyroBiasUncertaintyRadiansPerSecond
@@ -109,7 +112,7 @@ extension FirmwareSettings {
     correction = SampleCorrection(
       mounting: mounting, accelerometerMatrix: calibration.accelerometer?.matrix ?? .identity,
       accelerometerOffset: calibration.accelerometer?.offset ?? .zero,
-      gyroscope: calibration.gyroscope)
+      gyroscope: calibration.gyroscope, gyroscopeMatrix: calibration.gyroscopeMatrix ?? .identity)
     calibrationID = calibration.id
     if let gyroscope = calibration.gyroscope {
       let u = calibration.gyroBiasUncertaintyRadiansPerSecond
@@ -139,7 +142,7 @@ extension FirmwareSettings {
       // bench's (or the datasheet's without a bench section): a bias moves between power-ups
       // by more than a rest's precision, and the first rest here measures it anyway.
       let residual =
-        correction.mounting * live.gyroBiasRadiansPerSecond
+        correction.gyroscopeToBody * live.gyroBiasRadiansPerSecond
         - correction.staticGyroBiasInBody(atTemperature: live.temperatureCelsius)
       if residual.isFinite { estimator.bias.initialBiasRadiansPerSecond = residual }
     }

@@ -4,7 +4,7 @@ import Geometry
 
 extension FirmwareCalibration {
   /// What the firmware takes from a calibration file (`FirmwareSettings.apply(_:mounting:)`):
-  /// its id, the accelerometer correction, the gyro bias model and its uncertainty, the last
+  /// its id, the accelerometer correction, the gyro bias model, its uncertainty and matrix, the last
   /// run's bias, and the noise figures — each Allan figure the noisiest axis', and only when
   /// every axis has a finite, positive one (a figure read off two axes out of three is no
   /// figure for the unit).
@@ -35,7 +35,7 @@ extension FirmwareCalibration {
           gyroDeviationRadiansPerSecond: $0.gyroDeviationRadiansPerSecond,
           accelDeviationMetersPerSecondSquared: $0.accelDeviationMetersPerSecondSquared,
           noiseMultiple: $0.noiseMultiple)
-      })
+      }, gyroscopeMatrix: file.gyroscope?.matrix)
   }
 }
 

@@ -83,7 +83,7 @@ func writeLiveBias(
   }
   let correction = setup.settings.correction
   let totalBody = correction.staticGyroBiasInBody(atTemperature: temperatureCelsius) + residual
-  let sensor = correction.mounting.transposed * totalBody
+  let sensor = correction.gyroscopeSensorRate(body: totalBody)
   let live = LiveBiasEstimate(
     gyroBiasRadiansPerSecond: sensor, temperatureCelsius: temperatureCelsius,
     written: utcTimestamp())

@@ -16,7 +16,11 @@ import Testing
     matrixForm.accelerometer = AccelerometerCorrection(
       offset: .init(0.1, 0.2, 0.3),
       matrix: .init(rows: .init(1.01, 0.01, 0), .init(0, 0.99, 0.02), .init(0, 0, 1)))
-    return [full, matrixForm]
+    // Schema 2: the gyroscope's matrix.
+    var gyroMatrix = matrixForm
+    gyroMatrix.gyroscope?.matrix = .init(
+      rows: .init(0.98, -0.002, 0.011), .init(-0.005, 1.01, 0.01), .init(-0.006, 0.006, 0.99))
+    return [full, matrixForm, gyroMatrix]
   }()
 
   @Test("3000 seeded mutants of a calibration file load or fail naming the file")
@@ -27,7 +31,7 @@ import Testing
     var outOfRange = 0
     for seed in 0..<3000 as Range<UInt64> {
       var mutator = Mutator(seed: seed, tokens: Mutator.jsonTokens)
-      let bytes = mutator.mutate(originals[Int(seed % 2)])
+      let bytes = mutator.mutate(originals[Int(seed % UInt64(originals.count))])
       for verifying in [true, false] {
         do {
           let file = try CalibrationFile.parse(bytes, path: path, verifyingHash: verifying)
@@ -57,7 +61,7 @@ import Testing
   /// here rather than imported: ±2000 °/s = 34.9 rad/s and ±16 g = 156.9 m/s² full scale.
   static func documentedRange(_ key: String, _ indices: [Int]) -> ClosedRange<Double>? {
     switch key {
-    case "schema": 1...1
+    case "schema": 1...2
     case "sensor.whoAmI": 0...255
     case "gyroscope.biasRadiansPerSecond", "live.gyroBiasRadiansPerSecond": -34.9...34.9
     case "gyroscope.biasUncertaintyRadiansPerSecond": 0...34.9
@@ -66,6 +70,8 @@ import Testing
       -60...150
     case "gyroscope.biasPerDegreeCelsius": -0.28...0.28
     case "gyroscope.biasPerDegreeCelsiusSquared": -0.0023...0.0023
+    case "gyroscope.matrix":
+      indices.count == 2 && indices[0] == indices[1] ? 0.8...1.25 : -0.1...0.1
     case "accelerometer.offsetMetersPerSecondSquared": -156.9...156.9
     case "accelerometer.scale": 0.5...2
     case "accelerometer.matrix":
@@ -107,7 +113,7 @@ import Testing
             return false
           }
           // What is accepted: "expected a … b" or the schema this Plumb reads.
-          let accepted = ["expected", "reads calibration files of schema 1,"]
+          let accepted = ["expected", "reads calibration files of schema 1 and 2,"]
           return content.keyPath == leaf.keyPath
             && content.message.contains(formatJSONNumber(value))
             && accepted.contains { content.message.contains($0) }

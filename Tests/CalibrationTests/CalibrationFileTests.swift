@@ -220,7 +220,7 @@ import Testing
       "\"dwellSeconds\"", "\"dwelSeconds\"", "restDetector.dwelSeconds",
       "did you mean \"dwellSeconds\""
     ),
-    ("\"schema\": 1", "\"schema\": 2", "schema", "schema 1, not 2"),
+    ("\"schema\": 1", "\"schema\": 3", "schema", "schema 1 and 2, not 3"),
     (
       "\"windowSeconds\": 1.5", "\"windowSeconds\": \"1.5\"", "restDetector.windowSeconds",
       "expected a number"
