@@ -312,7 +312,8 @@ targets += [
   .target(name: "BuildInfo", swiftSettings: swift6),
   .target(name: "JSON", swiftSettings: swift6),
   .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"], swiftSettings: swift6),
-  .target(name: "CommandLineSupport", dependencies: ["BuildInfo"], swiftSettings: swift6),
+  .target(
+    name: "CommandLineSupport", dependencies: ["BuildInfo", "ByteFormats"], swiftSettings: swift6),
   .testTarget(
     name: "CommandLineSupportTests", dependencies: ["CommandLineSupport", "BuildInfo"],
     swiftSettings: swift6),
@@ -333,7 +334,7 @@ targets += [
     name: "CalibrationTests",
     dependencies: [
       "Calibration", "ByteFormats", "Geometry", "JSON", "CommandLineSupport", "plumb-cal",
-      "Randomness", "TestSupport",
+      "Randomness", "TestSupport", "MotionScenarios",
     ],
     swiftSettings: swift6),
   .executableTarget(

@@ -45,3 +45,20 @@ public protocol MotionSource {
   /// How long the motion lasts, in seconds; `nil` for a motion that goes on (e.g. rest).
   var durationSeconds: Double? { get }
 }
+
+/// The truth of a motion that only turns, about a fixed point at 25 °C: the attitude at
+/// `seconds` (clamped to ≥ 0), the rate differentiated from it over 1 µs, and gravity alone as
+/// the specific force.
+func rotationOnlyTruth(atSeconds seconds: Double, attitude: (Double) -> Quaternion)
+  -> MotionTruth
+{
+  let t = max(0, seconds)
+  let h = 1e-6
+  let q0 = attitude(t)
+  var delta = q0.conjugate * attitude(t + h)
+  if delta.w < 0 { delta = Quaternion(w: -delta.w, x: -delta.x, y: -delta.y, z: -delta.z) }
+  return MotionTruth(
+    timeSeconds: t, attitude: q0, angularRateRadiansPerSecond: delta.vector * (2 / h),
+    specificForceMetersPerSecondSquared: q0.inverseRotate(Vector3(0, 0, standardGravity)),
+    temperatureCelsius: 25)
+}

@@ -73,14 +73,6 @@ public struct SixPoseMotion: MotionSource, Sendable {
   }
 
   public func truth(atSeconds seconds: Double) -> MotionTruth {
-    let t = max(0, seconds)
-    let h = 1e-6
-    let q0 = attitude(at: t)
-    var delta = q0.conjugate * attitude(at: t + h)
-    if delta.w < 0 { delta = Quaternion(w: -delta.w, x: -delta.x, y: -delta.y, z: -delta.z) }
-    return MotionTruth(
-      timeSeconds: t, attitude: q0, angularRateRadiansPerSecond: delta.vector * (2 / h),
-      specificForceMetersPerSecondSquared: q0.inverseRotate(Vector3(0, 0, standardGravity)),
-      temperatureCelsius: 25)
+    rotationOnlyTruth(atSeconds: seconds, attitude: attitude(at:))
   }
 }
