@@ -76,155 +76,135 @@ public enum AccelerometerCalibrationError: Error, CustomStringConvertible, Senda
 /// axis-aligned (saying by how much and which face it is) or on the wrong face, then solves
 /// offset and scale per axis (or the full matrix) with residuals. On the simulated board the
 /// motion is scripted to follow the instructions, so the whole procedure is tested end to end.
+///
+/// The faces asked for are the mounted **body's** when the board file's mounting is a quarter
+/// turn (each chip axis along a body axis): the person turns the board, not the bare chip. The
+/// simulated board is posed the same way, mounted as the board file says. With a mounting at
+/// another angle no body face puts a chip axis up, so the chip's axes are named instead.
 public func calibrateAccelerometer(
   _ setup: PlumbSetup, options: AccelerometerCalibrationOptions,
   instruct: @escaping (String) -> Void
 ) throws(AccelerometerCalibrationError) -> AccelerometerCalibrationResult {
-  if setup.board.simulation != nil {
-    let motion = SixPoseMotion(poses: options.simulatedPoses ?? SixPoseMotion.standardPoses)
-    var unit = SimulatedMPU6050Unit.typical(seed: setup.board.simulation?.seed ?? 1)
-    unit.oscillatorError = (setup.board.simulation?.oscillatorErrorPercent ?? 0) / 100
-    let world = SimulatedMPU6050Board(motion: motion, unit: unit)
-    var clock = world.clock
-    return try measure(
-      bus: world.bus, line: world.line, clock: &clock, settings: setup.settings,
-      options: options, instruct: instruct)
-  }
-  let bus: LinuxI2CBus
-  do {
-    bus = try LinuxI2CBus(path: setup.board.i2c.bus)
-  } catch {
-    throw .hardware(error.description)
-  }
-  var clock = LinuxMonotonicClock()
-  if setup.board.dataReady.isWired {
-    let selector: GPIOLineSelector
-    switch setup.board.dataReady.line {
-    case .offset(let offset): selector = .offset(UInt32(offset))
-    case .name(let name): selector = .name(name)
-    }
-    let line: LinuxDataReadyLine
-    do {
-      line = try LinuxDataReadyLine(
-        chip: GPIOChipSelector(setup.board.dataReady.chip), line: selector)
-    } catch {
-      throw .hardware(error.description)
-    }
-    return try measure(
-      bus: bus, line: line, clock: &clock, settings: setup.settings, options: options,
-      instruct: instruct)
-  }
-  return try measure(
-    bus: bus, line: SelectedLine.notWired, clock: &clock, settings: setup.settings,
-    options: options, instruct: instruct)
+  let mounting = setup.board.mounting
+  let procedure = SixPositionProcedure(
+    options: options, instruct: instruct, sensorToBody: mounting,
+    namesBody: isQuarterTurn(mounting))
+  return try runCalibration(
+    setup,
+    simulatedMotion: {
+      // The person puts the body's faces up; with a mounting at another angle, the chip's.
+      SixPoseMotion(
+        poses: (options.simulatedPoses ?? SixPoseMotion.standardPoses).map { pose in
+          var pose = pose
+          if !procedure.namesBody { pose.up = mounting * pose.up }
+          return pose
+        })
+    }, procedure)
 }
 
-func measure<Bus: I2CBus, Line: DataReadyLine, Clock: MonotonicClock>(
-  bus: Bus, line: Line, clock: inout Clock, settings: FirmwareSettings,
-  options: AccelerometerCalibrationOptions, instruct: (String) -> Void
-) throws(AccelerometerCalibrationError) -> AccelerometerCalibrationResult {
-  var driver: MPU6050Driver<Bus>
-  let report: MPU6050StartupReport
-  do {
-    driver = try MPU6050Driver(bus: bus, address: settings.address, configuration: settings.sensor)
-    report = try driver.start(clock: &clock, selfTest: false)
-  } catch {
-    throw .hardware(error.description)
-  }
-  var line = line
-  let period = driver.configuration.samplePeriodNanoseconds
-  let windowCount = max(10, Int((options.stillSeconds * 1e9 / Double(period)).rounded()))
-  var accel: [Vector3] = []
-  var gyro: [Vector3] = []
-  var measurements: [PoseMeasurement] = []
-  var rejections: [String] = []
-  var polling = false
+struct SixPositionProcedure: CalibrationProcedure {
+  let options: AccelerometerCalibrationOptions
+  let instruct: (String) -> Void
+  let sensorToBody: Matrix3
+  /// Faces are named in body axes (a quarter-turn mounting), else in the chip's.
+  let namesBody: Bool
 
-  /// The next sample, or nil when none came this tick.
-  func next() -> MPU6050Sample? {
-    let reading: MPU6050Reading
-    if !polling,
-      case .edge(let time)? = try? line.waitForEdge(
-        until: clock.now().advanced(byNanoseconds: 3 * period))
-    {
-      reading = driver.readSample(at: time)
-    } else {
-      polling = true
-      clock.sleep(until: clock.now().advanced(byNanoseconds: period / 4))
-      reading = driver.pollDataReady(at: clock.now())
-    }
-    if case .sample(let sample, false) = reading { return sample }
-    return nil
+  func hardwareFailure(_ message: String) -> AccelerometerCalibrationError { .hardware(message) }
+
+  /// The face a person is asked for, as the chip sees it.
+  func sensorFace(_ asked: SensorFace) -> SensorFace {
+    namesBody ? SensorFace.dominant(in: sensorToBody.transposed * asked.up) : asked
   }
 
-  for face in calibrationFaceOrder {
-    instruct("put the board with its \(axisName(face)) axis pointing up, and keep it still")
-    accel.removeAll(keepingCapacity: true)
-    gyro.removeAll(keepingCapacity: true)
-    let started = clock.now()
-    var lastComplaint = ""
-    while true {
-      if stopRequested.load(ordering: .relaxed) { throw .stopped }
-      if Double(clock.now().nanoseconds(since: started)) * 1e-9 > options.poseTimeoutSeconds {
-        throw .timedOut(face, seconds: options.poseTimeoutSeconds)
-      }
-      guard let sample = next() else { continue }
-      let a = sample.specificForceMetersPerSecondSquared
-      let g = sample.angularRateRadiansPerSecond
-      accel.append(Vector3(a.x, a.y, a.z))
-      gyro.append(Vector3(g.x, g.y, g.z))
-      if accel.count > windowCount {
-        accel.removeFirst()
-        gyro.removeFirst()
-      }
-      guard accel.count == windowCount else { continue }
-      let pose = PoseMeasurement(samples: accel)
-      let rate = PoseMeasurement(samples: gyro).standardDeviation
-      let deviation = max(
-        pose.standardDeviation.x, pose.standardDeviation.y, pose.standardDeviation.z)
-      guard deviation <= options.stillDeviation,
-        max(rate.x, rate.y, rate.z) <= options.stillRateDeviation
-      else { continue }
-      // Still: which face is up, and how far from axis-aligned?
-      let seen = SensorFace.allCases.max { $0.up.dot(pose.mean) < $1.up.dot(pose.mean) }!
-      let tilt = pose.mean.angle(to: seen.up) * degreesPerRadian
-      var complaint = ""
-      if seen != face, measurements.count > 0,
-        calibrationFaceOrder[measurements.count - 1] == seen
-      {
-        continue  // still on the face just measured: the user has not turned it yet
-      } else if seen != face {
-        complaint =
-          "that is \(seen), not \(face): turn the board so its \(axisName(face)) axis points up"
-      } else if tilt > 10 {
-        complaint =
-          "\(face) but tilted \(Int(tilt.rounded()))° (more than 10°): set it flat on a level surface"
-      }
-      if !complaint.isEmpty {
-        if complaint != lastComplaint {
-          instruct(complaint)
-          rejections.append(complaint)
-          lastComplaint = complaint
-        }
-        continue
-      }
-      measurements.append(pose)
+  /// What a person is told for a chip face.
+  func name(_ sensorFace: SensorFace) -> SensorFace {
+    namesBody ? SensorFace.dominant(in: sensorToBody * sensorFace.up) : sensorFace
+  }
+
+  func measure<Bus: I2CBus, Line: DataReadyLine, Clock: MonotonicClock>(
+    _ sampler: inout CalibrationSampler<Bus, Line>, identity: MPU6050Identity, clock: inout Clock
+  ) throws(AccelerometerCalibrationError) -> AccelerometerCalibrationResult {
+    let period = sampler.periodNanoseconds
+    let windowCount = max(10, Int((options.stillSeconds * 1e9 / Double(period)).rounded()))
+    var accel: [Vector3] = []
+    var gyro: [Vector3] = []
+    var measurements: [PoseMeasurement] = []
+    var rejections: [String] = []
+
+    for asked in calibrationFaceOrder {
+      let face = sensorFace(asked)
       instruct(
-        "\(face): measured (\(Double(Int(tilt * 10)) / 10)° from axis-aligned, noise \(Int(deviation * 1000)) mm/s²)"
+        namesBody
+          ? "put the board with its \(axisName(asked)) axis pointing up, and keep it still"
+          : "put the board so that the chip's \(axisName(asked)) axis points up (the mounting is not a quarter turn, so the chip's axes are named), and keep it still"
       )
-      break
+      accel.removeAll(keepingCapacity: true)
+      gyro.removeAll(keepingCapacity: true)
+      let started = clock.now()
+      var lastComplaint = ""
+      while true {
+        if stopRequested.load(ordering: .relaxed) { throw .stopped }
+        if Double(clock.now().nanoseconds(since: started)) * 1e-9 > options.poseTimeoutSeconds {
+          throw .timedOut(asked, seconds: options.poseTimeoutSeconds)
+        }
+        guard let (sample, _) = sampler.next(clock: &clock) else { continue }
+        let a = sample.specificForceMetersPerSecondSquared
+        let g = sample.angularRateRadiansPerSecond
+        accel.append(Vector3(a.x, a.y, a.z))
+        gyro.append(Vector3(g.x, g.y, g.z))
+        if accel.count > windowCount {
+          accel.removeFirst()
+          gyro.removeFirst()
+        }
+        guard accel.count == windowCount else { continue }
+        let pose = PoseMeasurement(samples: accel)
+        let rate = PoseMeasurement(samples: gyro).standardDeviation
+        let deviation = max(
+          pose.standardDeviation.x, pose.standardDeviation.y, pose.standardDeviation.z)
+        guard deviation <= options.stillDeviation,
+          max(rate.x, rate.y, rate.z) <= options.stillRateDeviation
+        else { continue }
+        // Still: which face is up, and how far from axis-aligned?
+        let seen = SensorFace.allCases.max { $0.up.dot(pose.mean) < $1.up.dot(pose.mean) }!
+        let tilt = pose.mean.angle(to: seen.up) * degreesPerRadian
+        var complaint = ""
+        if seen != face, measurements.count > 0,
+          sensorFace(calibrationFaceOrder[measurements.count - 1]) == seen
+        {
+          continue  // still on the face just measured: the user has not turned it yet
+        } else if seen != face {
+          complaint =
+            "that is \(name(seen)), not \(asked): turn the board so its \(axisName(asked)) axis points up"
+        } else if tilt > 10 {
+          complaint =
+            "\(asked) but tilted \(Int(tilt.rounded()))° (more than 10°): set it flat on a level surface"
+        }
+        if !complaint.isEmpty {
+          if complaint != lastComplaint {
+            instruct(complaint)
+            rejections.append(complaint)
+            lastComplaint = complaint
+          }
+          continue
+        }
+        measurements.append(pose)
+        instruct(
+          "\(asked): measured (\(Double(Int(tilt * 10)) / 10)° from axis-aligned, noise \(Int(deviation * 1000)) mm/s²)"
+        )
+        break
+      }
     }
+    var solveSettings = SixPositionCalibration.Settings()
+    solveSettings.fullMatrix = options.fullMatrix
+    let solution: SixPositionCalibration
+    do {
+      solution = try SixPositionCalibration.solve(measurements, settings: solveSettings)
+    } catch {
+      throw .solve(error)
+    }
+    return AccelerometerCalibrationResult(
+      identity: identity, solution: solution, rejections: rejections)
   }
-  var solveSettings = SixPositionCalibration.Settings()
-  solveSettings.fullMatrix = options.fullMatrix
-  let solution: SixPositionCalibration
-  do {
-    solution = try SixPositionCalibration.solve(measurements, settings: solveSettings)
-  } catch {
-    throw .solve(error)
-  }
-  return AccelerometerCalibrationResult(
-    identity: report.identity, solution: solution, rejections: rejections)
 }
 
 /// `+x` for the face whose +x axis points up.
