@@ -289,7 +289,7 @@ targets += [
     name: "plumb",
     dependencies: [
       "PlumbRuntime", "Firmware", "Telemetry", "CommandLineSupport", "AttitudeEstimation",
-      "Geometry", "Recording", "Calibration", "Plotting", "ByteFormats", "Boards",
+      "Geometry", "Recording", "Calibration", "Plotting", "ByteFormats", "Boards", "MPU6050",
     ],
     swiftSettings: swift6),
   .executableTarget(

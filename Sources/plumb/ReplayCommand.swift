@@ -1,6 +1,8 @@
 import AttitudeEstimation
 import ByteFormats
+import Calibration
 import CommandLineSupport
+import Firmware
 import Geometry
 import Glibc
 import PlumbRuntime
@@ -45,6 +47,13 @@ struct ReplayCommand {
       holds half a period after t_s, less (for chip data) the low-pass filter's delay; `plumb
       run` frames carry it to their sample time (FORMATS.md, Time).
 
+      --calibration CAL.json applies a calibration file as the firmware does: each reading is
+      taken as the chip's own (sensor axes: a .plumbraw's always are; a CSV's then must be),
+      corrected — the accelerometer's offset and matrix, the gyro's bias model at the sample's
+      temp_c (its reference value without one) and its matrix — then turned by the recording's
+      mounting (identity for a CSV); the estimator starts from the file's bias, noise and rest
+      figures. The content hash is checked, as the firmware checks it.
+
       The output is written beside OUT.csv and renamed into place only when every line
       succeeded: a malformed line (named, with the problem) leaves no partial file.
       Exit status: 0 done, 64 usage, 65 malformed input, 66 unreadable input, 73 output not
@@ -61,10 +70,16 @@ struct ReplayCommand {
       .flag(
         "skip-damaged",
         help: "read past damage in the middle of a .plumbraw input (the samples around it; a gap)"),
+      .option(
+        "calibration", value: "CAL.json",
+        help:
+          "apply a calibration file as the firmware does: the readings are the chip's (sensor "
+          + "axes), corrected and then mounted"),
     ],
     examples: [
       "gzip -dc 01_undisturbed_slow_rotation_A.csv.gz > trial.csv",
       "plumb replay --input trial.csv --output trial-estimates.csv",
+      "plumb replay --input bench.plumbraw --calibration unit-3.json --output estimates.csv",
     ])
 
   static let subcommand = CommandGroup.Subcommand(spec) { arguments in
@@ -78,13 +93,28 @@ struct ReplayCommand {
           + "where a malformed line is named instead",
         spec: spec)
     }
-    _ = try ReplayCommand(inputPath: input, outputPath: output, skipDamaged: skipDamaged).run()
+    var calibration: CalibrationFile?
+    if let path = arguments.value("calibration") {
+      do throws(CalibrationFileError) {
+        calibration = try CalibrationFile.load(path: path)
+      } catch {
+        if case .unreadable = error { throw CommandFailure(.noInput, "\(error)") }
+        throw CommandFailure(.dataError, "\(error)")
+      }
+    }
+    _ = try ReplayCommand(
+      inputPath: input, outputPath: output, skipDamaged: skipDamaged, calibration: calibration
+    ).run()
   }
 
   var inputPath: String
   var outputPath: String
   /// `--skip-damaged`: read past damage in the middle of a .plumbraw input.
   var skipDamaged = false
+  /// `--calibration`: applied as the firmware applies it (`FirmwareSettings.apply`): the
+  /// sample correction (accelerometer, gyro bias model and matrix) before the mounting, and the
+  /// estimator's bias seed, noise figures and rest thresholds.
+  var calibration: CalibrationFile?
 
   /// Replays; returns the number of samples.
   func run() throws(CommandFailure) -> Int {
@@ -105,6 +135,13 @@ struct ReplayCommand {
       }
     }
     var settings = AttitudeEstimator.Settings.default
+    var correction: SampleCorrection?
+    if let calibration {
+      var firmware = FirmwareSettings()
+      firmware.apply(calibration: calibration, mounting: mounting)
+      settings = firmware.estimator
+      correction = firmware.correction
+    }
     settings.sampleClock.nominalPeriodSeconds = nil  // the rate comes from t_s
     var estimator = AttitudeEstimator(settings: settings)
 
@@ -141,7 +178,13 @@ struct ReplayCommand {
         if line.trimmingCharacters().isEmpty { continue }
         var (timeText, nanoseconds, sample) = try ReplayFormat.parse(
           line, number: lineNumber, temperature: hasTemperature)
-        if mounting != .identity {
+        if let correction {
+          sample.angularRateRadiansPerSecond = correction.angularRate(
+            sensor: sample.angularRateRadiansPerSecond,
+            temperatureCelsius: sample.temperatureCelsius)
+          sample.specificForceMetersPerSecondSquared = correction.specificForce(
+            sensor: sample.specificForceMetersPerSecondSquared)
+        } else if mounting != .identity {
           sample.angularRateRadiansPerSecond = mounting * sample.angularRateRadiansPerSecond
           sample.specificForceMetersPerSecondSquared =
             mounting * sample.specificForceMetersPerSecondSquared

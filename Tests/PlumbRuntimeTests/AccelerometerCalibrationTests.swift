@@ -37,6 +37,30 @@ import Testing
     #expect(result.rejections.isEmpty)
   }
 
+  /// The person turns the mounted board, so the faces named are the body's; the chip's own
+  /// offsets come out whatever the mounting (issue 24, item 3). A mounting that is not a
+  /// quarter turn puts no chip axis up on any body face: then the chip's axes are named.
+  @Test(arguments: [
+    (Matrix3(rows: Vector3(0, 1, 0), Vector3(1, 0, 0), Vector3(0, 0, -1)), true),
+    (Matrix3(Quaternion(axis: .unitZ, angle: 30 * radiansPerDegree)), false),
+  ])
+  func aMountedBoardIsPosedByItsBodyFaces(mounting: Matrix3, namesBody: Bool) throws {
+    var setup = try simulatedSetup()
+    setup.board.mounting = mounting
+    var messages: [String] = []
+    let result = try calibrateAccelerometer(
+      setup, options: AccelerometerCalibrationOptions(), instruct: { messages.append($0) })
+    let unit = SimulatedMPU6050Unit.typical(seed: 1)
+    #expect(
+      (result.solution.correction.offset - unit.accelerometerOffsetMetersPerSecondSquared).length
+        < 0.01)
+    #expect(result.rejections.isEmpty, "\(result.rejections)")
+    let first = try #require(messages.first)
+    #expect(first.contains(namesBody ? "with its +z axis" : "the chip's +z axis"), "\(first)")
+    // With the flipped mounting, the body's +z up is the chip's −z: measured in that order.
+    if namesBody { #expect(result.solution.poses.first?.face == .minusZ) }
+  }
+
   @Test func aTiltedPoseIsRefusedWithItsAngleAndTheCorrectedOneTaken() throws {
     var poses = SixPoseMotion.standardPoses
     poses.insert(SixPoseMotion.Pose(up: .unitZ, tiltDegrees: 15, holdSeconds: 6), at: 0)

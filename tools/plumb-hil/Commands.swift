@@ -81,7 +81,7 @@ let runSpec = CommandSpec(
     .option(
       "calibration", value: "CAL.json",
       help: "a calibration file for the firmware, as a board file's \"calibration\" key gives "
-        + "it: the simulated unit's own (plumb record, plumb-cal save and plumb calibrate accel "
+        + "it: the simulated unit's own (plumb record, plumb-cal save and plumb calibrate imu or accel "
         + "on a simulated board file with the same seed)"),
     .option(
       "plain-filter", value: "TAU",

@@ -1,0 +1,150 @@
+import Calibration
+import Foundation
+import Geometry
+import Testing
+
+/// `plumb calibrate imu`, the file it writes, and that file in `plumb check-board` and
+/// `plumb replay --calibration`.
+@Suite struct IMUCalibrateCommandTests {
+  /// A file from the bench steps before the session: a gyro bias model with a warm-up fit,
+  /// noise figures, an accelerometer from six positions.
+  static let sample = CalibrationFile(
+    sensor: SensorIdentity(whoAmI: 0x68, name: "MPU-6050", label: "bench unit 3"),
+    created: "2026-12-02T10:15:00Z",
+    gyroscope: GyroCalibration(
+      biasRadiansPerSecond: Vector3(0.0123, -0.0456, 0.0789),
+      biasUncertaintyRadiansPerSecond: Vector3(1.2e-5, 1.1e-5, 1.3e-5),
+      referenceTemperatureCelsius: 31.5, biasPerDegreeCelsius: Vector3(2e-4, -1e-4, 5e-5),
+      temperatureRangeCelsius: 22.4...41.9),
+    accelerometer: AccelerometerCorrection(
+      offset: Vector3(0.15, -0.2, 0.35), scale: Vector3(1.02, 0.985, 1.01)),
+    noise: NoiseFigures(
+      samplePeriodSeconds: 0.01,
+      gyroscope: SensorNoiseFigures(
+        randomWalk: [2.0e-4, 2.1e-4, 1.9e-4], biasInstability: [1e-4, 9e-5, 1.1e-4],
+        rateRandomWalk: [2e-5, nil, 3e-5]), accelerometer: nil))
+
+  @Test func theSessionWritesASchema2FileTheBoardCanUse() throws {
+    let directory = try temporaryDirectory()
+    let output = directory.appendingPathComponent("unit.json").path
+    let plot = directory.appendingPathComponent("residuals.svg").path
+    let result = try runPlumb([
+      "calibrate", "imu", "--board", "Boards/simulated.json", "--output", output, "--plot", plot,
+    ])
+    #expect(result.status == 0, "\(result.standardError)")
+    let text = String(decoding: result.standardOutput, as: UTF8.self)
+    #expect(text.contains("verdict: good"), "\(text)")
+    #expect(text.contains("sensitivity error: x "), "\(text)")
+    #expect(result.standardError.contains("plumb: turn the board by hand about its"))
+    let file = try CalibrationFile.load(path: output)
+    #expect(file.writtenSchema == 2)
+    let matrix = try #require(file.gyroscope?.matrix)
+    #expect(abs(matrix.row0.x - 0.979) < 0.002, "\(matrix)")
+    #expect(file.accelerometer != nil)
+    #expect(text.contains(file.calibrationIdText))
+    let svg = try String(contentsOfFile: plot, encoding: .utf8)
+    #expect(svg.hasPrefix("<svg") || svg.hasPrefix("<?xml"))
+    #expect(svg.contains("verdict good"))
+    // A board file pointing at it validates, with the id.
+    let board = try simulatedBoard(in: directory, calibration: "unit.json")
+    let check = try runPlumb(["check-board", board])
+    #expect(check.status == 0, "\(check.standardError)")
+    #expect(String(decoding: check.standardOutput, as: UTF8.self).contains(file.calibrationIdText))
+  }
+
+  /// A long still recording's bias model (with its temperature fit) is better than a session's
+  /// few minutes: it is kept, with the noise figures, and the matrix added.
+  @Test func anExistingGyroBiasModelIsKeptAndTheMatrixAdded() throws {
+    let directory = try temporaryDirectory()
+    let output = directory.appendingPathComponent("unit.json").path
+    var existing = Self.sample
+    existing.gyroscope?.matrix = nil
+    try existing.write(toPath: output)
+    let result = try runPlumb([
+      "calibrate", "imu", "--board", "Boards/simulated.json", "--output", output,
+    ])
+    #expect(result.status == 0, "\(result.standardError)")
+    let file = try CalibrationFile.load(path: output)
+    #expect(file.gyroscope?.polynomial == existing.gyroscope?.polynomial)
+    #expect(file.gyroscope?.matrix != nil)
+    #expect(file.noise == existing.noise)
+    #expect(file.accelerometer != existing.accelerometer)
+    #expect(String(decoding: result.standardOutput, as: UTF8.self).contains("bias model is kept"))
+  }
+
+  @Test(arguments: [
+    (
+      ["calibrate", "accel", "--turns-per-axis", "5"], "--turns-per-axis is for plumb calibrate imu"
+    ),
+    (["calibrate", "imu", "--full-matrix"], "--full-matrix is for plumb calibrate accel"),
+    (["calibrate", "gyro"], "use imu (gyro and accelerometer together) or accel"),
+    (["calibrate", "imu", "--turns-per-axis", "1"], "turns-per-axis"),
+  ])
+  func misusedOptionsAreUsageErrors(arguments: [String], says: String) throws {
+    let directory = try temporaryDirectory()
+    let result = try runPlumb(
+      arguments + [
+        "--board", "Boards/simulated.json", "--output",
+        directory.appendingPathComponent("unit.json").path,
+      ])
+    #expect(result.status == 64, "\(result.standardError)")
+    #expect(result.standardError.contains(says), "\(result.standardError)")
+  }
+
+  /// check-board refuses a gyro matrix no MPU-6050 has, naming the entry and why.
+  @Test func checkBoardRefusesASingularGyroMatrixWithTheReason() throws {
+    let directory = try temporaryDirectory()
+    let path = directory.appendingPathComponent("unit.json").path
+    var file = Self.sample
+    file.gyroscope?.matrix = Matrix3(
+      rows: Vector3(0.98, 0.01, 0), Vector3(0, 1.01, 0), Vector3(0, 0, 0.99))
+    try file.write(toPath: path)
+    let text = try String(contentsOfFile: path, encoding: .utf8)
+    try text.replacingOccurrences(of: "[0.98, 0.01, 0]", with: "[0, 0, 0]")
+      .write(toFile: path, atomically: true, encoding: .utf8)
+    let board = try simulatedBoard(in: directory, calibration: "unit.json")
+    let check = try runPlumb(["check-board", board])
+    #expect(check.status != 0)
+    #expect(check.standardError.contains("gyroscope.matrix[0][0]"), "\(check.standardError)")
+    #expect(check.standardError.contains("singular"), "\(check.standardError)")
+  }
+
+  /// `plumb replay --calibration` corrects each reading as the firmware does:
+  /// rate = G · (reading − bias), seen on the first line's bias-corrected rate.
+  @Test func replayAppliesTheGyroMatrix() throws {
+    let directory = try temporaryDirectory()
+    let calibrationPath = directory.appendingPathComponent("unit.json").path
+    var file = Self.sample
+    let g = Matrix3(
+      rows: Vector3(0.98, 0.01, -0.02), Vector3(0.015, 1.02, 0.005), Vector3(-0.01, 0.02, 0.99))
+    file.gyroscope = GyroCalibration(
+      biasRadiansPerSecond: Vector3(0.01, -0.02, 0.03),
+      biasUncertaintyRadiansPerSecond: Vector3(1e-4, 1e-4, 1e-4), referenceTemperatureCelsius: 25,
+      matrix: g)
+    file.accelerometer = nil
+    try file.write(toPath: calibrationPath)
+    var csv = "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n"
+    for k in 0..<50 { csv += "\(Double(k) * 0.01),0.51,-0.02,0.03,0,0,9.80665\n" }
+    let input = directory.appendingPathComponent("in.csv").path
+    try csv.write(toFile: input, atomically: true, encoding: .utf8)
+    let output = directory.appendingPathComponent("out.csv").path
+    let result = try runPlumb([
+      "replay", "--input", input, "--output", output, "--calibration", calibrationPath,
+    ])
+    #expect(result.status == 0, "\(result.standardError)")
+    let lines = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n")
+    let columns = lines[0].split(separator: ",").map(String.init)
+    let first = lines[1].split(separator: ",").map { Double($0) ?? .nan }
+    let rate = Vector3(
+      first[columns.firstIndex(of: "rate_x")!], first[columns.firstIndex(of: "rate_y")!],
+      first[columns.firstIndex(of: "rate_z")!])
+    let expected = g * Vector3(0.5, 0, 0)
+    #expect((rate - expected).length < 1e-9, "\(rate) against \(expected)")
+    // A missing calibration file is named, with 66.
+    let missing = try runPlumb([
+      "replay", "--input", input, "--output", output, "--calibration", "/nonexistent.json",
+    ])
+    #expect(missing.status == 66, "\(missing.standardError)")
+    #expect(missing.standardError.contains("/nonexistent.json"))
+  }
+}
