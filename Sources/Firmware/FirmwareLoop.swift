@@ -387,12 +387,13 @@ public struct FirmwareLoop<
     if origin != .edge { status.degradedSamples += 1 }
     onSample?(ConsumedSample(time: time, raw: sample.raw, origin: origin, index: status.samples))
 
-    let correction = settings.correction
+    // The correction is used in place, not copied out: it is some 60 words (matrices and the
+    // bias model), and a copy of it was 15 instructions a sample.
     let gyro = sample.angularRateRadiansPerSecond
     let accel = sample.specificForceMetersPerSecondSquared
-    let rate = correction.angularRate(
+    let rate = settings.correction.angularRate(
       sensor: Vector3(gyro.x, gyro.y, gyro.z), temperatureCelsius: sample.temperatureCelsius)
-    let force = correction.specificForce(sensor: Vector3(accel.x, accel.y, accel.z))
+    let force = settings.correction.specificForce(sensor: Vector3(accel.x, accel.y, accel.z))
     let input = InertialSample(
       timestampNanoseconds: time.nanoseconds, angularRateRadiansPerSecond: rate,
       specificForceMetersPerSecondSquared: force, temperatureCelsius: sample.temperatureCelsius,
