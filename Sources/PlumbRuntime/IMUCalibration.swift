@@ -44,7 +44,8 @@ public struct IMUCalibrationOptions: Sendable {
 
 /// What the IMU session measured and solved.
 public struct IMUCalibrationResult: Sendable {
-  public var identity: MPU6050Identity
+  /// The part: as start-up identified it, or as the recording's header says.
+  public var chip: RecordedChip
   public var solution: IMUCalibrationSolution
   /// What was refused on the way, in order.
   public var refusals: [IMUSessionRefusal]
@@ -59,6 +60,8 @@ public enum IMUCalibrationRunError: Error, CustomStringConvertible, Sendable {
   case hardware(String)
   /// Nothing measured for `seconds`.
   case stalled(seconds: Double, poses: Int, turnCounts: [Int], instruction: String)
+  /// The recording ended before every axis had its turns.
+  case recordingEnded(samples: Int, poses: Int, turnCounts: [Int])
   /// The session's sample store filled before every axis had its turns.
   case cutShort(samples: Int, turnCounts: [Int])
   case solve(IMUCalibrationError)
@@ -71,6 +74,8 @@ public enum IMUCalibrationRunError: Error, CustomStringConvertible, Sendable {
       "nothing measured for \(Int(seconds)) s (\(poses) poses so far; turns x \(counts[0]), y \(counts[1]), z \(counts[2])): the last instruction was to \(instruction); run the session again and keep the board still on a table between turns"
     case .cutShort(let samples, let counts):
       "the session reached its \(samples) samples before every axis had its turns (x \(counts[0]), y \(counts[1]), z \(counts[2])): run it again, with shorter pauses"
+    case .recordingEnded(let samples, let poses, let counts):
+      "the recording's \(samples) samples end before every axis had its turns (\(poses) poses; turns x \(counts[0]), y \(counts[1]), z \(counts[2])): record a whole session, following the instructions of a live one (BENCH-GUIDE.md step 6)"
     case .solve(let error): error.description
     case .stopped: "stopped before the session was complete"
     }
@@ -106,45 +111,85 @@ struct IMUSessionProcedure: CalibrationProcedure {
   func measure<Bus: I2CBus, Line: DataReadyLine, Clock: MonotonicClock>(
     _ sampler: inout CalibrationSampler<Bus, Line>, identity: MPU6050Identity, clock: inout Clock
   ) throws(IMUCalibrationRunError) -> IMUCalibrationResult {
-    var session = IMUCalibrationSession(
-      settings: options.session, sensorToBody: sensorToBody,
+    var driver = IMUSessionDriver(
+      options: options, instruct: instruct, sensorToBody: sensorToBody,
       nominalPeriodSeconds: Double(sampler.periodNanoseconds) * 1e-9)
-    var instruction = session.opening
-    instruct(instruction)
     var lastProgress = clock.now()
-    measuring: while true {
+    while true {
       if stopRequested.load(ordering: .relaxed) { throw .stopped }
       let idle = Double(clock.now().nanoseconds(since: lastProgress)) * 1e-9
       if idle > options.progressTimeoutSeconds {
         throw .stalled(
-          seconds: options.progressTimeoutSeconds, poses: session.poses.count,
-          turnCounts: session.turnCounts, instruction: instruction)
+          seconds: options.progressTimeoutSeconds, poses: driver.session.poses.count,
+          turnCounts: driver.session.turnCounts, instruction: driver.instruction)
       }
       guard let (sample, time) = sampler.next(clock: &clock) else { continue }
       let g = sample.angularRateRadiansPerSecond
       let a = sample.specificForceMetersPerSecondSquared
-      for event in session.add(
+      let step = try driver.add(
         timeNanoseconds: time.nanoseconds, gyroscope: Vector3(g.x, g.y, g.z),
         accelerometer: Vector3(a.x, a.y, a.z), temperatureCelsius: sample.temperatureCelsius,
         gyroscopeClipped: sample.clipping.contains(.gyro))
-      {
-        switch event {
-        case .instruction(let text):
-          instruction = text
-          instruct(text)
-        case .progress(let text):
-          lastProgress = clock.now()
-          instruct(text)
-        case .refused(let refusal):
-          instruct("not used: \(refusal)")
-        case .complete:
-          break measuring
-        }
-      }
-      if session.isFull {
-        throw .cutShort(samples: session.settings.maximumSamples, turnCounts: session.turnCounts)
+      if step.progressed { lastProgress = clock.now() }
+      if step.complete { break }
+    }
+    return try driver.result(
+      chip: RecordedChip(whoAmI: identity.whoAmI, name: identity.model.name))
+  }
+}
+
+/// Feeds samples to a session, says its events, and solves it: the one loop behind the live
+/// session and a recorded one.
+struct IMUSessionDriver {
+  let options: IMUCalibrationOptions
+  let instruct: (String) -> Void
+  var session: IMUCalibrationSession
+  /// The instruction standing.
+  var instruction: String
+
+  init(
+    options: IMUCalibrationOptions, instruct: @escaping (String) -> Void, sensorToBody: Matrix3,
+    nominalPeriodSeconds: Double
+  ) {
+    self.options = options
+    self.instruct = instruct
+    session = IMUCalibrationSession(
+      settings: options.session, sensorToBody: sensorToBody,
+      nominalPeriodSeconds: nominalPeriodSeconds)
+    instruction = session.opening
+    instruct(instruction)
+  }
+
+  /// One sample; whether it measured a pose, and whether the session is complete.
+  mutating func add(
+    timeNanoseconds: Int64, gyroscope: Vector3, accelerometer: Vector3,
+    temperatureCelsius: Double, gyroscopeClipped: Bool
+  ) throws(IMUCalibrationRunError) -> (progressed: Bool, complete: Bool) {
+    var progressed = false
+    for event in session.add(
+      timeNanoseconds: timeNanoseconds, gyroscope: gyroscope, accelerometer: accelerometer,
+      temperatureCelsius: temperatureCelsius, gyroscopeClipped: gyroscopeClipped)
+    {
+      switch event {
+      case .instruction(let text):
+        instruction = text
+        instruct(text)
+      case .progress(let text):
+        progressed = true
+        instruct(text)
+      case .refused(let refusal):
+        instruct("not used: \(refusal)")
+      case .complete:
+        return (progressed, true)
       }
     }
+    if session.isFull {
+      throw .cutShort(samples: session.settings.maximumSamples, turnCounts: session.turnCounts)
+    }
+    return (progressed, false)
+  }
+
+  func result(chip: RecordedChip) throws(IMUCalibrationRunError) -> IMUCalibrationResult {
     let solution: IMUCalibrationSolution
     do {
       solution = try session.solve(gravity: options.gravity)
@@ -152,9 +197,47 @@ struct IMUSessionProcedure: CalibrationProcedure {
       throw .solve(error)
     }
     return IMUCalibrationResult(
-      identity: identity, solution: solution, refusals: session.refusals,
+      chip: chip, solution: solution, refusals: session.refusals,
       samplePeriodSeconds: session.measuredPeriodSeconds, turnCounts: session.turnCounts)
   }
+}
+
+/// The IMU session over a recording of one (`plumb record` while a person followed
+/// BENCH-GUIDE.md step 6, or a recording of an earlier session): the same rules, messages and
+/// fit, without the board. The recording's samples are the chip's (sensor axes); `sensorToBody`
+/// names the axes in messages. A recording that ends before every axis has its turns is refused
+/// with what it had.
+public func calibrateIMU(
+  recording: InertialRecording, sensorToBody: Matrix3, options: IMUCalibrationOptions,
+  instruct: @escaping (String) -> Void
+) throws(IMUCalibrationRunError) -> IMUCalibrationResult {
+  let times = recording.timeSeconds
+  guard times.count >= 3 else {
+    throw .recordingEnded(samples: times.count, poses: 0, turnCounts: [0, 0, 0])
+  }
+  var intervals = zip(times.dropFirst(), times).map { $0 - $1 }
+  intervals.sort()
+  let period = intervals[intervals.count / 2]
+  guard period > 0, period.isFinite else {
+    throw .recordingEnded(samples: times.count, poses: 0, turnCounts: [0, 0, 0])
+  }
+  var driver = IMUSessionDriver(
+    options: options, instruct: instruct, sensorToBody: sensorToBody,
+    nominalPeriodSeconds: period)
+  let c = recording.channels
+  for k in 0..<times.count {
+    let step = try driver.add(
+      timeNanoseconds: Int64((times[k] * 1e9).rounded()),
+      gyroscope: Vector3(c[0][k], c[1][k], c[2][k]),
+      accelerometer: Vector3(c[3][k], c[4][k], c[5][k]),
+      temperatureCelsius: recording.temperatureCelsius?[k] ?? .nan, gyroscopeClipped: false)
+    if step.complete {
+      return try driver.result(chip: recording.chip ?? RecordedChip(whoAmI: 0x68, name: "MPU-6050"))
+    }
+  }
+  throw .recordingEnded(
+    samples: times.count, poses: driver.session.poses.count,
+    turnCounts: driver.session.turnCounts)
 }
 
 /// A scripted person for the simulated board's IMU session: puts the board down at a slightly

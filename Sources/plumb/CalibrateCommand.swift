@@ -31,7 +31,10 @@ let calibrateSpec = CommandSpec(
     their standard errors, the residuals and a verdict (good, usable, poor: poor is not
     written). The file gets the accelerometer section and the gyroscope's matrix (schema 2); an
     existing gyroscope bias model (plumb-cal save, with its temperature fit) is kept, else the
-    session's bias is written. --plot draws the residuals per pose.
+    session's bias is written. --plot draws the residuals per pose. --recording REC runs the
+    same session over a recording of one (plumb record while following the instructions, e.g.
+    on a board with no terminal at hand): the same checks and messages, then the fit; the board
+    file still names the axes (its mounting) and the unit.
 
     plumb calibrate accel --board FILE: asks for each face of the board in turn (+z, −z, +x, −x,
     +y, −y up), waits until the board is still on it, averages 2 s, refuses a pose more than 10°
@@ -63,6 +66,11 @@ let calibrateSpec = CommandSpec(
         "imu: the local g the accelerometer is scaled to (9.78 at the equator, 9.83 at the poles)",
       default: "9.80665"),
     .option("plot", value: "FILE.svg", help: "imu: write the residuals per pose"),
+    .option(
+      "recording", value: "REC",
+      help:
+        "imu: run the session over a recording of one (.plumbraw from plumb record, or the CSV "
+        + "layout in the chip's axes) instead of the board"),
   ],
   positionals: [
     PositionalSpec("SENSOR", help: "imu (gyro and accelerometer together) or accel (six positions)")
@@ -70,6 +78,7 @@ let calibrateSpec = CommandSpec(
   examples: [
     "plumb calibrate imu --board /etc/plumb/board.json --output /etc/plumb/calibration/unit1.json",
     "plumb calibrate imu --board Boards/simulated.json --output sim-cal.json --plot residuals.svg",
+    "plumb calibrate imu --board /etc/plumb/board.json --recording session.plumbraw --output unit1.json",
     "plumb calibrate accel --board /etc/plumb/board.json --output /etc/plumb/calibration/unit1.json",
     "plumb calibrate accel --board Boards/simulated.json --output sim-cal.json",
   ])
@@ -88,7 +97,7 @@ func calibrateCommand(_ arguments: ParsedArguments) throws {
   let hold = try arguments.double("hold", in: 1...30) ?? 2
   let gravity = try arguments.double("gravity", in: 9.7...9.9) ?? standardGravity
   if !imu,
-    let option = ["turns-per-axis", "hold", "gravity", "plot"].first(where: {
+    let option = ["turns-per-axis", "hold", "gravity", "plot", "recording"].first(where: {
       arguments.value($0) != nil
     })
   {
@@ -112,16 +121,35 @@ func calibrateCommand(_ arguments: ParsedArguments) throws {
     overwriting: [
       CommandInput(boardPath, "the board file"), CommandInput(output, "the calibration file"),
     ])
+  let recordingPath = arguments.value("recording")
+  var recording: InertialRecording?
+  if let recordingPath {
+    do throws(RecordingError) {
+      recording = try RecordingLoader.standard(corruption: .fail).load(path: recordingPath)
+    } catch {
+      throw CommandFailure(error.kind == .unreadable ? .noInput : .dataError, error.description)
+    }
+    for note in recording?.notes ?? [] {
+      printError("plumb: warning: \(recordingPath): \(note)")
+    }
+  }
   installStopHandlers()
   var file: CalibrationFile
-  let identity: MPU6050Identity
+  let chip: RecordedChip
   if imu {
     var options = IMUCalibrationOptions(gravity: gravity)
     options.session.turnsPerAxis = turnsPerAxis
     options.session.holdSeconds = hold
     let result: IMUCalibrationResult
     do {
-      result = try calibrateIMU(setup, options: options, instruct: { printError("plumb: " + $0) })
+      let instruct: (String) -> Void = { printError("plumb: " + $0) }
+      if let recording {
+        result = try calibrateIMU(
+          recording: recording, sensorToBody: setup.board.mounting, options: options,
+          instruct: instruct)
+      } else {
+        result = try calibrateIMU(setup, options: options, instruct: instruct)
+      }
     } catch .stopped {
       let signal = stopSignal.load(ordering: .relaxed)
       throw CommandFailure(
@@ -130,10 +158,15 @@ func calibrateCommand(_ arguments: ParsedArguments) throws {
           + "written; run it again to calibrate")
     } catch .solve(let error) {
       throw CommandFailure(.dataError, "\(error) (\(output) was not written)")
+    } catch .recordingEnded(let samples, let poses, let counts) {
+      throw CommandFailure(
+        .dataError,
+        "\(recordingPath ?? ""): \(IMUCalibrationRunError.recordingEnded(samples: samples, poses: poses, turnCounts: counts)) (\(output) was not written)"
+      )
     } catch {
       throw CommandFailure(.unavailable, "\(error)")
     }
-    identity = result.identity
+    chip = result.chip
     printIMUSolution(result)
     if let plot {
       try writeText(imuResidualFigure(result, board: setup.board.name).svg(), to: plot)
@@ -143,7 +176,7 @@ func calibrateCommand(_ arguments: ParsedArguments) throws {
     guard verdict != .poor else {
       throw CommandFailure(.dataError, "verdict: poor — \(reason) (\(output) was not written)")
     }
-    file = existing ?? newCalibrationFile(identity, arguments: arguments, setup: setup)
+    file = existing ?? newCalibrationFile(chip, arguments: arguments, setup: setup)
     file.accelerometer = result.solution.accelerometer
     let s = result.solution
     if var gyroscope = file.gyroscope {
@@ -176,9 +209,9 @@ func calibrateCommand(_ arguments: ParsedArguments) throws {
     } catch {
       throw CommandFailure(.unavailable, "\(error)")
     }
-    identity = result.identity
+    chip = RecordedChip(whoAmI: result.identity.whoAmI, name: result.identity.model.name)
     printSixPosition(result.solution)
-    file = existing ?? newCalibrationFile(identity, arguments: arguments, setup: setup)
+    file = existing ?? newCalibrationFile(chip, arguments: arguments, setup: setup)
     file.accelerometer = result.solution.correction
   }
   do throws(CalibrationFileError) {
@@ -235,12 +268,12 @@ func checkCalibrationOutput(_ output: String, boardPath: String) throws -> Calib
   }
 }
 
-func newCalibrationFile(_ identity: MPU6050Identity, arguments: ParsedArguments, setup: PlumbSetup)
+func newCalibrationFile(_ chip: RecordedChip, arguments: ParsedArguments, setup: PlumbSetup)
   -> CalibrationFile
 {
   CalibrationFile(
     sensor: SensorIdentity(
-      whoAmI: identity.whoAmI, name: identity.model.name,
+      whoAmI: chip.whoAmI, name: chip.name,
       label: arguments.value("label") ?? setup.board.name),
     created: utcTimestamp())
 }

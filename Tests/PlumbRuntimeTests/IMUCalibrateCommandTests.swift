@@ -1,6 +1,10 @@
 import Calibration
 import Foundation
 import Geometry
+import MPU6050Simulation
+import MotionScenarios
+import PlumbRuntime
+import Randomness
 import Testing
 
 /// `plumb calibrate imu`, the file it writes, and that file in `plumb check-board` and
@@ -146,5 +150,84 @@ import Testing
     ])
     #expect(missing.status == 66, "\(missing.standardError)")
     #expect(missing.standardError.contains("/nonexistent.json"))
+  }
+
+  /// A session as a recording in the CSV layout, in the chip's axes: the scripted person's
+  /// motion read through the simulated typical unit's sensitivities, offsets and a little
+  /// noise, at 100 Hz.
+  static func sessionCSV() -> (text: String, gyroTruth: Matrix3, accelTruth: Matrix3) {
+    let motion = SimulatedCalibrationPerson.motion(
+      seed: 2, settings: IMUSessionSettings(), mistakes: true)
+    let unit = SimulatedMPU6050Unit.typical(seed: 1)
+    let sg =
+      Matrix3(diagonal: Vector3(1, 1, 1) + unit.gyroScaleError)
+      * (Matrix3.identity + unit.gyroCrossAxis)
+    let sa =
+      Matrix3(diagonal: Vector3(1, 1, 1) + unit.accelerometerScaleError)
+      * (Matrix3.identity + unit.accelerometerCrossAxis)
+    var random = SeededGenerator(seed: 5, stream: 1)
+    func noise(_ sigma: Double) -> Vector3 {
+      Vector3(random.gaussian(), random.gaussian(), random.gaussian()) * sigma
+    }
+    var text = "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,temp_c\n"
+    for k in 0..<Int(((motion.durationSeconds ?? 0) + 2) * 100) {
+      let t = Double(k) * 0.01
+      let truth = motion.truth(atSeconds: t)
+      let g =
+        sg * truth.angularRateRadiansPerSecond + unit.gyroOffsetRadiansPerSecond
+        + noise(0.0015)
+      let a =
+        sa * truth.specificForceMetersPerSecondSquared
+        + unit.accelerometerOffsetMetersPerSecondSquared + noise(0.03)
+      text += "\(t),\(g.x),\(g.y),\(g.z),\(a.x),\(a.y),\(a.z),25\n"
+    }
+    return (text, sg, sa)
+  }
+
+  /// `--recording`: the same session over a recording of one, without the board; a recording
+  /// cut short and a flat one are refused with what they lacked.
+  @Test func aRecordedSessionCalibratesAndACutOrFlatOneIsRefused() throws {
+    let directory = try temporaryDirectory()
+    let (text, sg, sa) = Self.sessionCSV()
+    let input = directory.appendingPathComponent("session.csv").path
+    try text.write(toFile: input, atomically: true, encoding: .utf8)
+    let output = directory.appendingPathComponent("unit.json").path
+    let result = try runPlumb([
+      "calibrate", "imu", "--board", "Boards/simulated.json", "--recording", input, "--output",
+      output,
+    ])
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(result.standardError.contains("not used: that turn was only"))
+    let file = try CalibrationFile.load(path: output)
+    let g = try #require(file.gyroscope?.matrix)
+    let a = try #require(file.accelerometer?.matrix)
+    // The truth in the calibrated axes (IMUCalibrationTests): the rotation nearest A·S_a, times
+    // S_g⁻¹.
+    let truth = IMUCalibrationTests.rotation(of: a * sa) * sg.inverse!
+    let d = g - truth
+    let worst = [d.row0, d.row1, d.row2].flatMap { [abs($0.x), abs($0.y), abs($0.z)] }.max()!
+    #expect(worst < 1e-3, "\(worst)")
+
+    let lines = text.split(separator: "\n")
+    let cut = directory.appendingPathComponent("cut.csv").path
+    try (lines.prefix(lines.count / 3).joined(separator: "\n") + "\n")
+      .write(toFile: cut, atomically: true, encoding: .utf8)
+    var flatText = "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n"
+    for k in 0..<3000 { flatText += "\(Double(k) * 0.01),0,0,0,0,0,0\n" }
+    let flat = directory.appendingPathComponent("flat.csv").path
+    try flatText.write(toFile: flat, atomically: true, encoding: .utf8)
+    for (path, says) in [
+      (cut, "end before every axis had its turns"), (flat, "not about g = 9.81"),
+    ] {
+      let refused = try runPlumb([
+        "calibrate", "imu", "--board", "Boards/simulated.json", "--recording", path, "--output",
+        directory.appendingPathComponent("other.json").path,
+      ])
+      #expect(refused.status == 65, "\(path): \(refused.standardError)")
+      #expect(refused.standardError.contains(says), "\(path): \(refused.standardError)")
+      #expect(
+        !FileManager.default.fileExists(atPath: directory.appendingPathComponent("other.json").path)
+      )
+    }
   }
 }
