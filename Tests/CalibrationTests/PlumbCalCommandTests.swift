@@ -217,6 +217,37 @@ import Testing
     #expect(group.run(["save", csv, "--output", json, "--update", "--replace"]) == 64)
   }
 
+  /// The gyro matrix of `plumb calibrate imu` lives in the gyroscope section, which save
+  /// rewrites: save must neither drop it silently nor without --update keep it.
+  @Test func saveKeepsTheGyroMatrixOnlyWithUpdate() throws {
+    let csv = temporaryPath("matrix-still.csv")
+    let json = temporaryPath("matrix-unit.json")
+    defer {
+      for path in [csv, json] { unlink(path) }
+    }
+    var simulation = StillSensorSimulation.seed000
+    simulation.startTemperatureCelsius = 25
+    simulation.finalTemperatureCelsius = 25
+    writeCSV(simulation.record(sampleCount: 3000, seed: 15), to: csv)
+    #expect(group.run(["save", csv, "--output", json, "--created", "2026-12-02T10:00:00Z"]) == 0)
+    var file = try CalibrationFile.load(path: json)
+    let matrix = Matrix3(
+      rows: Vector3(0.98, 0.01, 0), Vector3(-0.004, 1.01, 0.002), Vector3(0, 0.006, 0.99))
+    file.gyroscope?.matrix = matrix
+    try file.write(toPath: json)
+    let before = read(json)
+    #expect(group.run(["save", csv, "--output", json, "--created", "2026-12-03T10:00:00Z"]) == 73)
+    #expect(read(json) == before)
+    #expect(
+      group.run(["save", csv, "--output", json, "--update", "--created", "2026-12-03T10:00:00Z"])
+        == 0)
+    #expect(try CalibrationFile.load(path: json).gyroscope?.matrix == matrix)
+    #expect(
+      group.run(["save", csv, "--output", json, "--replace", "--created", "2026-12-03T11:00:00Z"])
+        == 0)
+    #expect(try CalibrationFile.load(path: json).gyroscope?.matrix == nil)
+  }
+
   @Test func allanPlotsAndTablesAndSaveWritesACheckableFile() throws {
     var simulation = StillSensorSimulation.seed000
     simulation.startTemperatureCelsius = 25

@@ -21,11 +21,12 @@ let saveSpec = CommandSpec(
     file is signed with its content hash; its calibration id is printed.
 
     Over an existing calibration file that holds what this command does not write — the
-    accelerometer correction from the six-position procedure (plumb calibrate accel), the live
-    section a clean shutdown wrote, a warm-up's temperature fit when no --warm-up is given — it
-    refuses (exit 73) and names them, rather than drop them: --update keeps the accelerometer and
-    live sections and the label (unless --label is given), and a given --warm-up fits the
-    temperature again; --replace writes the new file and drops them.
+    accelerometer correction (plumb calibrate accel or imu), the gyro matrix (plumb calibrate
+    imu), the live section a clean shutdown wrote, a warm-up's temperature fit when no --warm-up
+    is given — it refuses (exit 73) and names them, rather than drop them: --update keeps the
+    accelerometer and live sections, the gyro matrix and the label (unless --label is given),
+    and a given --warm-up fits the temperature again; --replace writes the new file and drops
+    them.
     """,
   options: [
     .option("output", value: "FILE.json", help: "the calibration file to write", required: true),
@@ -44,7 +45,9 @@ let saveSpec = CommandSpec(
       "created", value: "ISO8601", help: "creation time, UTC (default: now)"),
     .flag(
       "update",
-      help: "keep the accelerometer and live sections (and the label) of an existing FILE.json"),
+      help:
+        "keep the accelerometer and live sections, the gyro matrix and the label of an existing "
+        + "FILE.json"),
     .flag("replace", help: "overwrite an existing FILE.json, dropping what this does not write"),
     skipDamagedFlag,
   ],
@@ -141,6 +144,9 @@ let saveCommand = CommandGroup.Subcommand(saveSpec) { arguments in
       kept.append("an accelerometer correction (plumb calibrate accel)")
     }
     if existing.live != nil { kept.append("a live bias (written at a clean shutdown)") }
+    if existing.gyroscope?.matrix != nil {
+      kept.append("a gyro scale-and-misalignment matrix (plumb calibrate imu)")
+    }
     if let range = existing.gyroscope?.temperatureRangeCelsius, fit == nil {
       kept.append(
         "a gyro temperature fit over \(range.lowerBound)…\(range.upperBound) °C (give the "
@@ -150,7 +156,8 @@ let saveCommand = CommandGroup.Subcommand(saveSpec) { arguments in
       throw CommandFailure(
         .cannotCreate,
         "\(output) already holds \(kept.joined(separator: ", ")), which this would drop: "
-          + "--update keeps the accelerometer and live sections, --replace drops them")
+          + "--update keeps the accelerometer and live sections and the gyro matrix, --replace "
+          + "drops them")
     }
   }
   if let existing, update, let range = existing.gyroscope?.temperatureRangeCelsius, fit == nil {
@@ -178,6 +185,7 @@ let saveCommand = CommandGroup.Subcommand(saveSpec) { arguments in
     }
     file.accelerometer = existing.accelerometer
     file.live = existing.live
+    file.gyroscope?.matrix = existing.gyroscope?.matrix
   }
   do throws(CalibrationFileError) {
     try file.write(toPath: output)
