@@ -213,6 +213,15 @@ func calibrateCommand(_ arguments: ParsedArguments) throws {
     printSixPosition(result.solution)
     file = existing ?? newCalibrationFile(chip, arguments: arguments, setup: setup)
     file.accelerometer = result.solution.correction
+    if file.gyroscope?.matrix != nil {
+      // G maps the gyro into the axes the IMU session's accelerometer matrix defined; another
+      // accelerometer correction defines slightly different ones.
+      printError(
+        "plumb calibrate: warning: \(output) has a gyro matrix from plumb calibrate imu, fitted in "
+          + "that session's accelerometer axes; this accelerometer correction replaces them, and "
+          + "the two sensors' axes may now differ by a few tenths of a degree: run plumb "
+          + "calibrate imu again to calibrate both together")
+    }
   }
   do throws(CalibrationFileError) {
     try file.write(toPath: output)

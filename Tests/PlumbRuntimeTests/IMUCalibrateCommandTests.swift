@@ -76,6 +76,20 @@ import Testing
     #expect(String(decoding: result.standardOutput, as: UTF8.self).contains("bias model is kept"))
   }
 
+  /// The six positions over a file with the IMU session's gyro matrix: the matrix is kept, and
+  /// the person told that the two sensors' axes now come from different fits.
+  @Test func sixPositionsOverAnIMUSessionsFileWarnsThatTheAxesNoLongerMatch() throws {
+    let directory = try temporaryDirectory()
+    let output = directory.appendingPathComponent("unit.json").path
+    let board = ["--board", "Boards/simulated.json", "--output", output]
+    #expect(try runPlumb(["calibrate", "imu"] + board).status == 0)
+    let matrix = try CalibrationFile.load(path: output).gyroscope?.matrix
+    let accel = try runPlumb(["calibrate", "accel"] + board)
+    #expect(accel.status == 0, "\(accel.standardError)")
+    #expect(accel.standardError.contains("run plumb calibrate imu again"))
+    #expect(try CalibrationFile.load(path: output).gyroscope?.matrix == matrix)
+  }
+
   @Test(arguments: [
     (
       ["calibrate", "accel", "--turns-per-axis", "5"], "--turns-per-axis is for plumb calibrate imu"
