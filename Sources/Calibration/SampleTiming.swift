@@ -106,75 +106,65 @@ public struct SampleTiming: Sendable, Hashable {
   public static func measure(_ recording: InertialRecording) throws(RecordingError) -> SampleTiming
   {
     let t = recording.timeSeconds
-    guard t.count >= 3 else {
-      throw RecordingError(
-        .tooShort, path: recording.source,
-        "holds \(t.count) sample\(t.count == 1 ? "" : "s"); an analysis needs a still recording of at least minutes"
-      )
-    }
+    guard t.count >= 3 else { throw tooFewSamples(t.count, source: recording.source) }
     var intervals = [Double](repeating: 0, count: t.count - 1)
     for i in 0..<intervals.count { intervals[i] = t[i + 1] - t[i] }
-    var scratch = intervals
-    let median = selectMedian(&scratch)
-    var runs: [Range<Int>] = []
-    var runStart = 0
-    for (i, interval) in intervals.enumerated() {
-      if interval < extraFactor * median {
-        throw RecordingError(
-          .notUniform, path: recording.source, location: recording.location(ofSample: i + 1),
-          "only \(formatSeconds(interval)) after the previous sample (the median interval is \(formatSeconds(median))): an extra or duplicated sample. The analyses need evenly spaced samples: remove it or record again"
-        )
+    var runs = RunFinder(median: selectMedian(&intervals))
+    for time in t { runs.add(time, line: 0) }
+    return try runs.timing(recording)
+  }
+
+  /// The same for samples read in passes (a recording file too long to hold): one pass for the
+  /// sample count and the median interval (`MedianSelection`: more passes, at most four in all,
+  /// when the intervals are too many to hold and too alike to tell apart in one), one for the
+  /// runs and gaps. `observe` sees every sample of the first pass. The same figures as
+  /// `measure(_:)` on the same samples, bit for bit.
+  public static func measure(
+    _ source: some SampleSource, observing observe: (RecordingSample) -> Void = { _ in }
+  ) throws(RecordingError) -> SampleTiming {
+    var median = MedianSelection()
+    var count = 0
+    var previous = 0.0
+    try source.forEachSample { sample in
+      observe(sample)
+      if count > 0 { median.add(sample.timeSeconds - previous) }
+      previous = sample.timeSeconds
+      count += 1
+    }
+    guard count >= 3 else { throw tooFewSamples(count, source: source.source) }
+    median.nextPass()
+    while median.value == nil {
+      var first = true
+      try source.forEachSample { sample in
+        if !first { median.add(sample.timeSeconds - previous) }
+        previous = sample.timeSeconds
+        first = false
       }
-      if interval > gapFactor * median {
-        runs.append(runStart..<(i + 1))
-        runStart = i + 1
-      }
+      median.nextPass()
     }
-    runs.append(runStart..<t.count)
-    // The period from within the runs: the span of each, over its intervals.
-    var span = 0.0
-    var steps = 0
-    for run in runs where run.count >= 2 {
-      span += t[run.upperBound - 1] - t[run.lowerBound]
-      steps += run.count - 1
-    }
-    // At least half the intervals are within 1.5 medians, so some run has two samples.
-    let period = steps > 0 ? span / Double(steps) : median
-    var timing = SampleTiming(
-      samplePeriodSeconds: period, medianIntervalSeconds: median, sampleCount: t.count)
-    timing.runs = runs
-    // Counted as doubles, and compared with the limit before they become integers: a time far
-    // ahead of the rest (1e34 s, a damaged or hand-made file) is a gap of more samples than an
-    // `Int` holds, and an interval too long for a double (−1e308 s to 1e308 s) of infinitely
-    // many.
-    let gapMissing = runs.dropFirst().map { run in
-      let interval = t[run.lowerBound] - t[run.lowerBound - 1]
-      return max(1, (interval / period).rounded() - 1)
-    }
-    let missing = gapMissing.reduce(0, +)
-    // Mostly holes: a clock set mid-recording or files joined, not lost samples; bridging it
-    // would also cost memory in proportion (the Allan deviation's grid).
-    guard missing <= Double(maximumMissingRatio * t.count) else {
-      let longest = gapMissing.indices.max { gapMissing[$0] < gapMissing[$1] }!
-      let after = runs[longest + 1].lowerBound
-      let count = missing < 1e15 ? "\(Int(missing))" : "more than 10¹⁵"
-      throw RecordingError(
-        .notUniform, path: recording.source, location: recording.location(ofSample: after),
-        "the recording is mostly holes: its \(timing.gapCount) gap\(timing.gapCount == 1 ? "" : "s") miss \(count) samples, more than \(maximumMissingRatio) times the \(t.count) it holds; the longest is a gap of \(formatSeconds(t[after] - t[after - 1])) after t_s \(t[after - 1]). If the times jumped (a clock set while recording, recordings joined), split the recording at that gap; if samples were lost throughout, find why (plumb run's summary counts them: the wiring, the bus speed, a stalled host) and record again"
-      )
-    }
-    timing.gapMissing = gapMissing.map { Int($0) }
-    timing.missingSamples = Int(missing)
-    if runs.count > 1 { timing.firstGapLocation = recording.location(ofSample: runs[1].lowerBound) }
-    return timing
+    var runs = RunFinder(median: median.value!)
+    try source.forEachSample { runs.add($0.timeSeconds, line: $0.line) }
+    return try runs.timing(source)
+  }
+
+  static func tooFewSamples(_ count: Int, source: String) -> RecordingError {
+    RecordingError(
+      .tooShort, path: source,
+      "holds \(count) sample\(count == 1 ? "" : "s"); an analysis needs a still recording of at least minutes"
+    )
   }
 
   /// The median of `values` by quickselect (reorders `values`). For an even count, the upper of
   /// the two middle values, which is fine for a gap threshold.
   static func selectMedian(_ values: inout [Double]) -> Double {
+    select(&values, rank: values.count / 2)
+  }
+
+  /// The value of 0-based `rank` among `values` in ascending order, by quickselect (reorders
+  /// `values`).
+  static func select(_ values: inout [Double], rank target: Int) -> Double {
     var low = 0
     var high = values.count - 1
-    let target = values.count / 2
     while low < high {
       let pivot = values[(low + high) / 2]
       var i = low
@@ -197,6 +187,191 @@ public struct SampleTiming: Sendable, Hashable {
       }
     }
     return values[target]
+  }
+}
+
+/// Places samples, in index order, in the windows of `SampleTiming.windows(of:)` without listing
+/// them: for a pass over a recording file.
+struct WindowPlacer {
+  let runs: [Range<Int>]
+  let length: Int
+  var run = 0
+
+  init(_ timing: SampleTiming, length: Int) {
+    runs = timing.runs
+    self.length = length
+  }
+
+  /// Sample `index`'s position in its window (0 ..< length); `nil` outside every window (the
+  /// rest of a run). Indices must come in increasing order.
+  mutating func position(of index: Int) -> Int? {
+    while run < runs.count && index >= runs[run].upperBound { run += 1 }
+    guard run < runs.count, index >= runs[run].lowerBound else { return nil }
+    let offset = index - runs[run].lowerBound
+    return offset < runs[run].count / length * length ? offset % length : nil
+  }
+}
+
+/// Finds the runs and gaps of a recording from its sample times, one at a time, given the
+/// median interval: what `SampleTiming.measure` does once it has the median, for samples in
+/// memory or read in a pass. Keeps a few numbers per gap, nothing per sample.
+struct RunFinder {
+  let median: Double
+  var count = 0
+  var runs: [Range<Int>] = []
+  var runStart = 0
+  var runStartTime = 0.0
+  var previous = 0.0
+  var span = 0.0
+  var steps = 0
+  /// Per gap: its interval, the time before it, and the line of the sample after it.
+  var gapIntervals: [Double] = []
+  var gapPreviousTimes: [Double] = []
+  var gapLines: [Int] = []
+  /// The first extra sample: its index, the interval before it, its line.
+  var extra: (index: Int, interval: Double, line: Int)?
+
+  init(median: Double) { self.median = median }
+
+  /// The next sample's time (`line`: its `RecordingSample.line`).
+  mutating func add(_ time: Double, line: Int) {
+    defer {
+      previous = time
+      count += 1
+    }
+    guard count > 0 else {
+      runStartTime = time
+      return
+    }
+    guard extra == nil else { return }
+    let interval = time - previous
+    if interval < SampleTiming.extraFactor * median {
+      extra = (count, interval, line)
+      return
+    }
+    if interval > SampleTiming.gapFactor * median {
+      closeRun()
+      runStart = count
+      runStartTime = time
+      gapIntervals.append(interval)
+      gapPreviousTimes.append(previous)
+      gapLines.append(line)
+    }
+  }
+
+  /// Ends the run before sample `count`, adding its span to the period's.
+  private mutating func closeRun() {
+    runs.append(runStart..<count)
+    if count - runStart >= 2 {
+      span += previous - runStartTime
+      steps += count - runStart - 1
+    }
+  }
+
+  /// The timing, once every sample was added; throws for an extra sample and for a recording
+  /// that is mostly holes. `source` names the samples and locates them in messages.
+  mutating func timing(_ source: some SampleSource) throws(RecordingError) -> SampleTiming {
+    if let extra {
+      throw RecordingError(
+        .notUniform, path: source.source,
+        location: source.location(ofSample: extra.index, line: extra.line),
+        "only \(formatSeconds(extra.interval)) after the previous sample (the median interval is \(formatSeconds(median))): an extra or duplicated sample. The analyses need evenly spaced samples: remove it or record again"
+      )
+    }
+    closeRun()
+    // At least half the intervals are within 1.5 medians, so some run has two samples.
+    let period = steps > 0 ? span / Double(steps) : median
+    var timing = SampleTiming(
+      samplePeriodSeconds: period, medianIntervalSeconds: median, sampleCount: count)
+    timing.runs = runs
+    // Counted as doubles, and compared with the limit before they become integers: a time far
+    // ahead of the rest (1e34 s, a damaged or hand-made file) is a gap of more samples than an
+    // `Int` holds, and an interval too long for a double (−1e308 s to 1e308 s) of infinitely
+    // many.
+    let gapMissing = gapIntervals.map { max(1, ($0 / period).rounded() - 1) }
+    let missing = gapMissing.reduce(0, +)
+    // Mostly holes: a clock set mid-recording or files joined, not lost samples; bridging it
+    // would also cost memory in proportion (the Allan deviation's grid).
+    guard missing <= Double(SampleTiming.maximumMissingRatio * count) else {
+      let longest = gapMissing.indices.max { gapMissing[$0] < gapMissing[$1] }!
+      let after = runs[longest + 1].lowerBound
+      let number = missing < 1e15 ? "\(Int(missing))" : "more than 10¹⁵"
+      let gaps = timing.gapCount
+      throw RecordingError(
+        .notUniform, path: source.source,
+        location: source.location(ofSample: after, line: gapLines[longest]),
+        "the recording is mostly holes: its \(gaps) gap\(gaps == 1 ? "" : "s") miss \(number) samples, more than \(SampleTiming.maximumMissingRatio) times the \(count) it holds; the longest is a gap of \(formatSeconds(gapIntervals[longest])) after t_s \(gapPreviousTimes[longest]). If the times jumped (a clock set while recording, recordings joined), split the recording at that gap; if samples were lost throughout, find why (plumb run's summary counts them: the wiring, the bus speed, a stalled host) and record again"
+      )
+    }
+    timing.gapMissing = gapMissing.map { Int($0) }
+    timing.missingSamples = Int(missing)
+    if runs.count > 1 {
+      timing.firstGapLocation = source.location(ofSample: runs[1].lowerBound, line: gapLines[0])
+    }
+    return timing
+  }
+}
+
+/// The exact median of values seen in passes, in bounded memory: each pass counts the values
+/// that share the bits found so far in 2¹⁶ buckets of their next 16 bits (of the 64 that order
+/// doubles) and keeps them while they are at most `capacity`; a pass that kept them all ends by
+/// quickselect, otherwise the bucket holding the median narrows the next pass. Four passes at
+/// most; one when there are at most `capacity` values. The value is that of
+/// `SampleTiming.selectMedian` (the upper middle one for an even count), exactly.
+struct MedianSelection {
+  /// Values kept for the final selection: 8 MiB.
+  static let capacity = 1 << 20
+  var prefix: UInt64 = 0
+  var prefixBits = 0
+  /// The rank sought among the values with `prefix`; `nil` in the first pass (the count is
+  /// not known yet).
+  var rank: Int?
+  var counts = [Int](repeating: 0, count: 1 << 16)
+  var kept: [Double] = []
+  var matched = 0
+  private(set) var value: Double?
+
+  /// A key in which unsigned order is the order of the doubles.
+  static func key(_ x: Double) -> UInt64 {
+    let bits = x.bitPattern
+    return bits >> 63 == 1 ? ~bits : bits | (1 << 63)
+  }
+
+  static func double(key: UInt64) -> Double {
+    Double(bitPattern: key >> 63 == 1 ? key & ~(1 << 63) : ~key)
+  }
+
+  mutating func add(_ x: Double) {
+    let k = Self.key(x)
+    guard prefixBits == 0 || k >> UInt64(64 - prefixBits) == prefix else { return }
+    counts[Int((k >> UInt64(48 - prefixBits)) & 0xFFFF)] += 1
+    matched += 1
+    if kept.count < Self.capacity { kept.append(x) }
+  }
+
+  /// Ends a pass and prepares the next (or sets `value`).
+  mutating func nextPass() {
+    let target = rank ?? matched / 2
+    if matched <= Self.capacity {
+      value = SampleTiming.select(&kept, rank: target)
+      return
+    }
+    var before = 0
+    var bucket = 0
+    while before + counts[bucket] <= target {
+      before += counts[bucket]
+      bucket += 1
+    }
+    prefix = prefix << 16 | UInt64(bucket)
+    prefixBits += 16
+    rank = target - before
+    if prefixBits == 64 {
+      value = Self.double(key: prefix)
+      return
+    }
+    counts = [Int](repeating: 0, count: 1 << 16)
+    kept.removeAll(keepingCapacity: true)
+    matched = 0
   }
 }
 
