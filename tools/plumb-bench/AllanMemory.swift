@@ -18,9 +18,7 @@ import ByteFormats
 /// (its board file with the `rest` scenario and a 1 kHz sample rate; seeded, so the same
 /// samples every time) and kept in `allanRecordingCache()`; delete it to make it again.
 func allanMemoryBenchmark(plumbCal: String, plumb: String, board: String) throws -> GroupResult {
-  guard access(plumbCal, X_OK) == 0 else {
-    throw BenchError("\(plumbCal) is not built: swift build -c release --product plumb-cal")
-  }
+  try requireBuilt(plumbCal, product: "plumb-cal")
   let recording = try stillRecordingAt1kHz(plumb: plumb, board: board)
   let timeTool = "/usr/bin/time"
   let hasTime = access(timeTool, X_OK) == 0
@@ -78,6 +76,13 @@ func allanRecordingCache() -> String {
   return "/tmp/plumb-cache"
 }
 
+/// Throws, saying how to build it, when `executable` (of SwiftPM product `product`) is missing.
+func requireBuilt(_ executable: String, product: String) throws(BenchError) {
+  guard access(executable, X_OK) == 0 else {
+    throw BenchError("\(executable) is not built: swift build -c release --product \(product)")
+  }
+}
+
 func fileSize(_ path: String) -> Int {
   var status = stat()
   return stat(path, &status) == 0 ? Int(status.st_size) : 0
@@ -88,9 +93,7 @@ func stillRecordingAt1kHz(plumb: String, board: String) throws -> String {
   let folder = allanRecordingCache()
   let path = folder + "/still-2h-1khz-seed1.plumbraw"
   if fileSize(path) > 0 { return path }
-  guard access(plumb, X_OK) == 0 else {
-    throw BenchError("\(plumb) is not built: swift build -c release --product plumb")
-  }
+  try requireBuilt(plumb, product: "plumb")
   // The simulated board lying still at 1 kHz.
   let text = String(decoding: try readFile(board), as: UTF8.self)
   let still = text.replacingOccurrences(#""scenario": "handheld""#, #""scenario": "rest""#)

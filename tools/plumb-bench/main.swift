@@ -132,11 +132,15 @@ let allanMemoryCommand = CommandGroup.Subcommand(
       """,
     options: [plumbCalOption, plumbOption, boardOption])
 ) { arguments in
-  emit(
-    try allanMemoryBenchmark(
-      plumbCal: arguments.value("plumb-cal") ?? ".build/release/plumb-cal",
-      plumb: arguments.value("plumb") ?? ".build/release/plumb",
-      board: arguments.value("board") ?? "Boards/simulated.json"))
+  emit(try allanMemoryBenchmark(arguments))
+}
+
+/// `allanMemoryBenchmark` with the executables and board the options name.
+func allanMemoryBenchmark(_ arguments: ParsedArguments) throws -> GroupResult {
+  try allanMemoryBenchmark(
+    plumbCal: arguments.value("plumb-cal") ?? ".build/release/plumb-cal",
+    plumb: arguments.value("plumb") ?? ".build/release/plumb",
+    board: arguments.value("board") ?? "Boards/simulated.json")
 }
 
 let loopCommand = CommandGroup.Subcommand(
@@ -273,10 +277,7 @@ let allCommand = CommandGroup.Subcommand(
   try run("encode and decode") { try codecBenchmark(work.frames, passes: passes) }
   try run("Allan deviation, 3 runs") { try allanBenchmark(passes: 3) }
   try run("plumb-cal allan and gyro on 2 h at 1 kHz, peak memory") {
-    try allanMemoryBenchmark(
-      plumbCal: arguments.value("plumb-cal") ?? ".build/release/plumb-cal",
-      plumb: arguments.value("plumb") ?? ".build/release/plumb",
-      board: arguments.value("board") ?? "Boards/simulated.json")
+    try allanMemoryBenchmark(arguments)
   }
   let me = currentExecutable()
   for policy in ["fifo", "other"] {
