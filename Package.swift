@@ -333,7 +333,7 @@ targets += [
     name: "CalibrationTests",
     dependencies: [
       "Calibration", "ByteFormats", "Geometry", "JSON", "CommandLineSupport", "plumb-cal",
-      "Randomness", "TestSupport",
+      "Randomness", "TestSupport", "Recording", "HardwareAbstraction",
     ],
     swiftSettings: swift6),
   .executableTarget(

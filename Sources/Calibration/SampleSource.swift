@@ -58,6 +58,8 @@ public final class RecordingFile: SampleSource {
   let descriptor: Int32
   let length: Int
   public private(set) var facts: RecordingFacts?
+  /// The bytes read at a time (a window grows past it only for a longer line or header).
+  public var chunkSize = RecordingBytes.chunkSize
   /// Samples and a checksum of their times, from the first pass.
   public private(set) var count = 0
   var timeChecksum: UInt64 = 0
@@ -72,7 +74,8 @@ public final class RecordingFile: SampleSource {
   deinit { close(descriptor) }
 
   public func forEachSample(_ body: (RecordingSample) -> Void) throws(RecordingError) {
-    var input = RecordingBytes(descriptor: descriptor, length: length, path: source)
+    var input = RecordingBytes(
+      descriptor: descriptor, length: length, path: source, chunkSize: chunkSize)
     var count = 0
     var checksum: UInt64 = 0
     let facts = try decoder.read(&input, path: source) { sample in
