@@ -23,6 +23,9 @@ public struct CSVRecordingDecoder: RecordingDecoder {
 
   public var fileExtensions: [String] { ["csv"] }
 
+  /// A row of seven or eight numbers is rarely shorter.
+  public var bytesPerSample: Int { 60 }
+
   public func read(
     _ input: inout RecordingBytes, path: String, _ body: (RecordingSample) -> Void
   ) throws(RecordingError) -> RecordingFacts {

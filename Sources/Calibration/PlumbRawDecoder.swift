@@ -21,6 +21,9 @@ public struct PlumbRawDecoder: RecordingDecoder {
 
   public var fileExtensions: [String] { [PlumbRawFormat.fileExtension] }
 
+  /// The shortest sample record: a 27-byte payload and its frame.
+  public var bytesPerSample: Int { 27 + PlumbRawFormat.recordOverhead }
+
   public func read(
     _ input: inout RecordingBytes, path: String, _ body: (RecordingSample) -> Void
   ) throws(RecordingError) -> RecordingFacts {

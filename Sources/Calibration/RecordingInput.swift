@@ -91,6 +91,9 @@ public struct RecordingFacts: Sendable, Hashable {
 public protocol RecordingDecoder: Sendable {
   /// File name extensions this decoder reads, lower case, without the dot.
   var fileExtensions: [String] { get }
+  /// About the fewest bytes a sample takes in the file: `decode` reserves room for the file's
+  /// size over this many samples.
+  var bytesPerSample: Int { get }
   /// Reads every sample of `input` in order, handing each to `body`; `path` is for messages.
   /// Throws at the first problem, naming its line or byte; the samples before it have been
   /// handed out.
@@ -104,7 +107,7 @@ extension RecordingDecoder {
     var time: [Double] = []
     var channels = [[Double]](repeating: [], count: 7)
     var lines: [Int] = []
-    let estimate = bytes.count / 40
+    let estimate = bytes.count / max(1, bytesPerSample)
     time.reserveCapacity(estimate)
     for i in 0..<7 { channels[i].reserveCapacity(estimate) }
     var input = RecordingBytes(bytes, path: path)

@@ -41,7 +41,8 @@ public struct PlumbRawSkippedRegion: Hashable, Sendable {
 /// impossible content is always an error (`malformedRecord`): no damage produces that. Records
 /// of kinds this reader does not know (a newer minor version) are skipped and counted.
 ///
-/// The whole file is held in memory: about 12 MB per hour at 100 Hz.
+/// The whole file is held in memory: about 12 MB per hour at 100 Hz. `PlumbRawStreamReader`
+/// reads the samples of a file in chunks instead, with the same checks.
 public struct PlumbRawReader: Sendable {
   /// The file, for messages.
   public let path: String
