@@ -116,7 +116,7 @@ public struct SampleTiming: Sendable, Hashable {
 
   /// The same for samples read in passes (a recording file too long to hold): one pass for the
   /// sample count and the median interval (`MedianSelection`: more passes, at most four in all,
-  /// when the intervals are too many to hold and too alike to tell apart in one), one for the
+  /// when the intervals are too many to hold and the median is not found in one), one for the
   /// runs and gaps. `observe` sees every sample of the first pass. The same figures as
   /// `measure(_:)` on the same samples, bit for bit.
   public static func measure(
@@ -312,21 +312,27 @@ struct RunFinder {
   }
 }
 
-/// The exact median of values seen in passes, in bounded memory: each pass counts the values
-/// that share the bits found so far in 2¹⁶ buckets of their next 16 bits (of the 64 that order
-/// doubles) and keeps them while they are at most `capacity`; a pass that kept them all ends by
-/// quickselect, otherwise the bucket holding the median narrows the next pass. Four passes at
-/// most; one when there are at most `capacity` values. The value is that of
-/// `SampleTiming.selectMedian` (the upper middle one for an even count), exactly.
+/// The exact median of values seen in passes, in bounded memory: a radix selection on the 64
+/// bits that order doubles, 16 bits a round. Each pass counts the values that share the bits
+/// found so far in 2¹⁶ buckets of their next 16 bits; the bucket holding the median gives 16
+/// more bits. To need fewer passes, a pass also counts, level by level, the values that share
+/// 16, 32 and 48 more bits with the pass's first value (the intervals of a recording are nearly
+/// all alike, so the median usually follows the first one down), and it keeps the values while
+/// they are at most `capacity`, which ends it by quickselect. At most four passes; one for at
+/// most `capacity` values, or when the median shares its bits with the first value. The value
+/// is that of `SampleTiming.selectMedian` (the upper middle one for an even count), exactly.
 struct MedianSelection {
-  /// Values kept for the final selection: 8 MiB.
+  /// Values kept for a final quickselect: 8 MiB.
   static let capacity = 1 << 20
   var prefix: UInt64 = 0
   var prefixBits = 0
   /// The rank sought among the values with `prefix`; `nil` in the first pass (the count is
   /// not known yet).
   var rank: Int?
-  var counts = [Int](repeating: 0, count: 1 << 16)
+  /// The key of the pass's first value with `prefix`.
+  var guess: UInt64 = 0
+  /// Level j: the values with `prefix` and the guess's next 16·j bits, by their next 16 bits.
+  var counts: [[Int]] = [[Int]](repeating: [Int](repeating: 0, count: 1 << 16), count: 4)
   var kept: [Double] = []
   var matched = 0
   private(set) var value: Double?
@@ -341,35 +347,56 @@ struct MedianSelection {
     Double(bitPattern: key >> 63 == 1 ? key & ~(1 << 63) : ~key)
   }
 
+  /// The 16 bits of `key` after its first `bits`.
+  static func bucket(_ key: UInt64, after bits: Int) -> Int {
+    Int((key >> UInt64(48 - bits)) & 0xFFFF)
+  }
+
   mutating func add(_ x: Double) {
     let k = Self.key(x)
     guard prefixBits == 0 || k >> UInt64(64 - prefixBits) == prefix else { return }
-    counts[Int((k >> UInt64(48 - prefixBits)) & 0xFFFF)] += 1
+    if matched == 0 { guess = k }
     matched += 1
     if kept.count < Self.capacity { kept.append(x) }
+    var bits = prefixBits
+    var level = 0
+    while true {
+      counts[level][Self.bucket(k, after: bits)] += 1
+      bits += 16
+      level += 1
+      guard bits < 64, k >> UInt64(64 - bits) == guess >> UInt64(64 - bits) else { return }
+    }
   }
 
   /// Ends a pass and prepares the next (or sets `value`).
   mutating func nextPass() {
-    let target = rank ?? matched / 2
+    var target = rank ?? matched / 2
     if matched <= Self.capacity {
       value = SampleTiming.select(&kept, rank: target)
       return
     }
-    var before = 0
-    var bucket = 0
-    while before + counts[bucket] <= target {
-      before += counts[bucket]
-      bucket += 1
+    var level = 0
+    while true {
+      let histogram = counts[level]
+      var bucket = 0
+      while target >= histogram[bucket] {
+        target -= histogram[bucket]
+        bucket += 1
+      }
+      let guessed = Self.bucket(guess, after: prefixBits)
+      prefix = prefix << 16 | UInt64(bucket)
+      prefixBits += 16
+      if prefixBits == 64 {
+        value = Self.double(key: prefix)
+        return
+      }
+      // The next level counted the values that share the guess's bits so far: these, when the
+      // median's bucket is the guess's.
+      guard bucket == guessed else { break }
+      level += 1
     }
-    prefix = prefix << 16 | UInt64(bucket)
-    prefixBits += 16
-    rank = target - before
-    if prefixBits == 64 {
-      value = Self.double(key: prefix)
-      return
-    }
-    counts = [Int](repeating: 0, count: 1 << 16)
+    rank = target
+    for level in counts.indices { counts[level] = [Int](repeating: 0, count: 1 << 16) }
     kept.removeAll(keepingCapacity: true)
     matched = 0
   }
