@@ -38,7 +38,7 @@ let allanSpec = CommandSpec(
 
     Memory: the recording is read from its file in passes (its timing, then the Allan
     deviation three axes at a time at 1 kHz, all six at 100 Hz), never held whole: 2 h at
-    1 kHz (7.2 million samples, a 240 MB .plumbraw) takes about 45 MB and 5 s on a PC, so a
+    1 kHz (7.2 million samples, a 240 MB .plumbraw) takes about 45 MB and 4 s on a PC, so a
     Pi Zero 2 W (512 MB) analyses it. A recording read from a pipe is held in memory
     (about 100 bytes a sample).
     """,
