@@ -15,7 +15,7 @@ public struct SampleGap: Sendable, Hashable {
 /// sample every T₀. Interpolating across a gap would invent data, and resampling white noise onto
 /// a shifted grid low-pass filters it, which lowers σ at short τ: both would be silently wrong.
 /// So the samples between two gaps form a *run*; an averaging window never spans a gap
-/// (`windows(of:)`), and the Allan deviation places the samples on the chip's grid with the
+/// (`WindowPlacer`), and the Allan deviation places the samples on the chip's grid with the
 /// gaps as holes (`AllanDeviation.overlapping(_:samplePeriodSeconds:clusterSizes:gaps:)`). A
 /// bench recording of hours that lost a sample to a missed edge, or a second to a bus lock-up,
 /// is analysed whole instead of refused (before, one missing sample refused the file and told
@@ -76,21 +76,6 @@ public struct SampleTiming: Sendable, Hashable {
     missingSamples = 0
     gapMissing = []
     firstGapLocation = nil
-  }
-
-  /// Consecutive whole windows of `length` samples, in order, none spanning a gap (what is
-  /// left at the end of a run is not used). Without gaps: `0..<length`, `length..<2·length`, …
-  public func windows(of length: Int) -> [Range<Int>] {
-    guard length >= 1 else { return [] }
-    var result: [Range<Int>] = []
-    for run in runs {
-      var start = run.lowerBound
-      while start + length <= run.upperBound {
-        result.append(start..<(start + length))
-        start += length
-      }
-    }
-    return result
   }
 
   /// An interval above this many median intervals is a gap (as the loop's sample clock does).
@@ -190,8 +175,10 @@ public struct SampleTiming: Sendable, Hashable {
   }
 }
 
-/// Places samples, in index order, in the windows of `SampleTiming.windows(of:)` without listing
-/// them: for a pass over a recording file.
+/// Places samples, in index order, in consecutive whole windows of `length` samples, none
+/// spanning a gap (what is left at the end of a run is not used; without gaps: 0..<length,
+/// length..<2·length, …): the averaging windows of the temperature fit and the rest detector's
+/// statistics, found sample by sample in a pass.
 struct WindowPlacer {
   let runs: [Range<Int>]
   let length: Int
