@@ -130,13 +130,13 @@ deb:
 deb-test:
 	@tools/platforms/deb.sh test
 
-# The benchmarks (issue 9): release builds of plumb-bench, plumb and (when the tree has it)
-# bench-estimator, rt-tests for cyclictest, then every figure as `name value unit` and a fresh
+# The benchmarks (issue 9): release builds of plumb-bench, plumb, plumb-cal and (when the tree
+# has it) bench-estimator, rt-tests for cyclictest, then every figure as `name value unit` and a fresh
 # BENCHMARKS.md. About five minutes: four of the runs hold 60 s of real time. Run as root for
 # SCHED_FIFO and /dev/cpu_dma_latency.
 bench: deps
 	@tools/scripts/install-deps.sh rt-tests || echo "plumb: rt-tests could not be installed; cyclictest_p99_us will not be measured" >&2
-	@set -o pipefail; for product in plumb-bench plumb $$(test -d tools/bench-estimator && echo bench-estimator); do \
+	@set -o pipefail; for product in plumb-bench plumb plumb-cal $$(test -d tools/bench-estimator && echo bench-estimator); do \
 	  $(SWIFT) build -c release --product $$product -j $(JOBS) 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]' || exit 1; \
 	done
 	@test -d tools/bench-estimator || echo "plumb: tools/bench-estimator is not in this tree: the estimator figures are skipped" >&2

@@ -334,7 +334,7 @@ targets += [
     name: "CalibrationTests",
     dependencies: [
       "Calibration", "ByteFormats", "Geometry", "JSON", "CommandLineSupport", "plumb-cal",
-      "Randomness", "TestSupport", "MotionScenarios",
+      "Randomness", "TestSupport", "MotionScenarios", "Recording", "HardwareAbstraction",
     ],
     swiftSettings: swift6),
   .executableTarget(

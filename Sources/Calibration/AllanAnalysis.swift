@@ -173,28 +173,107 @@ public struct AllanAnalysis: Sendable {
     _ recording: InertialRecording, axes: [InertialAxis] = InertialAxis.allCases
   ) throws(RecordingError) -> AllanAnalysis {
     let timing = try SampleTiming.measure(recording)
-    guard timing.durationSeconds >= minimumDurationSeconds * (1 - 1e-6) else {
-      throw RecordingError(
-        .tooShort, path: recording.source,
-        "the recording is \(formatSeconds(timing.durationSeconds)) long; the Allan analysis needs at least \(Int(minimumDurationSeconds)) s (τ reaches a tenth of the record and N is read at τ = 1 s). Record a still unit for an hour or two to see its bias instability and rate random walk"
-      )
-    }
+    try requireDuration(timing, source: recording.source)
     let analysis = analyze(recording, timing: timing, axes: axes)
     for axis in axes where analysis.readOffs[axis] == nil {
-      throw notMeasurable(axis, of: recording, curve: analysis.curves[axis])
+      let values = recording.samples(axis)
+      throw notMeasurable(
+        axis, source: recording.source, first: values.first,
+        constant: values.allSatisfy { $0 == values.first }, largest: values.map(abs).max() ?? 0,
+        curve: analysis.curves[axis])
     }
     return analysis
   }
 
-  /// Why `axis` has no read-offs (its curve has a σ that is zero or not finite), for a person.
+  /// The same for samples read in passes (a recording file too long to hold, `RecordingFile`),
+  /// with their timing and statistics measured (`SampleTiming.measure(_:observing:)` with
+  /// `ChannelStatistics.add`). The axes are analysed in groups whose θ windows
+  /// (`AllanAccumulator`) fit in `memoryBudgetBytes` together, one pass over the samples per
+  /// group; `observe` sees every sample of the first of those passes with its index (for what
+  /// else an analysis gathers: window statistics, window means). The same figures as the
+  /// analysis of the recording in memory, bit for bit; the same errors.
+  public static func analyze(
+    _ source: some SampleSource, timing: SampleTiming, statistics: ChannelStatistics,
+    axes: [InertialAxis] = InertialAxis.allCases, memoryBudgetBytes: Int = defaultMemoryBudget,
+    observing observe: (RecordingSample, Int) -> Void = { _, _ in }
+  ) throws(RecordingError) -> AllanAnalysis {
+    try requireDuration(timing, source: source.source)
+    let sizes = AllanDeviation.clusterSizes(
+      sampleCount: timing.sampleCount, samplePeriodSeconds: timing.samplePeriodSeconds)
+    let gaps = timing.gaps
+    let gridCount = timing.sampleCount + timing.missingSamples
+    let perChannel = AllanAccumulator.bytes(
+      channels: 1, gridCount: gridCount, clusterSizes: sizes, withGaps: false)
+    let shared = gaps.isEmpty ? 0 : perChannel
+    let groupSize = min(8, max(1, (memoryBudgetBytes - shared) / max(1, perChannel)))
+    var curves: [InertialAxis: AllanCurve] = [:]
+    var readOffs: [InertialAxis: NoiseReadOffs] = [:]
+    var firstPass = true
+    for start in stride(from: 0, to: axes.count, by: groupSize) {
+      let group = Array(axes[start..<min(axes.count, start + groupSize)])
+      var accumulator = AllanAccumulator(
+        means: group.map { statistics.mean($0) }, gridCount: gridCount, clusterSizes: sizes,
+        withGaps: !gaps.isEmpty)
+      var index = 0
+      var nextGap = 0
+      let observing = firstPass
+      try source.forEachSample { sample in
+        if observing { observe(sample, index) }
+        if nextGap < gaps.count && gaps[nextGap].index == index {
+          accumulator.skip(gaps[nextGap].missing)
+          nextGap += 1
+        }
+        var lanes = SIMD8<Double>()
+        for (lane, axis) in group.enumerated() { lanes[lane] = sample.values[axis.rawValue] }
+        accumulator.add(lanes)
+        index += 1
+      }
+      firstPass = false
+      for (axis, curve) in zip(
+        group,
+        accumulator.curves(
+          samplePeriodSeconds: timing.samplePeriodSeconds))
+      {
+        curves[axis] = curve
+        readOffs[axis] = NoiseReadOffs(curve: curve)
+      }
+    }
+    let analysis = AllanAnalysis(
+      timing: timing, clusterSizes: axes.last.flatMap { curves[$0]?.clusterSizes } ?? sizes,
+      curves: curves, readOffs: readOffs)
+    for axis in axes where readOffs[axis] == nil {
+      throw notMeasurable(
+        axis, source: source.source,
+        first: statistics.count > 0 ? statistics.first[axis.rawValue] : nil,
+        constant: statistics.isConstant(axis), largest: statistics.largestMagnitude(axis),
+        curve: curves[axis])
+    }
+    return analysis
+  }
+
+  /// The θ windows' share of memory in `analyze(_:timing:statistics:axes:…)`: 32 MiB, three
+  /// axes a pass for 2 h at 1 kHz (10.6 MB each), all six for 2 h at 100 Hz.
+  public static let defaultMemoryBudget = 32 << 20
+
+  /// Throws `.tooShort` when the samples cover less than `minimumDurationSeconds`.
+  static func requireDuration(_ timing: SampleTiming, source: String) throws(RecordingError) {
+    guard timing.durationSeconds >= minimumDurationSeconds * (1 - 1e-6) else {
+      throw RecordingError(
+        .tooShort, path: source,
+        "the recording is \(formatSeconds(timing.durationSeconds)) long; the Allan analysis needs at least \(Int(minimumDurationSeconds)) s (τ reaches a tenth of the record and N is read at τ = 1 s). Record a still unit for an hour or two to see its bias instability and rate random walk"
+      )
+    }
+  }
+
+  /// Why `axis` has no read-offs (its curve has a σ that is zero or not finite), for a person:
+  /// from the axis's first value, whether every value equals it, and its largest magnitude.
   static func notMeasurable(
-    _ axis: InertialAxis, of recording: InertialRecording, curve: AllanCurve?
+    _ axis: InertialAxis, source: String, first: Double?, constant: Bool, largest: Double,
+    curve: AllanCurve?
   ) -> RecordingError {
-    let values = recording.samples(axis)
     let unit = axis.sensor == .gyroscope ? "rad/s" : "m/s²"
-    let largest = values.map(abs).max() ?? 0
     let problem: String
-    if let first = values.first, values.allSatisfy({ $0 == first }) {
+    if let first, constant {
       problem =
         "\(axis.columnName) holds the same value (\(first)) in every sample: there is no noise "
         + "to measure. A sensor's axis always shows some; a constant one is stuck, not connected, "
@@ -216,7 +295,7 @@ public struct AllanAnalysis: Sendable {
         "\(axis.columnName)'s Allan deviation is zero at τ = \(tau): the axis barely changes, too "
         + "little noise to read N, B and K off; record the unit again (a real axis shows noise)"
     }
-    return RecordingError(.notMeasurable, path: recording.source, problem)
+    return RecordingError(.notMeasurable, path: source, problem)
   }
 
   /// The same with timing already measured.

@@ -23,180 +23,208 @@ public struct CSVRecordingDecoder: RecordingDecoder {
 
   public var fileExtensions: [String] { ["csv"] }
 
-  public func decode(_ bytes: [UInt8], path: String) throws(RecordingError) -> InertialRecording {
-    var time: [Double] = []
-    var channels = [[Double]](repeating: [], count: 6)
-    var temperature: [Double] = []
-    var lines: [Int] = []
-    let estimate = bytes.count / 60
-    time.reserveCapacity(estimate)
-    lines.reserveCapacity(estimate)
-    for i in 0..<6 { channels[i].reserveCapacity(estimate) }
+  /// A row of seven or eight numbers is rarely shorter.
+  public var bytesPerSample: Int { 60 }
 
-    var failure: RecordingError?
-    var hasTemperature = false
-    var scratch = [CChar](repeating: 0, count: 80)
-    bytes.withUnsafeBufferPointer { raw in
-      guard let base = raw.baseAddress else {
-        failure = RecordingError(
-          .malformed, path: path,
-          "the file is empty: expected a header t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z[,temp_c] and rows of samples"
-        )
-        return
+  public func read(
+    _ input: inout RecordingBytes, path: String, _ body: (RecordingSample) -> Void
+  ) throws(RecordingError) -> RecordingFacts {
+    var rows = CSVRowReader(path: path)
+    var keep = 0
+    while true {
+      try input.refill(keeping: keep)
+      keep = try input.withWindow { (window, start, atEnd) throws(RecordingError) -> Int in
+        guard let base = window.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+          return start
+        }
+        let end = window.count
+        var index = 0
+        if start == 0 && !rows.begun {
+          // A UTF-8 byte-order mark before the header (Excel's "CSV UTF-8") is not part of it.
+          guard atEnd || end >= 3 else { return 0 }
+          if end >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF { index = 3 }
+          rows.begun = true
+        }
+        while index < end {
+          var lineEnd = index
+          while lineEnd < end && base[lineEnd] != 0x0A { lineEnd += 1 }
+          // A line that may go on in the next window is read with it.
+          if lineEnd == end && !atEnd { break }
+          var contentEnd = lineEnd
+          if contentEnd > index && base[contentEnd - 1] == 0x0D { contentEnd -= 1 }
+          if let sample = try rows.line(base, from: index, to: contentEnd) { body(sample) }
+          index = lineEnd + 1
+        }
+        return start + min(index, end)
       }
-      let end = bytes.count
-      // A UTF-8 byte-order mark before the header (Excel's "CSV UTF-8") is not part of it.
-      let hasByteOrderMark = end >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF
-      var index = hasByteOrderMark ? 3 : 0
-      var lineNumber = 0
-      // Column index → slot: 0 time, 1…6 channels, 7 temperature, -1 ignored.
-      var slots: [Int] = []
-      var values = [Double](repeating: 0, count: 8)
-      var needed = 0
-      while index < end {
-        lineNumber += 1
-        var lineEnd = index
-        while lineEnd < end && base[lineEnd] != 0x0A { lineEnd += 1 }
-        var contentEnd = lineEnd
-        if contentEnd > index && base[contentEnd - 1] == 0x0D { contentEnd -= 1 }
-        defer { index = lineEnd + 1 }
-        var first = index
-        while first < contentEnd && (base[first] == 0x20 || base[first] == 0x09) { first += 1 }
-        if first == contentEnd || base[first] == UInt8(ascii: "#") { continue }
-
-        if slots.isEmpty {
-          // Split at the comma byte, as the rows are: split into `Character`s, a comma
-          // followed by a combining mark would be one character and two columns one.
-          let names = UnsafeBufferPointer(start: base + index, count: contentEnd - index)
-            .split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
-            .map { String(decoding: $0, as: UTF8.self).trimmingSpaces() }
-          var missing: [String] = []
-          slots = names.map { name in
-            if let i = CSVRecordingDecoder.requiredColumns.firstIndex(of: name) { return i }
-            return name == CSVRecordingDecoder.temperatureColumn ? 7 : -1
-          }
-          for (i, name) in CSVRecordingDecoder.requiredColumns.enumerated()
-          where !slots.contains(i) {
-            missing.append(name)
-          }
-          if let number = Double(names.first ?? ""), number.isFinite {
-            failure = RecordingError(
-              .malformed, path: path, location: "line \(lineNumber)",
-              "the file starts with numbers, not a header: the first line must name the columns, t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z[,temp_c]"
-            )
-            return
-          }
-          guard missing.isEmpty else {
-            failure = RecordingError(
-              .malformed, path: path, location: "line \(lineNumber)",
-              "the header lacks \(missing.joined(separator: ", ")): expected the columns t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z and optionally temp_c (seconds, rad/s, m/s², °C)"
-            )
-            return
-          }
-          for slot in 0..<8 where slots.filter({ $0 == slot }).count > 1 {
-            failure = RecordingError(
-              .malformed, path: path, location: "line \(lineNumber)",
-              "the header names the column \(slot == 7 ? "temp_c" : CSVRecordingDecoder.requiredColumns[slot]) twice"
-            )
-            return
-          }
-          hasTemperature = slots.contains(7)
-          needed = slots.filter { $0 >= 0 }.count
-          continue
-        }
-
-        var column = 0
-        var cursor = index
-        var parsed = 0
-        while true {
-          var fieldEnd = cursor
-          while fieldEnd < contentEnd && base[fieldEnd] != UInt8(ascii: ",") { fieldEnd += 1 }
-          if column < slots.count, slots[column] >= 0 {
-            let slot = slots[column]
-            let name =
-              slot == 7
-              ? CSVRecordingDecoder.temperatureColumn
-              : CSVRecordingDecoder.requiredColumns[slot]
-            var nonSpace = cursor
-            while nonSpace < fieldEnd && (base[nonSpace] == 0x20 || base[nonSpace] == 0x09) {
-              nonSpace += 1
-            }
-            if nonSpace == fieldEnd {
-              failure = RecordingError(
-                .malformed, path: path, location: "line \(lineNumber)",
-                "\(name) is empty: every row needs a value in every column")
-              return
-            }
-            var value: Double
-            var after: Int
-            if let (fast, end) = parseShortDecimal(base, from: nonSpace, to: fieldEnd) {
-              value = fast
-              after = end
-            } else {
-              // strtod needs a NUL-terminated string: copy the field (numbers longer than
-              // the scratch buffer are not plausible and fail as "not a number").
-              let length = min(fieldEnd - nonSpace, scratch.count - 1)
-              var consumed = 0
-              value = scratch.withUnsafeMutableBufferPointer { text in
-                for j in 0..<length { text[j] = CChar(bitPattern: base[nonSpace + j]) }
-                text[length] = 0
-                var stop: UnsafeMutablePointer<CChar>?
-                let parsed = strtod(text.baseAddress!, &stop)
-                consumed = stop.map { $0 - text.baseAddress! } ?? 0
-                return parsed
-              }
-              after = nonSpace + consumed
-            }
-            while after < fieldEnd && (base[after] == 0x20 || base[after] == 0x09) { after += 1 }
-            if after != fieldEnd || after == nonSpace || !value.isFinite {
-              let text = String(
-                decoding: UnsafeBufferPointer(start: base + cursor, count: fieldEnd - cursor),
-                as: UTF8.self
-              ).trimmingSpaces()
-              let problem =
-                after != fieldEnd || after == nonSpace
-                ? "\(name) is '\(text)', not a number"
-                : "\(name) is \(text): a recording must hold finite numbers (a NaN usually marks a dropped sample; cut the recording there or re-export it)"
-              failure = RecordingError(
-                .malformed, path: path, location: "line \(lineNumber)", problem)
-              return
-            }
-            values[slot] = value
-            parsed += 1
-          }
-          column += 1
-          if fieldEnd >= contentEnd { break }
-          cursor = fieldEnd + 1
-        }
-        if column != slots.count || parsed != needed {
-          failure = RecordingError(
-            .malformed, path: path, location: "line \(lineNumber)",
-            "the row has \(column) fields; the header has \(slots.count)")
-          return
-        }
-        if let previous = time.last, values[0] <= previous {
-          failure = RecordingError(
-            .malformed, path: path, location: "line \(lineNumber)",
-            "t_s \(values[0]) is not after the previous sample's \(previous): time must increase from row to row"
-          )
-          return
-        }
-        time.append(values[0])
-        for c in 0..<6 { channels[c].append(values[c + 1]) }
-        if hasTemperature { temperature.append(values[7]) }
-        lines.append(lineNumber)
-      }
-      if slots.isEmpty {
-        failure = RecordingError(
-          .malformed, path: path,
-          "the file is empty: expected a header t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z[,temp_c] and rows of samples"
-        )
-      }
+      if input.atEnd { break }
     }
-    if let failure { throw failure }
-    return InertialRecording(
-      source: path, timeSeconds: time, channels: channels,
-      temperatureCelsius: hasTemperature ? temperature : nil, locations: .lines(lines))
+    guard rows.hasHeader else {
+      throw RecordingError(
+        .malformed, path: path,
+        "the file is empty: expected a header t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z[,temp_c] and rows of samples"
+      )
+    }
+    return RecordingFacts(hasTemperature: rows.hasTemperature, locatedByLine: true)
+  }
+}
+
+/// Reads the CSV a line at a time: the header, then one sample per row, every field checked.
+struct CSVRowReader {
+  let path: String
+  /// Whether the start of the file (a byte-order mark) has been looked at.
+  var begun = false
+  var lineNumber = 0
+  /// Column index → slot: 0 time, 1…6 channels, 7 temperature, -1 ignored; empty before the
+  /// header.
+  var slots: [Int] = []
+  var needed = 0
+  var hasTemperature = false
+  var previousTime: Double?
+  var values = [Double](repeating: 0, count: 8)
+  var scratch = [CChar](repeating: 0, count: 80)
+
+  init(path: String) { self.path = path }
+
+  var hasHeader: Bool { !slots.isEmpty }
+
+  /// Reads the line `base[from..<to]` (its line end removed): `nil` for the header, a blank or
+  /// a comment line, the sample for a row.
+  mutating func line(_ base: UnsafePointer<UInt8>, from index: Int, to contentEnd: Int)
+    throws(RecordingError) -> RecordingSample?
+  {
+    lineNumber += 1
+    var first = index
+    while first < contentEnd && (base[first] == 0x20 || base[first] == 0x09) { first += 1 }
+    if first == contentEnd || base[first] == UInt8(ascii: "#") { return nil }
+    if slots.isEmpty {
+      try header(base, from: index, to: contentEnd)
+      return nil
+    }
+    var column = 0
+    var cursor = index
+    var parsed = 0
+    while true {
+      var fieldEnd = cursor
+      while fieldEnd < contentEnd && base[fieldEnd] != UInt8(ascii: ",") { fieldEnd += 1 }
+      if column < slots.count, slots[column] >= 0 {
+        let value = try field(base, from: cursor, to: fieldEnd, slot: slots[column])
+        values[slots[column]] = value
+        parsed += 1
+      }
+      column += 1
+      if fieldEnd >= contentEnd { break }
+      cursor = fieldEnd + 1
+    }
+    if column != slots.count || parsed != needed {
+      throw RecordingError(
+        .malformed, path: path, location: "line \(lineNumber)",
+        "the row has \(column) fields; the header has \(slots.count)")
+    }
+    if let previousTime, values[0] <= previousTime {
+      throw RecordingError(
+        .malformed, path: path, location: "line \(lineNumber)",
+        "t_s \(values[0]) is not after the previous sample's \(previousTime): time must increase from row to row"
+      )
+    }
+    previousTime = values[0]
+    return RecordingSample(
+      timeSeconds: values[0],
+      values: SIMD8(
+        values[1], values[2], values[3], values[4], values[5], values[6],
+        hasTemperature ? values[7] : 0, 0),
+      line: lineNumber)
+  }
+
+  /// Reads the header line: which column is which.
+  mutating func header(_ base: UnsafePointer<UInt8>, from index: Int, to contentEnd: Int)
+    throws(RecordingError)
+  {
+    // Split at the comma byte, as the rows are: split into `Character`s, a comma followed by a
+    // combining mark would be one character and two columns one.
+    let names = UnsafeBufferPointer(start: base + index, count: contentEnd - index)
+      .split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
+      .map { String(decoding: $0, as: UTF8.self).trimmingSpaces() }
+    var missing: [String] = []
+    let slots = names.map { name in
+      if let i = CSVRecordingDecoder.requiredColumns.firstIndex(of: name) { return i }
+      return name == CSVRecordingDecoder.temperatureColumn ? 7 : -1
+    }
+    for (i, name) in CSVRecordingDecoder.requiredColumns.enumerated() where !slots.contains(i) {
+      missing.append(name)
+    }
+    if let number = Double(names.first ?? ""), number.isFinite {
+      throw RecordingError(
+        .malformed, path: path, location: "line \(lineNumber)",
+        "the file starts with numbers, not a header: the first line must name the columns, t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z[,temp_c]"
+      )
+    }
+    guard missing.isEmpty else {
+      throw RecordingError(
+        .malformed, path: path, location: "line \(lineNumber)",
+        "the header lacks \(missing.joined(separator: ", ")): expected the columns t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z and optionally temp_c (seconds, rad/s, m/s², °C)"
+      )
+    }
+    for slot in 0..<8 where slots.filter({ $0 == slot }).count > 1 {
+      throw RecordingError(
+        .malformed, path: path, location: "line \(lineNumber)",
+        "the header names the column \(slot == 7 ? "temp_c" : CSVRecordingDecoder.requiredColumns[slot]) twice"
+      )
+    }
+    self.slots = slots
+    hasTemperature = slots.contains(7)
+    needed = slots.filter { $0 >= 0 }.count
+  }
+
+  /// The number in the field `base[cursor..<fieldEnd]` of column `slot`.
+  mutating func field(_ base: UnsafePointer<UInt8>, from cursor: Int, to fieldEnd: Int, slot: Int)
+    throws(RecordingError) -> Double
+  {
+    let name =
+      slot == 7
+      ? CSVRecordingDecoder.temperatureColumn : CSVRecordingDecoder.requiredColumns[slot]
+    var nonSpace = cursor
+    while nonSpace < fieldEnd && (base[nonSpace] == 0x20 || base[nonSpace] == 0x09) {
+      nonSpace += 1
+    }
+    if nonSpace == fieldEnd {
+      throw RecordingError(
+        .malformed, path: path, location: "line \(lineNumber)",
+        "\(name) is empty: every row needs a value in every column")
+    }
+    var value: Double
+    var after: Int
+    if let (fast, end) = parseShortDecimal(base, from: nonSpace, to: fieldEnd) {
+      value = fast
+      after = end
+    } else {
+      // strtod needs a NUL-terminated string: copy the field (numbers longer than the scratch
+      // buffer are not plausible and fail as "not a number").
+      let length = min(fieldEnd - nonSpace, scratch.count - 1)
+      var consumed = 0
+      value = scratch.withUnsafeMutableBufferPointer { text in
+        for j in 0..<length { text[j] = CChar(bitPattern: base[nonSpace + j]) }
+        text[length] = 0
+        var stop: UnsafeMutablePointer<CChar>?
+        let parsed = strtod(text.baseAddress!, &stop)
+        consumed = stop.map { $0 - text.baseAddress! } ?? 0
+        return parsed
+      }
+      after = nonSpace + consumed
+    }
+    while after < fieldEnd && (base[after] == 0x20 || base[after] == 0x09) { after += 1 }
+    if after != fieldEnd || after == nonSpace || !value.isFinite {
+      let text = String(
+        decoding: UnsafeBufferPointer(start: base + cursor, count: fieldEnd - cursor),
+        as: UTF8.self
+      ).trimmingSpaces()
+      let problem =
+        after != fieldEnd || after == nonSpace
+        ? "\(name) is '\(text)', not a number"
+        : "\(name) is \(text): a recording must hold finite numbers (a NaN usually marks a dropped sample; cut the recording there or re-export it)"
+      throw RecordingError(.malformed, path: path, location: "line \(lineNumber)", problem)
+    }
+    return value
   }
 }
 

@@ -43,31 +43,51 @@ public enum GyroBias {
   /// one-record estimate of a long-τ quantity: carried over a decade from about ten clusters,
   /// it is good to a few tens of percent, which is what an uncertainty needs.
   public static func estimate(_ recording: InertialRecording, allan: AllanAnalysis) -> [AxisBias] {
-    let gyroAxes = InertialSensor.gyroscope.axes
-    let duration = allan.timing.durationSeconds
-    return gyroAxes.map { axis in
+    InertialSensor.gyroscope.axes.map { axis in
       let samples = recording.samples(axis)
-      let n = Double(samples.count)
-      let mean = AllanDeviation.compensatedSum(samples) / n
+      let mean = AllanDeviation.compensatedSum(samples) / Double(samples.count)
       var squares = 0.0
       for x in samples { squares += (x - mean) * (x - mean) }
-      let sd = (squares / max(1, n - 1)).squareRoot()
-      let naive = sd / n.squareRoot()
       let curve =
         allan.curves[axis]
         ?? AllanDeviation.overlapping(
           samples, samplePeriodSeconds: allan.timing.samplePeriodSeconds,
           clusterSizes: allan.clusterSizes, gaps: allan.timing.gaps)
-      var standardError = extrapolatedDeviation(curve, toTau: duration) ?? naive
-      // No record averages faster than its white noise: N/√T is a floor.
-      if let n = allan.readOffs[axis]?.randomWalk {
-        standardError = max(standardError, n / duration.squareRoot())
-      }
-      return AxisBias(
-        bias: mean, standardError: standardError,
-        effectiveSampleCount: standardError > 0 ? (sd / standardError) * (sd / standardError) : n,
-        naiveStandardError: naive, sampleStandardDeviation: sd)
+      return estimate(
+        mean: mean, squares: squares, count: samples.count, curve: curve,
+        randomWalk: allan.readOffs[axis]?.randomWalk, duration: allan.timing.durationSeconds)
     }
+  }
+
+  /// The same from a recording read in passes: the means from `statistics`, the squared
+  /// deviations from them from `deviations`, the curves from `allan` (which must hold the gyro
+  /// axes).
+  public static func estimate(
+    statistics: ChannelStatistics, deviations: SquaredDeviations, allan: AllanAnalysis
+  ) -> [AxisBias] {
+    InertialSensor.gyroscope.axes.map { axis in
+      estimate(
+        mean: statistics.mean(axis), squares: deviations.sum[axis.rawValue],
+        count: statistics.count, curve: allan.curves[axis]!,
+        randomWalk: allan.readOffs[axis]?.randomWalk, duration: allan.timing.durationSeconds)
+    }
+  }
+
+  /// One axis from its mean, its sum of squared deviations from it, its sample count and curve.
+  static func estimate(
+    mean: Double, squares: Double, count: Int, curve: AllanCurve, randomWalk: Double?,
+    duration: Double
+  ) -> AxisBias {
+    let n = Double(count)
+    let sd = (squares / max(1, n - 1)).squareRoot()
+    let naive = sd / n.squareRoot()
+    var standardError = extrapolatedDeviation(curve, toTau: duration) ?? naive
+    // No record averages faster than its white noise: N/√T is a floor.
+    if let randomWalk { standardError = max(standardError, randomWalk / duration.squareRoot()) }
+    return AxisBias(
+      bias: mean, standardError: standardError,
+      effectiveSampleCount: standardError > 0 ? (sd / standardError) * (sd / standardError) : n,
+      naiveStandardError: naive, sampleStandardDeviation: sd)
   }
 
   /// σ_A extrapolated to `tau` from the curve's last decade; `nil` for a curve with fewer than
@@ -88,6 +108,24 @@ public enum GyroBias {
     }
     let atLast = exp(sum / total)
     return atLast * pow(tau / last, slope)
+  }
+}
+
+/// Σ (x − mean)² of each channel, summed in sample order as `GyroBias.estimate` does, for
+/// samples read in a pass once the means are known (`ChannelStatistics`).
+public struct SquaredDeviations: Sendable {
+  let means: SIMD8<Double>
+  public private(set) var sum = SIMD8<Double>()
+
+  public init(_ statistics: ChannelStatistics) {
+    var means = SIMD8<Double>()
+    for axis in InertialAxis.allCases { means[axis.rawValue] = statistics.mean(axis) }
+    self.means = means
+  }
+
+  public mutating func add(_ sample: RecordingSample) {
+    let d = sample.values - means
+    sum += d * d
   }
 }
 
@@ -247,27 +285,21 @@ public struct BiasTemperatureFit: Sendable {
     _ recording: InertialRecording, timing: SampleTiming, windowSeconds: Double = 10,
     model: TemperatureModel? = nil
   ) throws(TemperatureFitError) -> BiasTemperatureFit {
-    guard let temperature = recording.temperatureCelsius else { throw .noTemperature }
-    let perWindow = max(1, Int((windowSeconds / timing.samplePeriodSeconds).rounded()))
-    // Whole windows within the runs: none spans a gap.
-    let windows = timing.windows(of: perWindow)
-    guard windows.count >= minimumWindows else {
+    guard recording.temperatureCelsius != nil else { throw .noTemperature }
+    var windows = TemperatureWindows(timing: timing, windowSeconds: windowSeconds)
+    for i in 0..<recording.count { windows.add(recording.sample(i), index: i) }
+    return try fit(windows, model: model)
+  }
+
+  /// The same from window means gathered a sample at a time (a recording read in passes).
+  public static func fit(_ windows: TemperatureWindows, model: TemperatureModel? = nil)
+    throws(TemperatureFitError) -> BiasTemperatureFit
+  {
+    let temperatures = windows.temperatures
+    let biases = windows.biases
+    guard temperatures.count >= minimumWindows else {
       throw .tooFewWindows(
-        have: windows.count, need: minimumWindows, windowSeconds: windowSeconds)
-    }
-    var temperatures: [Double] = []
-    var biases: [Vector3] = []
-    let gyro = InertialSensor.gyroscope.axes.map { recording.samples($0) }
-    for range in windows {
-      var t = 0.0
-      var b = [0.0, 0.0, 0.0]
-      for i in range {
-        t += temperature[i]
-        for c in 0..<3 { b[c] += gyro[c][i] }
-      }
-      let count = Double(perWindow)
-      temperatures.append(t / count)
-      biases.append(Vector3(b[0] / count, b[1] / count, b[2] / count))
+        have: temperatures.count, need: minimumWindows, windowSeconds: windows.windowSeconds)
     }
     let span = (temperatures.max() ?? 0) - (temperatures.min() ?? 0)
     guard span >= minimumSpanCelsius else {
@@ -302,7 +334,42 @@ public struct BiasTemperatureFit: Sendable {
     }
     return BiasTemperatureFit(
       referenceTemperatureCelsius: reference, windowTemperatures: temperatures,
-      windowBiases: biases, windowSeconds: Double(perWindow) * timing.samplePeriodSeconds,
+      windowBiases: biases, windowSeconds: Double(windows.perWindow) * windows.periodSeconds,
       linear: linear, quadratic: quadratic, quadraticFStatistic: fStatistics, chosen: chosen)
+  }
+}
+
+/// The window means `BiasTemperatureFit.fit` fits, gathered a sample at a time: the mean die
+/// temperature and gyro reading of every whole window within the runs (none spans a gap).
+public struct TemperatureWindows: Sendable {
+  /// The window asked for, seconds (as given, for messages).
+  public let windowSeconds: Double
+  let perWindow: Int
+  let periodSeconds: Double
+  var placer: WindowPlacer
+  var temperature = 0.0
+  var gyro = [0.0, 0.0, 0.0]
+  public private(set) var temperatures: [Double] = []
+  public private(set) var biases: [Vector3] = []
+
+  /// For windows of `windowSeconds` (rounded to whole samples, at least one).
+  public init(timing: SampleTiming, windowSeconds: Double = 10) {
+    self.windowSeconds = windowSeconds
+    perWindow = max(1, Int((windowSeconds / timing.samplePeriodSeconds).rounded()))
+    periodSeconds = timing.samplePeriodSeconds
+    placer = WindowPlacer(timing, length: perWindow)
+  }
+
+  /// Sample `index` (indices in increasing order).
+  public mutating func add(_ sample: RecordingSample, index: Int) {
+    guard let position = placer.position(of: index) else { return }
+    temperature += sample.values[6]
+    for c in 0..<3 { gyro[c] += sample.values[c] }
+    guard position == perWindow - 1 else { return }
+    let count = Double(perWindow)
+    temperatures.append(temperature / count)
+    biases.append(Vector3(gyro[0] / count, gyro[1] / count, gyro[2] / count))
+    temperature = 0
+    gyro = [0, 0, 0]
   }
 }

@@ -21,44 +21,47 @@ public struct PlumbRawDecoder: RecordingDecoder {
 
   public var fileExtensions: [String] { [PlumbRawFormat.fileExtension] }
 
-  public func decode(_ bytes: [UInt8], path: String) throws(RecordingError) -> InertialRecording {
-    let reader: PlumbRawReader
-    do {
-      reader = try PlumbRawReader(bytes: bytes, path: path, corruption: corruption)
-    } catch {
-      throw RecordingError(error)
+  /// The shortest sample record: a 27-byte payload and its frame.
+  public var bytesPerSample: Int { 27 + PlumbRawFormat.recordOverhead }
+
+  public func read(
+    _ input: inout RecordingBytes, path: String, _ body: (RecordingSample) -> Void
+  ) throws(RecordingError) -> RecordingFacts {
+    var reader = PlumbRawStreamReader(path: path, corruption: corruption)
+    var keep = 0
+    while true {
+      try input.refill(keeping: keep)
+      do throws(PlumbRawError) {
+        keep = try input.withWindow { (window, start, atEnd) throws(PlumbRawError) -> Int in
+          try reader.read(window, from: start, atEnd: atEnd) { sample in
+            let rate = sample.values.angularRateRadiansPerSecond
+            let force = sample.values.specificForceMetersPerSecondSquared
+            body(
+              RecordingSample(
+                timeSeconds: sample.relativeSeconds,
+                values: SIMD8(
+                  rate.x, rate.y, rate.z, force.x, force.y, force.z,
+                  sample.values.temperatureCelsius, 0),
+                line: 0))
+          }
+        }
+      } catch {
+        throw RecordingError(error)
+      }
+      if input.atEnd { break }
     }
-    var time: [Double] = []
-    var channels = [[Double]](repeating: [], count: 6)
-    var temperature: [Double] = []
-    time.reserveCapacity(reader.sampleCount)
-    temperature.reserveCapacity(reader.sampleCount)
-    for index in 0..<6 { channels[index].reserveCapacity(reader.sampleCount) }
-    let selection = reader.forEachSISample { sample in
-      time.append(sample.relativeSeconds)
-      let rate = sample.values.angularRateRadiansPerSecond
-      let force = sample.values.specificForceMetersPerSecondSquared
-      channels[0].append(rate.x)
-      channels[1].append(rate.y)
-      channels[2].append(rate.z)
-      channels[3].append(force.x)
-      channels[4].append(force.y)
-      channels[5].append(force.z)
-      temperature.append(sample.values.temperatureCelsius)
+    var facts = RecordingFacts(hasTemperature: true, locatedByLine: false)
+    if let header = reader.header {
+      facts.chip = RecordedChip(whoAmI: header.chip.whoAmI, name: header.chip.name)
     }
-    var recording = InertialRecording(
-      source: path, timeSeconds: time, channels: channels, temperatureCelsius: temperature,
-      locations: .sampleNumbers)
-    recording.chip = RecordedChip(
-      whoAmI: reader.header.chip.whoAmI, name: reader.header.chip.name)
     if let note = reader.truncationNote {
-      recording.notes.append(
+      facts.notes.append(
         "ends in the middle of a record: \(reader.sampleCount) samples read, up to the cut; \(note)"
       )
     }
-    if let note = reader.skippedNote { recording.notes.append(note) }
-    if let note = selection.outOfOrderNote { recording.notes.append(note) }
-    return recording
+    if let note = reader.skippedNote { facts.notes.append(note) }
+    if let note = reader.selection.outOfOrderNote { facts.notes.append(note) }
+    return facts
   }
 }
 

@@ -46,17 +46,182 @@ public struct RecordingError: Error, Hashable, Sendable, CustomStringConvertible
   }
 }
 
-/// Turns the bytes of one recording format into an `InertialRecording`.
+/// One sample as a decoder reads it, in SI units.
+public struct RecordingSample: Sendable {
+  /// Seconds (from the data-ready edge timestamps; a `.plumbraw`'s since its first sample).
+  public var timeSeconds: Double
+  /// Gyro x, y, z (rad/s), accel x, y, z (m/s²) at lanes 0…5 (`InertialAxis.rawValue`), the die
+  /// temperature (°C; 0 when the source has none) at lane 6, 0 at lane 7.
+  public var values: SIMD8<Double>
+  /// The sample's 1-based line in a CSV; 0 in a binary recording.
+  public var line: Int
+
+  public init(timeSeconds: Double, values: SIMD8<Double>, line: Int) {
+    self.timeSeconds = timeSeconds
+    self.values = values
+    self.line = line
+  }
+}
+
+/// What a decoder learns about a recording besides its samples.
+public struct RecordingFacts: Sendable, Hashable {
+  /// Whether the samples carry a die temperature.
+  public var hasTemperature: Bool
+  /// Whether samples are found by their line (CSV) rather than by their number.
+  public var locatedByLine: Bool
+  /// What a person should know about how the source was read (`InertialRecording.notes`).
+  public var notes: [String] = []
+  /// The part that recorded it, when the source says.
+  public var chip: RecordedChip?
+
+  public init(hasTemperature: Bool, locatedByLine: Bool) {
+    self.hasTemperature = hasTemperature
+    self.locatedByLine = locatedByLine
+  }
+}
+
+/// Reads the samples of one recording format, in order, from its bytes a window at a time, so
+/// a recording need not be held whole (`RecordingFile`); `decode` collects them into an
+/// `InertialRecording`.
 ///
 /// **Adding a format** (the `.plumbraw` reader of `plumb record`): write a type that conforms,
 /// name its file extension, and add it to the loader's `decoders` (for `plumb-cal`, in
 /// `RecordingLoader.standard`'s caller). Nothing else changes: every analysis takes an
-/// `InertialRecording`.
+/// `InertialRecording` or a `SampleSource`.
 public protocol RecordingDecoder: Sendable {
   /// File name extensions this decoder reads, lower case, without the dot.
   var fileExtensions: [String] { get }
-  /// Decodes a whole file; `path` is for messages.
-  func decode(_ bytes: [UInt8], path: String) throws(RecordingError) -> InertialRecording
+  /// About the fewest bytes a sample takes in the file: `decode` reserves room for the file's
+  /// size over this many samples.
+  var bytesPerSample: Int { get }
+  /// Reads every sample of `input` in order, handing each to `body`; `path` is for messages.
+  /// Throws at the first problem, naming its line or byte; the samples before it have been
+  /// handed out.
+  func read(_ input: inout RecordingBytes, path: String, _ body: (RecordingSample) -> Void)
+    throws(RecordingError) -> RecordingFacts
+}
+
+extension RecordingDecoder {
+  /// Decodes a whole file held in memory; `path` is for messages.
+  public func decode(_ bytes: [UInt8], path: String) throws(RecordingError) -> InertialRecording {
+    var time: [Double] = []
+    var channels = [[Double]](repeating: [], count: 7)
+    var lines: [Int] = []
+    let estimate = bytes.count / max(1, bytesPerSample)
+    time.reserveCapacity(estimate)
+    for i in 0..<7 { channels[i].reserveCapacity(estimate) }
+    var input = RecordingBytes(bytes, path: path)
+    let facts = try read(&input, path: path) { sample in
+      time.append(sample.timeSeconds)
+      for i in 0..<7 { channels[i].append(sample.values[i]) }
+      if sample.line > 0 { lines.append(sample.line) }
+    }
+    let temperature = facts.hasTemperature ? channels.removeLast() : nil
+    if !facts.hasTemperature { channels.removeLast() }
+    var recording = InertialRecording(
+      source: path, timeSeconds: time, channels: channels, temperatureCelsius: temperature,
+      locations: facts.locatedByLine ? .lines(lines) : .sampleNumbers)
+    recording.notes = facts.notes
+    recording.chip = facts.chip
+    return recording
+  }
+}
+
+/// A recording's bytes as a decoder sees them: a window that moves through the file. Held in
+/// memory (one window, the whole file) or read from an open file in chunks of `chunkSize`
+/// (`pread`, so each pass starts where it wants), up to the length the file had when it was
+/// opened: a file that grows meanwhile (a recording still being written) is read as it was.
+public struct RecordingBytes {
+  var buffer: [UInt8]
+  /// The file offset of `buffer[0]`, and how many bytes of `buffer` hold the file.
+  var start = 0
+  var filled: Int
+  /// Whether the window reaches the end of the file.
+  public private(set) var atEnd: Bool
+  let descriptor: Int32
+  let length: Int
+  let path: String
+  /// The bytes read at a time from a file.
+  public static let chunkSize = 1 << 20
+
+  /// A file held whole in memory.
+  public init(_ bytes: [UInt8], path: String) {
+    buffer = bytes
+    filled = bytes.count
+    atEnd = true
+    descriptor = -1
+    length = bytes.count
+    self.path = path
+  }
+
+  /// The first `length` bytes of the open file `descriptor`, read from its start.
+  init(descriptor: Int32, length: Int, path: String, chunkSize: Int = RecordingBytes.chunkSize) {
+    buffer = [UInt8](repeating: 0, count: max(1, min(length, chunkSize)))
+    filled = 0
+    atEnd = length == 0
+    self.descriptor = descriptor
+    self.length = length
+    self.path = path
+  }
+
+  /// Moves the window to start at file offset `keep` (at or after its start) and fills it with
+  /// what follows, growing it when it cannot take a chunk more (a line longer than a chunk).
+  /// Nothing to do once the window reaches the end of the file.
+  public mutating func refill(keeping keep: Int) throws(RecordingError) {
+    guard !atEnd else { return }
+    let dropped = keep - start
+    precondition(dropped >= 0 && dropped <= filled, "the window moves forward within what it holds")
+    if dropped > 0 {
+      buffer.withUnsafeMutableBytes { raw in
+        let base = raw.baseAddress!
+        base.copyMemory(from: base + dropped, byteCount: filled - dropped)
+      }
+      filled -= dropped
+      start = keep
+    }
+    if buffer.count - filled < buffer.count / 2 {
+      buffer.append(contentsOf: [UInt8](repeating: 0, count: buffer.count))
+    }
+    while filled < buffer.count && start + filled < length {
+      let wanted = min(buffer.count - filled, length - start - filled)
+      let offset = start + filled
+      let n = buffer.withUnsafeMutableBytes { raw in
+        pread(descriptor, raw.baseAddress! + filled, wanted, off_t(offset))
+      }
+      if n < 0 {
+        if errno == EINTR { continue }
+        throw RecordingError(.unreadable, path: path, fileErrorMessage(errno))
+      }
+      if n == 0 {
+        throw RecordingError(
+          .unreadable, path: path,
+          "the file became shorter while it was read (\(offset) of its \(length) bytes): it was changed or cut meanwhile; read it again when nothing writes to it"
+        )
+      }
+      filled += n
+    }
+    atEnd = start + filled >= length
+  }
+
+  /// Calls `body` with the window's bytes, the file offset of the first, and whether the window
+  /// reaches the end of the file.
+  public func withWindow<R, E: Error>(
+    _ body: (UnsafeRawBufferPointer, Int, Bool) throws(E) -> R
+  ) throws(E) -> R {
+    let (start, filled, atEnd) = (self.start, self.filled, self.atEnd)
+    // `withUnsafeBytes` rethrows untyped: the outcome crosses it as a value.
+    let outcome = buffer.withUnsafeBytes { raw -> Result<R, E> in
+      do throws(E) {
+        return .success(try body(UnsafeRawBufferPointer(rebasing: raw[0..<filled]), start, atEnd))
+      } catch {
+        return .failure(error)
+      }
+    }
+    switch outcome {
+    case .success(let value): return value
+    case .failure(let error): throw error
+    }
+  }
 }
 
 /// Picks a decoder by file extension and reads the file.
@@ -81,6 +246,38 @@ public struct RecordingLoader: Sendable {
 
   /// Reads and decodes the recording at `path`.
   public func load(path: String) throws(RecordingError) -> InertialRecording {
+    let decoder = try self.decoder(for: path)
+    let bytes: [UInt8]
+    do {
+      bytes = try readFile(path)
+    } catch {
+      throw RecordingError(.unreadable, path: path, fileErrorMessage(error.code))
+    }
+    return try decoder.decode(bytes, path: path)
+  }
+
+  /// Opens the recording at `path` for analyses that read it in passes: a regular file is read
+  /// from disk at each pass and never held whole (`RecordingFile`); anything else (a pipe, which
+  /// cannot be read twice) is read into memory once, as `load` does. Nothing is decoded yet: the
+  /// first pass does it.
+  public func open(path: String) throws(RecordingError) -> any SampleSource {
+    let decoder = try self.decoder(for: path)
+    let file: (descriptor: Int32, status: stat)
+    do {
+      file = try openFile(path)
+    } catch {
+      throw RecordingError(.unreadable, path: path, fileErrorMessage(error.code))
+    }
+    guard file.status.st_mode & S_IFMT == S_IFREG else {
+      close(file.descriptor)
+      return try load(path: path)
+    }
+    return RecordingFile(
+      path: path, decoder: decoder, descriptor: file.descriptor, length: Int(file.status.st_size))
+  }
+
+  /// The decoder for `path`'s extension; an error naming the readable formats when none is.
+  func decoder(for path: String) throws(RecordingError) -> any RecordingDecoder {
     let known = decoders.flatMap(\.fileExtensions).map { "." + $0 }.joined(separator: ", ")
     var status = stat()
     if stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
@@ -97,13 +294,7 @@ public struct RecordingLoader: Sendable {
         "unknown recording format \(ext.isEmpty ? "(no file extension)" : "'.\(ext)'"); readable: \(known)"
       )
     }
-    let bytes: [UInt8]
-    do {
-      bytes = try readFile(path)
-    } catch {
-      throw RecordingError(.unreadable, path: path, fileErrorMessage(error.code))
-    }
-    return try decoder.decode(bytes, path: path)
+    return decoder
   }
 
   func fileExtension(_ path: String) -> String {
@@ -129,23 +320,38 @@ struct FileError: Error {
   var code: Int32
 }
 
+/// Opens `path` for reading and checks what it is: a folder fails with `EISDIR`, a device or a
+/// socket with `ENODEV`. Opened without blocking, so a named pipe that nothing writes to reads as
+/// empty instead of hanging; blocking again once open. The caller closes the descriptor.
+func openFile(_ path: String) throws(FileError) -> (Int32, stat) {
+  let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+  guard fd >= 0 else { throw FileError(code: errno) }
+  let flags = fcntl(fd, F_GETFL)
+  if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
+  var status = stat()
+  guard fstat(fd, &status) == 0 else {
+    let code = errno
+    close(fd)
+    throw FileError(code: code)
+  }
+  switch status.st_mode & S_IFMT {
+  case S_IFDIR:
+    close(fd)
+    throw FileError(code: EISDIR)
+  case S_IFCHR, S_IFBLK, S_IFSOCK:
+    close(fd)
+    throw FileError(code: ENODEV)
+  default: return (fd, status)
+  }
+}
+
 /// Reads a whole file with POSIX calls: a regular file, or a pipe to its end. A device
 /// (`/dev/zero` would be read until memory ran out) fails with `ENODEV`, a folder with `EISDIR`,
 /// more than `limit` bytes with `EFBIG`. Opened without blocking, so a named pipe that nothing
 /// writes to reads as empty instead of hanging.
 func readFile(_ path: String, limit: Int = Int.max) throws(FileError) -> [UInt8] {
-  let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-  guard fd >= 0 else { throw FileError(code: errno) }
+  let (fd, status) = try openFile(path)
   defer { close(fd) }
-  let flags = fcntl(fd, F_GETFL)
-  if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
-  var status = stat()
-  guard fstat(fd, &status) == 0 else { throw FileError(code: errno) }
-  switch status.st_mode & S_IFMT {
-  case S_IFDIR: throw FileError(code: EISDIR)
-  case S_IFCHR, S_IFBLK, S_IFSOCK: throw FileError(code: ENODEV)
-  default: break
-  }
   if Int(status.st_size) > limit { throw FileError(code: EFBIG) }
   // Read straight into an array of the file's size (one allocation, no copies); a file that
   // grows while being read is read to its end in further chunks.

@@ -56,41 +56,81 @@ public struct RestDetectorThresholds: Sendable, Hashable {
     windowSeconds: Double = defaultWindowSeconds, dwellSeconds: Double = defaultDwellSeconds,
     noiseMultiple: Double = defaultNoiseMultiple
   ) -> RestDetectorThresholds? {
-    let perWindow = max(2, Int((windowSeconds / timing.samplePeriodSeconds).rounded()))
-    // Whole windows within the runs: none spans a gap.
-    let windows = timing.windows(of: perWindow)
-    guard !windows.isEmpty else { return nil }
-    let gyro = InertialSensor.gyroscope.axes.map { recording.samples($0) }
-    let accel = InertialSensor.accelerometer.axes.map { recording.samples($0) }
-    var gyroStatistics: [Double] = []
-    var accelStatistics: [Double] = []
+    var windows = RestWindowStatistics(timing: timing, windowSeconds: windowSeconds)
+    for i in 0..<recording.count { windows.add(recording.sample(i), index: i) }
+    return windows.thresholds(dwellSeconds: dwellSeconds, noiseMultiple: noiseMultiple)
+  }
+}
+
+/// The window statistics `RestDetectorThresholds.derive` takes the medians of, gathered a
+/// sample at a time (in a pass over a recording file, or over one in memory): every whole
+/// window within the runs, none spanning a gap. Holds one window of samples.
+public struct RestWindowStatistics: Sendable {
+  let perWindow: Int
+  let periodSeconds: Double
+  var placer: WindowPlacer
+  /// The window's samples: gyro x, y, z, accel x, y, z, `perWindow` of each.
+  var window: [Double]
+  var gyroStatistics: [Double] = []
+  var accelStatistics: [Double] = []
+
+  /// For windows of `windowSeconds` (rounded to whole samples, at least two).
+  public init(
+    timing: SampleTiming,
+    windowSeconds: Double = RestDetectorThresholds.defaultWindowSeconds
+  ) {
+    perWindow = max(2, Int((windowSeconds / timing.samplePeriodSeconds).rounded()))
+    periodSeconds = timing.samplePeriodSeconds
+    placer = WindowPlacer(timing, length: perWindow)
+    window = [Double](repeating: 0, count: 6 * perWindow)
+  }
+
+  /// Sample `index` (indices in increasing order).
+  public mutating func add(_ sample: RecordingSample, index: Int) {
+    guard let position = placer.position(of: index) else { return }
+    for axis in 0..<6 { window[axis * perWindow + position] = sample.values[axis] }
+    if position == perWindow - 1 { addWindow() }
+  }
+
+  private mutating func addWindow() {
     let n = Double(perWindow)
-    for range in windows {
-      var gyroVariance = 0.0
-      for axis in gyro {
-        var mean = 0.0
-        for i in range { mean += axis[i] }
-        mean /= n
-        var squares = 0.0
-        for i in range { squares += (axis[i] - mean) * (axis[i] - mean) }
-        gyroVariance += squares / (n - 1)
-      }
-      gyroStatistics.append(gyroVariance.squareRoot())
-      var magnitudes: [Double] = []
-      magnitudes.reserveCapacity(perWindow)
-      for i in range {
-        magnitudes.append(Vector3(accel[0][i], accel[1][i], accel[2][i]).length)
-      }
-      let mean = magnitudes.reduce(0, +) / n
+    var gyroVariance = 0.0
+    for axis in 0..<3 {
+      let values = window[(axis * perWindow)..<((axis + 1) * perWindow)]
+      var mean = 0.0
+      for x in values { mean += x }
+      mean /= n
       var squares = 0.0
-      for m in magnitudes { squares += (m - mean) * (m - mean) }
-      accelStatistics.append((squares / (n - 1)).squareRoot())
+      for x in values { squares += (x - mean) * (x - mean) }
+      gyroVariance += squares / (n - 1)
     }
+    gyroStatistics.append(gyroVariance.squareRoot())
+    var magnitudes: [Double] = []
+    magnitudes.reserveCapacity(perWindow)
+    for i in 0..<perWindow {
+      magnitudes.append(
+        Vector3(window[3 * perWindow + i], window[4 * perWindow + i], window[5 * perWindow + i])
+          .length)
+    }
+    let mean = magnitudes.reduce(0, +) / n
+    var squares = 0.0
+    for m in magnitudes { squares += (m - mean) * (m - mean) }
+    accelStatistics.append((squares / (n - 1)).squareRoot())
+  }
+
+  /// Each threshold `noiseMultiple` × the median of its window statistic; `nil` when no whole
+  /// window was seen.
+  public func thresholds(
+    dwellSeconds: Double = RestDetectorThresholds.defaultDwellSeconds,
+    noiseMultiple: Double = RestDetectorThresholds.defaultNoiseMultiple
+  ) -> RestDetectorThresholds? {
+    guard !gyroStatistics.isEmpty else { return nil }
+    var gyro = gyroStatistics
+    var accel = accelStatistics
     return RestDetectorThresholds(
-      gyroDeviationRadiansPerSecond: noiseMultiple * SampleTiming.selectMedian(&gyroStatistics),
-      accelDeviationMetersPerSecondSquared: noiseMultiple
-        * SampleTiming.selectMedian(&accelStatistics),
-      windowSeconds: Double(perWindow) * timing.samplePeriodSeconds, dwellSeconds: dwellSeconds,
+      gyroDeviationRadiansPerSecond: noiseMultiple * SampleTiming.selectMedian(&gyro),
+      accelDeviationMetersPerSecondSquared: noiseMultiple * SampleTiming.selectMedian(&accel),
+      windowSeconds: Double(perWindow) * periodSeconds, dwellSeconds: dwellSeconds,
       noiseMultiple: noiseMultiple)
   }
 }

@@ -55,38 +55,48 @@ extension PlumbRawReader {
   /// selected one is skipped and counted, so times always increase. Nothing allocates per sample.
   @discardableResult
   public func forEachSISample(_ body: (PlumbRawSISample) -> Void) -> PlumbRawSampleSelection {
-    var selection = PlumbRawSampleSelection()
-    var scale = header.scale
-    var first: Timestamp?
-    var previous: Timestamp?
+    var selector = PlumbRawSISelector(scale: header.scale)
     var iterator = records([.sample, .configurationChange]).makeIterator()
     while let record = iterator.next() {
       switch record {
-      case .configurationChange(let change):
-        scale = change.scale
-      case .sample(let sample):
-        if sample.flags.contains(.repeatedRead) {
-          selection.skippedRepeats += 1
-          continue
-        }
-        if let previous, sample.timestamp <= previous {
-          selection.skippedOutOfOrder += 1
-          continue
-        }
-        previous = sample.timestamp
-        let origin = first ?? sample.timestamp
-        first = origin
-        selection.selected += 1
-        body(
-          PlumbRawSISample(
-            timestamp: sample.timestamp,
-            relativeNanoseconds: sample.timestamp.nanoseconds(since: origin),
-            source: sample.source, values: scale.convert(sample.raw)))
-      default:
-        continue
+      case .configurationChange(let change): selector.scale = change.scale
+      case .sample(let sample): if let selected = selector.take(sample) { body(selected) }
+      default: continue
       }
     }
-    return selection
+    return selector.selection
+  }
+}
+
+/// The choice `forEachSISample` makes, one record at a time: the scale in force, the samples
+/// left out (repeated reads, times not after the previous selected sample), times relative to
+/// the first selected sample.
+struct PlumbRawSISelector: Sendable {
+  var selection = PlumbRawSampleSelection()
+  /// The scale in force: the header's, then each configuration change's.
+  var scale: PlumbRawScale
+  var first: Timestamp?
+  var previous: Timestamp?
+
+  init(scale: PlumbRawScale) { self.scale = scale }
+
+  /// `sample` in SI units when it is selected; `nil` (and counted) when it is left out.
+  mutating func take(_ sample: PlumbRawSample) -> PlumbRawSISample? {
+    if sample.flags.contains(.repeatedRead) {
+      selection.skippedRepeats += 1
+      return nil
+    }
+    if let previous, sample.timestamp <= previous {
+      selection.skippedOutOfOrder += 1
+      return nil
+    }
+    previous = sample.timestamp
+    let origin = first ?? sample.timestamp
+    first = origin
+    selection.selected += 1
+    return PlumbRawSISample(
+      timestamp: sample.timestamp, relativeNanoseconds: sample.timestamp.nanoseconds(since: origin),
+      source: sample.source, values: scale.convert(sample.raw))
   }
 }
 

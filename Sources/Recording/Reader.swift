@@ -41,7 +41,8 @@ public struct PlumbRawSkippedRegion: Hashable, Sendable {
 /// impossible content is always an error (`malformedRecord`): no damage produces that. Records
 /// of kinds this reader does not know (a newer minor version) are skipped and counted.
 ///
-/// The whole file is held in memory: about 12 MB per hour at 100 Hz.
+/// The whole file is held in memory: about 12 MB per hour at 100 Hz. `PlumbRawStreamReader`
+/// reads the samples of a file in chunks instead, with the same checks.
 public struct PlumbRawReader: Sendable {
   /// The file, for messages.
   public let path: String
@@ -62,6 +63,7 @@ public struct PlumbRawReader: Sendable {
   public let skippedRegions: [PlumbRawSkippedRegion]
 
   let bytes: [UInt8]
+  let scan: PlumbRawRecordScan
 
   /// Bytes at the end that are not a whole valid record: a torn last write.
   public var tornBytes: Int { bytes.count - validEnd }
@@ -87,13 +89,15 @@ public struct PlumbRawReader: Sendable {
   public init(
     bytes: [UInt8], path: String = "recording", corruption: PlumbRawCorruptionPolicy = .fail
   ) throws(PlumbRawError) {
-    var scan = Scan()
+    var scan: PlumbRawRecordScan?
     var decoded: (PlumbRawHeader, Int)?
     var failure: PlumbRawError?
     bytes.withUnsafeBytes { raw in
       do throws(PlumbRawError) {
         let header = try PlumbRawHeader.decode(raw, path: path)
-        try Self.scan(raw, from: header.1, path: path, corruption: corruption, into: &scan)
+        var records = PlumbRawRecordScan(start: header.1, path: path, corruption: corruption)
+        _ = try records.advance(raw, from: 0, atEnd: true) { _, _ in }
+        scan = records
         decoded = header
       } catch {
         failure = error
@@ -105,11 +109,12 @@ public struct PlumbRawReader: Sendable {
     self.header = header
     self.headerLength = headerLength
     self.bytes = bytes
-    recordCount = scan.records
-    unknownRecordCount = scan.unknown
-    sampleCount = scan.samples
-    validEnd = scan.validEnd
-    skippedRegions = scan.skipped
+    self.scan = scan!
+    recordCount = self.scan.records
+    unknownRecordCount = self.scan.unknown
+    sampleCount = self.scan.samples
+    validEnd = self.scan.validEnd
+    skippedRegions = self.scan.skipped
   }
 
   /// What to do about damage in the middle, as the commands that read recordings say it (each
@@ -121,32 +126,10 @@ public struct PlumbRawReader: Sendable {
   /// For a file read with `.skip` that had damage in the middle: what was skipped, for a person
   /// (commands print it after the file's name, so salvaged data is not taken for whole). `nil`
   /// otherwise.
-  public var skippedNote: String? {
-    guard let first = skippedRegions.first else { return nil }
-    let count = skippedRegions.count
-    let what =
-      count == 1
-      ? "skipped \(first.length) damaged bytes at byte \(first.offset) (before record \(first.recordIndex))"
-      : "skipped \(count) damaged stretches, \(skippedBytes) bytes in all, at "
-        + skippedRegions.prefix(5).map { "byte \($0.offset) (\($0.length) bytes)" }
-        .joined(separator: ", ") + (count > 5 ? ", …" : "")
-    return what + ": the records in them are lost; the \(sampleCount) samples around them are "
-      + "read, and the hole reads as a gap"
-  }
+  public var skippedNote: String? { scan.skippedNote }
 
   /// For a file that ends with a torn record: what was dropped, for a person. `nil` otherwise.
-  public var truncationNote: String? {
-    guard tornBytes > 0 else { return nil }
-    let torn =
-      "the last \(tornBytes) byte\(tornBytes == 1 ? " is" : "s are") not a whole record (a write "
-      + "cut short, e.g. by a power loss); "
-    guard recordCount > 0 else {
-      return torn
-        + "the file ends inside its first record: it holds no record after its header, which "
-        + "ends at byte \(validEnd)"
-    }
-    return torn + "the recording ends after record \(recordCount - 1) at byte \(validEnd)"
-  }
+  public var truncationNote: String? { scan.truncationNote(fileLength: bytes.count) }
 
   /// For a file that ends with a torn record, one line for people: the file, the samples read
   /// and what was dropped (commands that read a recording print it, so a cut file is not taken
@@ -163,17 +146,6 @@ public struct PlumbRawReader: Sendable {
   }
 
   // MARK: - Scanning
-
-  struct Scan {
-    var records = 0
-    var unknown = 0
-    var samples = 0
-    var validEnd = 0
-    var skipped: [PlumbRawSkippedRegion] = []
-    /// The earliest and the latest sample time so far (meaningful once `samples` > 0).
-    var earliestSample: Int64 = 0
-    var latestSample: Int64 = 0
-  }
 
   /// The frame at `offset` if it is whole and its CRC matches: its kind, payload and length.
   static func frame(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> (
@@ -212,90 +184,12 @@ public struct PlumbRawReader: Sendable {
     }
   }
 
-  /// The first offset after `start` where a whole, plausible, CRC-valid record of a known kind
-  /// begins.
-  static func resynchronise(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
-    var offset = start
-    while bytes.count - offset >= PlumbRawFormat.recordOverhead {
-      if let kind = PlumbRawRecordKind(rawValue: bytes[offset]),
-        plausible(kind: kind, payloadLength: Int(bytes[offset + 1])),
-        frame(bytes, at: offset) != nil
-      {
-        return offset
-      }
-      offset += 1
-    }
-    return nil
-  }
-
-  static func scan(
-    _ bytes: UnsafeRawBufferPointer, from start: Int, path: String,
-    corruption: PlumbRawCorruptionPolicy, into scan: inout Scan
-  ) throws(PlumbRawError) {
-    var offset = start
-    scan.validEnd = start
-    while offset < bytes.count {
-      guard let frame = frame(bytes, at: offset) else {
-        guard let next = resynchronise(bytes, from: offset + 1) else {
-          break  // a torn end: the recording stops at the last whole record
-        }
-        switch corruption {
-        case .fail:
-          throw PlumbRawError(
-            .corruptRecord, path: path, offset: offset, recordIndex: scan.records,
-            "the record's CRC-32C does not match (or its length runs past a record boundary), "
-              + "and a valid record starts \(next - offset) bytes later at byte \(next): the "
-              + "file is damaged in the middle, not cut short. "
-              + PlumbRawReader.skipDamagedAdvice)
-        case .skip:
-          scan.skipped.append(
-            PlumbRawSkippedRegion(offset: offset, length: next - offset, recordIndex: scan.records))
-          offset = next
-          continue
-        }
-      }
-      // Sample records (nearly all of a file) are checked without being decoded: a
-      // well-formed sample payload is exactly one that `PlumbRawRecord.decode` accepts.
-      if frame.kind == PlumbRawRecordKind.sample.rawValue,
-        PlumbRawSample.isWellFormed(frame.payload)
-      {
-        // Readers subtract sample times (`forEachSISample`: from the first one selected), so
-        // every two must be less than 2⁶³ ns apart.
-        let time = Int64(
-          littleEndian: frame.payload.loadUnaligned(fromByteOffset: 0, as: Int64.self))
-        let earliest = scan.samples == 0 ? time : min(scan.earliestSample, time)
-        let latest = scan.samples == 0 ? time : max(scan.latestSample, time)
-        guard !latest.subtractingReportingOverflow(earliest).overflow else {
-          throw PlumbRawError(
-            .malformedRecord, path: path, offset: offset, recordIndex: scan.records,
-            "the sample's time, \(time) ns, is more than 292 years (2⁶³ ns) from another "
-              + "sample's, \(time == latest ? earliest : latest) ns: no clock gives such times; "
-              + "the record's CRC is valid, so this is not damage: the file was written by a "
-              + "faulty writer")
-        }
-        scan.earliestSample = earliest
-        scan.latestSample = latest
-        scan.samples += 1
-        scan.records += 1
-        offset += frame.length
-        scan.validEnd = offset
-        continue
-      }
-      switch PlumbRawRecord.decode(kind: frame.kind, payload: frame.payload) {
-      case .record(let record):
-        if case .sample = record { scan.samples += 1 }
-      case .unknownKind:
-        scan.unknown += 1
-      case .malformed(let message):
-        throw PlumbRawError(
-          .malformedRecord, path: path, offset: offset, recordIndex: scan.records,
-          "\(message); the record's CRC is valid, so this is not damage: the file was written "
-            + "by a faulty or newer writer")
-      }
-      scan.records += 1
-      offset += frame.length
-      scan.validEnd = offset
-    }
+  /// Whether a whole, plausible, CRC-valid record of a known kind begins at `offset`: where a
+  /// scan picks up again after damage.
+  static func startsRecord(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Bool {
+    guard let kind = PlumbRawRecordKind(rawValue: bytes[offset]) else { return false }
+    return plausible(kind: kind, payloadLength: Int(bytes[offset + 1]))
+      && frame(bytes, at: offset) != nil
   }
 }
 

@@ -301,7 +301,9 @@ import Testing
     let recording = simulation.record(sampleCount: 30_000, seed: 3)
     let analysis = try AllanAnalysis.analyze(recording)
     let report = allanReport(
-      analysis, recording: recording, sensors: [.gyroscope, .accelerometer])
+      analysis, source: recording.source,
+      thresholds: RestDetectorThresholds.derive(from: recording, timing: analysis.timing),
+      sensors: [.gyroscope, .accelerometer])
     for tau in ["τ = 0.0099305 s", "τ = 0.099305 s", "τ = 1.003 s", "τ = 10 s"] {
       #expect(report.contains(tau), "\(tau) missing from:\n\(report)")
     }
@@ -343,7 +345,10 @@ import Testing
     #expect(group.run(["gyro", csv]) == 0)
     #expect(group.run(["save", csv, "--output", json, "--created", "2026-12-04T10:00:00Z"]) == 0)
     let analysis = try AllanAnalysis.analyze(gappy)
-    let report = allanReport(analysis, recording: gappy, sensors: [.gyroscope])
+    let report = allanReport(
+      analysis, source: gappy.source,
+      thresholds: RestDetectorThresholds.derive(from: gappy, timing: analysis.timing),
+      sensors: [.gyroscope])
     #expect(
       report.contains("2 gaps in the samples (174 samples missing, 0.6 % of the span"),
       "\(report)")

@@ -106,6 +106,20 @@ import Testing
       temperatureCelsius: nil, locations: .lines(times.indices.map { $0 + 2 }))
   }
 
+  /// The first sample of each averaging window `TemperatureWindows` (and the rest detector's
+  /// statistics) use for `length`-sample windows over `count` samples: each sample's
+  /// temperature is its index, so a window's mean temperature is its first index + (length − 1)/2.
+  func windowStarts(_ timing: SampleTiming, length: Int, count: Int) -> [Int] {
+    var windows = TemperatureWindows(
+      timing: timing, windowSeconds: Double(length) * timing.samplePeriodSeconds)
+    for i in 0..<count {
+      windows.add(
+        RecordingSample(timeSeconds: 0, values: SIMD8(0, 0, 0, 0, 0, 0, Double(i), 0), line: 0),
+        index: i)
+    }
+    return windows.temperatures.map { Int($0 - Double(length - 1) / 2) }
+  }
+
   /// A bench recording of hours loses a sample now and then (a missed edge, a bus error, a
   /// FIFO overflow): the analyses used to refuse the whole file for one missing sample and
   /// tell the user to cut it, which no command does. Gaps are now measured, and the samples
@@ -127,17 +141,15 @@ import Testing
     #expect(note.contains("2 gaps"), "\(note)")
     #expect(note.contains("103 samples missing"), "\(note)")
     #expect(note.contains("line 402"), "\(note)")  // the first sample after the first gap
-    // Windows never straddle a gap: 100-sample windows are whole within each run.
-    let windows = timing.windows(of: 100)
-    #expect(
-      windows == [
-        0..<100, 100..<200, 200..<300, 300..<400, 400..<500, 597..<697, 697..<797, 797..<897,
-      ])
+    // Windows never straddle a gap: 100-sample windows are whole within each run (their first
+    // samples, from their mean "temperature", which is the sample's index here).
+    let starts = [0, 100, 200, 300, 400, 597, 697, 797]
+    #expect(windowStarts(timing, length: 100, count: 897) == starts)
     // No gap: one run, no note, the windows of before.
     let whole = try SampleTiming.measure(uniformRecording((0..<1000).map { Double($0) * 0.01 }))
     #expect(whole.runs == [0..<1000])
     #expect(whole.gapCount == 0 && whole.missingSamples == 0 && whole.gapNote == nil)
-    #expect(whole.windows(of: 300) == [0..<300, 300..<600, 600..<900])
+    #expect(windowStarts(whole, length: 300, count: 1000) == [0, 300, 600])
   }
 
   /// A time far ahead (a clock set mid-recording, two files joined) is a gap too, but bridging

@@ -18,9 +18,7 @@ import ByteFormats
 ///   replay leaves out the I2C and GPIO system calls a board adds (an ioctl for the burst, a
 ///   read for the edge), so a board costs that much more.
 func processBenchmark(plumb: String, board: String, seconds: Int) throws -> GroupResult {
-  guard access(plumb, X_OK) == 0 else {
-    throw BenchError("\(plumb) is not built: swift build -c release --product plumb")
-  }
+  try requireBuilt(plumb, product: "plumb")
   let arguments = [
     "run", "--board", board, "--duration", String(seconds), "--format", "binary", "--serial",
     "/dev/null",

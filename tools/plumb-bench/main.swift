@@ -117,6 +117,32 @@ let allanCommand = CommandGroup.Subcommand(
   emit(try allanBenchmark(passes: try arguments.integer("passes", in: 1...101) ?? 3))
 }
 
+let plumbCalOption = OptionSpec.option(
+  "plumb-cal", value: "PATH", help: "the plumb-cal executable (release build)",
+  default: ".build/release/plumb-cal")
+let allanMemoryCommand = CommandGroup.Subcommand(
+  CommandSpec(
+    name: "plumb-bench allan-memory",
+    abstract:
+      "allan_rss_mb, allan_gyro_rss_mb: peak memory of plumb-cal allan and gyro on 2 h at 1 kHz",
+    discussion: """
+      Makes the recording once (plumb record --fast, the simulated board lying still at 1 kHz,
+      7.2 M samples) in ${XDG_CACHE_HOME:-$HOME/.cache}/plumb, then runs plumb-cal allan and
+      plumb-cal gyro on it under /usr/bin/time -v.
+      """,
+    options: [plumbCalOption, plumbOption, boardOption])
+) { arguments in
+  emit(try allanMemoryBenchmark(arguments))
+}
+
+/// `allanMemoryBenchmark` with the executables and board the options name.
+func allanMemoryBenchmark(_ arguments: ParsedArguments) throws -> GroupResult {
+  try allanMemoryBenchmark(
+    plumbCal: arguments.value("plumb-cal") ?? ".build/release/plumb-cal",
+    plumb: arguments.value("plumb") ?? ".build/release/plumb",
+    board: arguments.value("board") ?? "Boards/simulated.json")
+}
+
 let loopCommand = CommandGroup.Subcommand(
   CommandSpec(
     name: "plumb-bench loop",
@@ -221,7 +247,7 @@ let allCommand = CommandGroup.Subcommand(
       """,
     options: [
       passesOption, replaySecondsOption, realSecondsOption, plumbOption, boardOption,
-      estimatorOption,
+      estimatorOption, plumbCalOption,
       .option("markdown", value: "PATH", help: "the report to write", default: "BENCHMARKS.md"),
       .option(
         "notes", value: "PATH", help: "prose appended to the report",
@@ -250,6 +276,9 @@ let allCommand = CommandGroup.Subcommand(
   try run("simulation, \(passes) passes") { try simulationBenchmark(seconds: 600, passes: passes) }
   try run("encode and decode") { try codecBenchmark(work.frames, passes: passes) }
   try run("Allan deviation, 3 runs") { try allanBenchmark(passes: 3) }
+  try run("plumb-cal allan and gyro on 2 h at 1 kHz, peak memory") {
+    try allanMemoryBenchmark(arguments)
+  }
   let me = currentExecutable()
   for policy in ["fifo", "other"] {
     try run("firmware loop on the real clock, \(policy), \(seconds) s") {
@@ -286,7 +315,8 @@ let allCommand = CommandGroup.Subcommand(
 let bench = CommandGroup(
   name: "plumb-bench", abstract: "Plumb's benchmarks (issue 9); `make bench` runs `all`",
   subcommands: [
-    allCommand, replayCommand, simulationCommand, codecCommand, allanCommand, loopCommand,
+    allCommand, replayCommand, simulationCommand, codecCommand, allanCommand, allanMemoryCommand,
+    loopCommand,
     processCommand, idleCommand, cyclictestCommand, estimatorCommand, profileCommand,
   ])
 

@@ -35,6 +35,12 @@ let allanSpec = CommandSpec(
          after removing N²/τ; "not reached" when the record is too short for it
     Also prints rest-detector thresholds derived from the unit's own noise (3 × the median
     1.5 s-window statistics). Record a still unit for one to two hours for B and K.
+
+    Memory: the recording is read from its file in passes (its timing, then the Allan
+    deviation three axes at a time at 1 kHz, all six at 100 Hz), never held whole: 2 h at
+    1 kHz (7.2 million samples, a 240 MB .plumbraw) takes about 45 MB and 4 s on a PC, so a
+    Pi Zero 2 W (512 MB) analyses it. A recording read from a pipe is held in memory
+    (about 100 bytes a sample).
     """,
   options: [
     .flag("table", help: "print the curves as CSV (tau_s,gyr_x,…,acc_z; all six axes) instead"),
@@ -64,21 +70,27 @@ let allanCommand = CommandGroup.Subcommand(allanSpec) { arguments in
   let table = arguments.flag("table")
   let path = arguments.positionals[0]
   try arguments.refuseOutput("plot", overwriting: [CommandInput(path, "the recording REC")])
-  let (recording, readMilliseconds) = try timed { () throws(CommandFailure) in
-    try loadRecording(path, skipDamaged: arguments.flag("skip-damaged"))
+  let source = try openRecording(path, skipDamaged: arguments.flag("skip-damaged"))
+  var statistics = ChannelStatistics()
+  let (timing, readMilliseconds) = try timed { () throws(CommandFailure) -> SampleTiming in
+    try measureTiming(source) { statistics.add($0) }
   }
   let axes = table ? InertialAxis.allCases : sensors.flatMap(\.axes)
+  // The report's rest-detector thresholds, from the first Allan pass.
+  var restWindows = table ? nil : RestWindowStatistics(timing: timing)
   let (analysis, analysisMilliseconds) = try timed {
     () throws(CommandFailure) -> AllanAnalysis in
     do throws(RecordingError) {
-      return try AllanAnalysis.analyze(recording, axes: axes)
+      return try AllanAnalysis.analyze(
+        source, timing: timing, statistics: statistics, axes: axes
+      ) { sample, index in restWindows?.add(sample, index: index) }
     } catch {
       throw failure(error)
     }
   }
   if arguments.flag("timing") {
     printError(
-      "timing: read \(NumberText.fixed(readMilliseconds, 1)) ms, Allan analysis of \(axes.count) axes \(NumberText.fixed(analysisMilliseconds, 1)) ms (\(recording.count) samples)"
+      "timing: read and timing \(NumberText.fixed(readMilliseconds, 1)) ms, Allan analysis of \(axes.count) axes \(NumberText.fixed(analysisMilliseconds, 1)) ms (\(timing.sampleCount) samples)"
     )
   }
   if let plot = arguments.value("plot") {
@@ -87,7 +99,10 @@ let allanCommand = CommandGroup.Subcommand(allanSpec) { arguments in
   if table {
     print(allanTable(analysis), terminator: "")
   } else {
-    print(allanReport(analysis, recording: recording, sensors: sensors), terminator: "")
+    print(
+      allanReport(
+        analysis, source: path, thresholds: restWindows?.thresholds(), sensors: sensors),
+      terminator: "")
   }
 }
 
@@ -139,15 +154,17 @@ struct SensorUnits {
   }
 }
 
-/// The human-readable report.
-func allanReport(_ analysis: AllanAnalysis, recording: InertialRecording, sensors: [InertialSensor])
-  -> String
-{
+/// The human-readable report of the recording `source`; `thresholds`: the rest detector's,
+/// derived from it (`RestWindowStatistics`).
+func allanReport(
+  _ analysis: AllanAnalysis, source: String, thresholds: RestDetectorThresholds?,
+  sensors: [InertialSensor]
+) -> String {
   let timing = analysis.timing
   var lines: [String] = []
-  lines.append("plumb-cal allan \(recording.source)")
+  lines.append("plumb-cal allan \(source)")
   lines.append(
-    "  \(recording.count) samples, \(seconds(timing.durationSeconds)) at \(NumberText.fixed(1 / timing.samplePeriodSeconds, 3)) Hz (period \(NumberText.fixed(timing.samplePeriodSeconds * 1000, 4)) ms from the \(timing.gapCount == 0 ? "span" : "runs"); median interval \(NumberText.fixed(timing.medianIntervalSeconds * 1000, 4)) ms)"
+    "  \(timing.sampleCount) samples, \(seconds(timing.durationSeconds)) at \(NumberText.fixed(1 / timing.samplePeriodSeconds, 3)) Hz (period \(NumberText.fixed(timing.samplePeriodSeconds * 1000, 4)) ms from the \(timing.gapCount == 0 ? "span" : "runs"); median interval \(NumberText.fixed(timing.medianIntervalSeconds * 1000, 4)) ms)"
   )
   if let note = timing.gapNote { lines.append("  \(note)") }
   let taus = analysis.tauSeconds
@@ -231,7 +248,7 @@ func allanReport(_ analysis: AllanAnalysis, recording: InertialRecording, sensor
   lines.append(
     "N: −½ line fitted over 0.1–1 s, read at 1 s. B = σ_min / 0.664. K: +½ line σ = K·√(τ/3) beyond 2 × the minimum's τ, white noise removed."
   )
-  if let thresholds = RestDetectorThresholds.derive(from: recording, timing: analysis.timing) {
+  if let thresholds {
     lines.append(
       "Rest detector (k = \(NumberText.compact(thresholds.noiseMultiple)) × the median \(NumberText.compact(thresholds.windowSeconds)) s-window statistic): gyro deviation < \(sci(thresholds.gyroDeviationRadiansPerSecond)) rad/s, accel-magnitude deviation < \(sci(thresholds.accelDeviationMetersPerSecondSquared)) m/s², dwell \(NumberText.compact(thresholds.dwellSeconds)) s"
     )

@@ -27,6 +27,37 @@ func loadRecording(_ path: String, skipDamaged: Bool) throws(CommandFailure) -> 
   return recording
 }
 
+/// Opens a recording for analyses that read it in passes (`RecordingLoader.open`): a file is
+/// read from disk at each pass, never held whole, so hours at 1 kHz fit a Pi Zero 2 W.
+func openRecording(_ path: String, skipDamaged: Bool) throws(CommandFailure) -> any SampleSource {
+  do throws(RecordingError) {
+    return try RecordingLoader.standard(corruption: skipDamaged ? .skip : .fail).open(path: path)
+  } catch {
+    throw failure(error)
+  }
+}
+
+/// Measures the timing of `source` (`observe` sees every sample of the first pass) and prints
+/// what a person should know about how it read, as `loadRecording` does: after the first pass,
+/// also when the timing is then refused.
+func measureTiming(_ source: any SampleSource, observing observe: (RecordingSample) -> Void)
+  throws(CommandFailure) -> SampleTiming
+{
+  func printNotes() {
+    for note in source.facts?.notes ?? [] {
+      printError("plumb-cal: warning: \(source.source): \(note)")
+    }
+  }
+  do throws(RecordingError) {
+    let timing = try SampleTiming.measure(source, observing: observe)
+    printNotes()
+    return timing
+  } catch {
+    printNotes()
+    throw failure(error)
+  }
+}
+
 /// The exit status and message for a recording error: a missing file is `EX_NOINPUT` (66),
 /// everything else about the data `EX_DATAERR` (65).
 func failure(_ error: RecordingError) -> CommandFailure {
