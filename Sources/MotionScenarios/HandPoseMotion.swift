@@ -93,16 +93,17 @@ public struct HandPoseMotion: MotionSource, Sendable {
     starts[starts.count - 1] + poses[poses.count - 1].holdSeconds
   }
 
-  func tremor(at seconds: Double, amplitudeDegrees: Double) -> Vector3 {
-    var v = [0.0, 0.0, 0.0]
-    for axis in 0..<3 {
-      let f = tremorFrequencies[axis]
-      let p = tremorPhases[axis]
-      v[axis] =
-        (sin(2 * .pi * f.x * seconds + p.x) + 0.6 * sin(2 * .pi * f.y * seconds + p.y)
-          + 0.3 * sin(2 * .pi * f.z * seconds + p.z)) / 1.9
+  /// The tremor's rotation vector at `seconds`, radians, at most `amplitudeRadians` per axis.
+  func tremor(at seconds: Double, amplitudeRadians: Double) -> Vector3 {
+    func axis(_ k: Int) -> Double {
+      let f = tremorFrequencies[k]
+      let p = tremorPhases[k]
+      let sum: Double =
+        sin(2 * Double.pi * f.x * seconds + p.x) + 0.6 * sin(2 * Double.pi * f.y * seconds + p.y)
+        + 0.3 * sin(2 * Double.pi * f.z * seconds + p.z)
+      return sum / 1.9 * amplitudeRadians
     }
-    return Vector3(v[0], v[1], v[2]) * (amplitudeDegrees * radiansPerDegree)
+    return Vector3(axis(0), axis(1), axis(2))
   }
 
   /// The attitude at `seconds`.
@@ -120,9 +121,12 @@ public struct HandPoseMotion: MotionSource, Sendable {
     // Smootherstep: the rate and its slope are 0 at both ends.
     let eased = u * u * u * (10 - 15 * u + 6 * u * u)
     let path = pose.endAttitude.slerp(to: poses[index + 1].attitude, fraction: eased)
-    let fade = sin(.pi * u)
-    let shake = Quaternion(
-      rotationVector: tremor(at: seconds, amplitudeDegrees: pose.tremorDegrees) * (fade * fade))
+    // Written out, not with Vector3's operators: Swift 6.0.3 could not type-check the
+    // expression with `.pi` and `sin` in it (Debian 13's toolchain).
+    let fade: Double = sin(Double.pi * u)
+    let weight = fade * fade
+    let t = tremor(at: seconds, amplitudeRadians: pose.tremorDegrees * radiansPerDegree)
+    let shake = Quaternion(rotationVector: Vector3(t.x * weight, t.y * weight, t.z * weight))
     return (path * shake).normalized
   }
 
