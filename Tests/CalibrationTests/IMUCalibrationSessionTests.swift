@@ -28,7 +28,9 @@ import Testing
     var session = IMUCalibrationSession(settings: settings, nominalPeriodSeconds: 0.01)
     var random = SeededGenerator(seed: 7, stream: 1)
     func jitter(_ sigma: Double) -> Vector3 {
-      Vector3(random.gaussian(), random.gaussian(), random.gaussian()) * (sigma * noise)
+      // One scale, not `* (sigma * noise)`, which Swift 6.0.3 cannot type-check here.
+      let scale = sigma * noise
+      return Vector3(random.gaussian(), random.gaussian(), random.gaussian()) * scale
     }
     var events: [IMUSessionEvent] = []
     let samples = Int(((motion.durationSeconds ?? 0) + 5) * 100)
