@@ -1,6 +1,7 @@
 import Glibc
 import HardwareAbstraction
 import LinuxHardware
+import SimulatedHardware
 import TestSupport
 import Testing
 
@@ -575,6 +576,39 @@ private func failure<Value>(_ body: () throws(UDPLinkError) -> Value) -> UDPLink
     }
     #expect(allocations == 0)
     #expect(refused.statistics.sendErrors > 0)
+  }
+}
+
+@Suite(.countsAllocations) struct MemoryDatagramLinkAllocationTests {
+  /// The simulated link the loop tests use counts without allocating once `recordsSent` is off
+  /// and the datagrams it delivers were injected beforehand.
+  @Test func countingSendsAndReceivingDoNotAllocate() {
+    let link = MemoryDatagramLink(peer: nil, learnsPeer: true)
+    link.recordsSent = false
+    for index in 0..<1000 {
+      link.inject([0xFD, UInt8(index & 0xFF)], from: "station \(index % 3)")
+    }
+    link.inject([UInt8](repeating: 0, count: 600))
+    let frame = [UInt8](repeating: 0xFD, count: 40)
+    var inbox = [UInt8](repeating: 0, count: 280)
+    var received = 0
+    var allocations: UInt64 = 0
+    frame.withUnsafeBytes { frame in
+      inbox.withUnsafeMutableBytes { inbox in
+        _ = link.send(frame)  // no peer yet
+        allocations = AllocationCounter.count {
+          while link.receive(into: inbox) > 0 {
+            received += 1
+            _ = link.send(frame)
+          }
+        }
+      }
+    }
+    #expect(allocations == 0)
+    #expect(received == 1000)
+    #expect(link.statistics.datagramsSent == 1000)
+    #expect(link.statistics.truncatedDatagrams == 1)
+    #expect(link.statistics.peerChanges == 999)
   }
 }
 
