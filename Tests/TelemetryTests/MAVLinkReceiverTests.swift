@@ -330,9 +330,33 @@ private func packet(_ text: String) -> [UInt8] { bytes(hex: text) }
   }
 }
 
-/// The receiver allocates nothing per call, whatever it is given.
+/// The receiver allocates nothing per call, whatever it is given; the component messages are
+/// encoded (and an FTP request answered) without a heap allocation.
 @Suite(.countsAllocations)
 struct MAVLinkReceiverAllocationTests {
+  @Test func encodingTheComponentMessagesAllocatesNothing() {
+    let packets = MAVLinkComponentMessagesTests.sent.map {
+      MAVLinkPacket(sequence: 0, systemID: 1, componentID: 200, message: $0.message)
+    }
+    let request = MAVLinkMessage.FileTransferProtocol(
+      targetSystem: 1, targetComponent: 200, payload: MAVLinkFTPPayload(sequence: 9, opcode: 4))
+    var output = [UInt8](repeating: 0, count: MAVLink.maximumSentPacketCount)
+    var total = 0
+    func pass() {
+      output.withUnsafeMutableBytes { output in
+        for index in packets.indices { total += MAVLink.encode(packets[index], into: output) }
+        let nak = request.negativeAcknowledgement(toSystem: 255, component: 190)
+        let packet = MAVLinkPacket(
+          sequence: 1, systemID: 1, componentID: 200, message: .fileTransferProtocol(nak))
+        total += MAVLink.encode(packet, into: output)
+      }
+    }
+    for _ in 0..<100 { pass() }
+    let count = AllocationCounter.count { for _ in 0..<1000 { pass() } }
+    #expect(total > 0)
+    #expect(count == 0, "\(count) allocations in 1000 passes")
+  }
+
   @Test func receivingAllocatesNothing() {
     let session = MAVLinkReceiverTests.session
     var random = SplitMix64(seed: 5)
