@@ -180,8 +180,10 @@ extension MAVLinkMessage {
   public struct ParamValue: Hashable, Sendable {
     /// `param_id`.
     public var parameterID: MAVLinkParameterID
-    /// `param_value`. An integer parameter travels converted to a float (Plumb advertises
-    /// `MAVLink.protocolCapabilityParamFloat`), exact up to 2²⁴.
+    /// `param_value`: always a float on the wire. How an integer parameter is carried in it is
+    /// the sender's choice, advertised in AUTOPILOT_VERSION: its bytes reinterpreted
+    /// (`MAV_PROTOCOL_CAPABILITY_PARAM_ENCODE_BYTEWISE`) or converted, exact up to 2²⁴
+    /// (`MAV_PROTOCOL_CAPABILITY_PARAM_ENCODE_C_CAST`).
     public var value: Float
     /// `param_type` (`MAV_PARAM_TYPE`: `MAVLink.parameterTypeInt32`, `.parameterTypeReal32`).
     public var type: UInt8

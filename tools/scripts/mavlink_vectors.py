@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Prints the MAVLink packets of Plumb's component-message tests, packed by pymavlink.
 
-    .venv/bin/python tools/scripts/mavlink_vectors.py
+    .venv/bin/python tools/scripts/mavlink_vectors.py \
+        > Tests/TelemetryTests/Vectors/mavlink_component_vectors.txt
 
 Each line is `name seq hex`: the packet pymavlink 2.4.50 packs (`msg.pack(mav)`, MAVLink 2,
 trailing zeros of the payload cut) for the field values written below. The hex strings are
 pasted into Tests/TelemetryTests/MAVLinkComponentMessagesTests.swift and
-MAVLinkReceiverTests.swift, whose expectations restate the same field values; run this again
-after changing a value here and paste what changes.
+MAVLinkReceiverTests.swift, whose expectations restate the same field values; the whole output
+is committed as Tests/TelemetryTests/Vectors/mavlink_component_vectors.txt (the seeds of
+fuzz-mavlink-receiver are cut from it by Tests/Fuzz/make-seeds.py). Run this again after
+changing a value here, and paste what changes.
 
 Plumb is system 1, component 200 (MAV_COMP_ID_IMU); the ground station is 255/190
 (MAV_COMP_ID_MISSIONPLANNER). Also printed: the CRC_EXTRA and lengths of every message Plumb
@@ -15,6 +18,8 @@ knows (from pymavlink's parser of the XML), a packet of a message Plumb does not
 (SYSTEM_TIME, TIMESYNC), a signed COMMAND_LONG and a MAVLink 1 HEARTBEAT.
 """
 
+import contextlib
+import io
 import os
 import sys
 
@@ -45,7 +50,8 @@ def table():
     xml = os.path.join(os.path.dirname(pymavlink.__file__), "dialects", "v20")
     ids = {0, 1, 20, 21, 22, 23, 30, 31, 66, 75, 76, 77, 105, 110, 148, 244, 253}
     for name in ("minimal.xml", "standard.xml", "common.xml"):
-        parsed = mavparse.MAVXML(os.path.join(xml, name), "2.0")
+        with contextlib.redirect_stdout(io.StringIO()):  # the parser's warnings on other enums
+            parsed = mavparse.MAVXML(os.path.join(xml, name), "2.0")
         for m in sorted(parsed.message, key=lambda m: m.id):
             if m.id in ids:
                 ids.discard(m.id)
