@@ -356,8 +356,12 @@ public struct UDPLinkError: Error, Hashable, Sendable, CustomStringConvertible {
         ? "IPv6 is not available on this machine: give an IPv4 address (e.g. 127.0.0.1)"
         : "IPv4 is not available on this machine: give an IPv6 address (e.g. [::1])"
     case .socketFailed:
-      return "could not set up the UDP socket" + (detail.map { " (\($0))" } ?? "")
-        + ": too many open files? (`ulimit -n`)"
+      let call: String = detail.map { " (\($0))" } ?? ""
+      let code = errno?.rawValue ?? 0
+      let hint: String =
+        code == EMFILE || code == ENFILE
+        ? ": too many open files: raise the limit (`ulimit -n`, LimitNOFILE= in the unit)" : ""
+      return "could not set up the UDP socket" + call + hint
     }
   }
 }
