@@ -267,7 +267,8 @@ extension FirmwareLoop {
     case 0, 1, 30, 31, 105:
       guard
         let message = TelemetryEncoder.message(
-          UInt32(messageID), for: lastFrame, health: encoder.health)
+          UInt32(messageID), for: lastFrame, health: encoder.health,
+          identity: settings.mavlink)
       else { return MAVLink.CommandResult.denied }
       answer(message)
     default:

@@ -103,8 +103,9 @@ public struct ParameterStore: Sendable {
         parameter.valueType == .real32 || number == number.rounded()
       else {
         contents.warnings.append(
-          "\(path): \(name) must be a number from \(parameter.range.lowerBound) to "
-            + "\(parameter.range.upperBound)\(parameter.units.isEmpty ? "" : " " + parameter.units)"
+          "\(path): \(name) must be a number from \(PlumbParameter.text(parameter.range.lowerBound)) "
+            + "to \(PlumbParameter.text(parameter.range.upperBound))"
+            + (parameter.units.isEmpty ? "" : " " + parameter.units)
             + (parameter.valueType == .int32 ? ", whole" : "") + "; left out")
         continue
       }
@@ -116,7 +117,10 @@ public struct ParameterStore: Sendable {
   /// The file's text for `values`, in `PlumbParameter` order.
   public static func text(_ values: [(parameter: PlumbParameter, value: Float)]) -> String {
     let members = values.sorted { $0.parameter.rawValue < $1.parameter.rawValue }.map {
-      (key: $0.parameter.nameString, value: JSONValue.number(Double($0.value), text: "\($0.value)"))
+      (
+        key: $0.parameter.nameString,
+        value: JSONValue.number(Double($0.value), text: PlumbParameter.text($0.value))
+      )
     }
     return JSONValue.object([
       (key: "schema", value: .number(1, text: "1")), (key: "parameters", value: .object(members)),

@@ -174,7 +174,8 @@ func prepareParameters(_ setup: inout PlumbSetup, _ options: inout RunOptions) {
   if !contents.values.isEmpty {
     options.log(
       "plumb: parameters from \(store.path): "
-        + contents.values.map { "\($0.parameter.nameString) \($0.value)" }.joined(separator: ", "))
+        + contents.values.map { "\($0.parameter.nameString) \(PlumbParameter.text($0.value))" }
+        .joined(separator: ", "))
   }
   options.log("plumb: changed parameters are kept in \(store.path)")
   for lowering in setup.mavlinkLowering { logLowering(lowering, setup: setup, options: options) }

@@ -56,13 +56,14 @@ extension TelemetryEncoder {
   /// MAV_CMD_REQUEST_MESSAGE): HEARTBEAT (0), SYS_STATUS (1), ATTITUDE (30),
   /// ATTITUDE_QUATERNION (31), HIGHRES_IMU (105); `nil` for any other id.
   public static func message(
-    _ messageID: UInt32, for frame: TelemetryFrame, health: MAVLinkHealth
+    _ messageID: UInt32, for frame: TelemetryFrame, health: MAVLinkHealth,
+    identity: MAVLinkIdentity = MAVLinkIdentity()
   ) -> MAVLinkMessage? {
     switch messageID {
     case 0:
       return .heartbeat(
         MAVLinkMessage.Heartbeat(
-          type: MAVLink.typeIMU, autopilot: MAVLink.autopilotInvalid,
+          type: MAVLink.typeIMU, autopilot: identity.autopilot,
           systemStatus: systemStatus(frame.flags)))
     case 1:
       return .systemStatus(health.message(frame.flags))

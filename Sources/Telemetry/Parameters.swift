@@ -155,6 +155,11 @@ public enum PlumbParameter: Int, CaseIterable, Hashable, Sendable {
   /// `name` as a String.
   public var nameString: String { name.description }
 
+  /// A value as people read it: whole numbers without a fraction (`100`, `0.25`).
+  public static func text(_ value: Float) -> String {
+    value == value.rounded() && abs(value) < 1e9 ? String(Int(value)) : "\(value)"
+  }
+
   /// Checks a change to `value` against the range, the type and, where they apply, the sample
   /// rate and the link budget in `context`; the command that makes it, or why not.
   public func change(to value: Float, context: HostCommandContext) -> Result<

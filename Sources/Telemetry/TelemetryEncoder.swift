@@ -11,6 +11,15 @@ public struct MAVLinkIdentity: Hashable, Sendable {
     self.systemID = systemID
     self.componentID = componentID
   }
+
+  /// The heartbeat's `autopilot`: `MAV_AUTOPILOT_INVALID` ("no valid autopilot, e.g. a GCS or
+  /// other MAVLink component") beside a flight controller, as MAVLink asks of a component; as
+  /// component 1 (`MAV_COMP_ID_AUTOPILOT1`), the system's main component on its own,
+  /// `MAV_AUTOPILOT_GENERIC`, which ground stations take for a vehicle to talk to (MAVProxy
+  /// 1.8.75 adopts no target whose autopilot is INVALID: FORMATS.md "Ground stations").
+  public var autopilot: UInt8 {
+    componentID == 1 ? MAVLink.autopilotGeneric : MAVLink.autopilotInvalid
+  }
 }
 
 /// Turns frames and replies into bytes for one format, keeping the state a format needs
@@ -172,7 +181,7 @@ public struct TelemetryEncoder: Sendable {
     let n = framesEncoded
     if n % heartbeatDivider == 0 {
       let heartbeat = MAVLinkMessage.Heartbeat(
-        type: MAVLink.typeIMU, autopilot: MAVLink.autopilotInvalid,
+        type: MAVLink.typeIMU, autopilot: mavlinkIdentity.autopilot,
         systemStatus: Self.systemStatus(flagsSinceHeartbeat))
       count += writePacket(.heartbeat(heartbeat), into: rest(output, count))
       flagsSinceHeartbeat = []

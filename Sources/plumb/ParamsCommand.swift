@@ -53,18 +53,20 @@ func paramsCommand(_ arguments: ParsedArguments) throws {
       .object([
         (key: "name", value: .string(parameter.nameString)),
         (key: "index", value: .number(Double(parameter.rawValue), text: "\(parameter.rawValue)")),
-        (key: "value", value: .number(Double(value), text: "\(value)")),
+        (key: "value", value: .number(Double(value), text: PlumbParameter.text(value))),
         (key: "type", value: .string(parameter.valueType.name)),
         (key: "units", value: .string(parameter.units)),
         (
           key: "min",
           value: .number(
-            Double(parameter.range.lowerBound), text: "\(parameter.range.lowerBound)")
+            Double(parameter.range.lowerBound),
+            text: PlumbParameter.text(parameter.range.lowerBound))
         ),
         (
           key: "max",
           value: .number(
-            Double(parameter.range.upperBound), text: "\(parameter.range.upperBound)")
+            Double(parameter.range.upperBound),
+            text: PlumbParameter.text(parameter.range.upperBound))
         ),
         (key: "persists", value: .bool(parameter.persists)),
         (key: "description", value: .string(parameter.summary)),
@@ -80,7 +82,8 @@ func paramsCommand(_ arguments: ParsedArguments) throws {
       + String(repeating: " ", count: max(0, width - parameter.nameString.count))
     let units = parameter.units.isEmpty ? "" : " " + parameter.units
     print(
-      "\(name)  \(value)\(units)  [\(parameter.valueType.name) \(parameter.range.lowerBound)…"
-        + "\(parameter.range.upperBound)]  \(parameter.summary)")
+      "\(name)  \(PlumbParameter.text(value))\(units)  [\(parameter.valueType.name) "
+        + "\(PlumbParameter.text(parameter.range.lowerBound))…"
+        + "\(PlumbParameter.text(parameter.range.upperBound))]  \(parameter.summary)")
   }
 }

@@ -178,3 +178,27 @@ private struct SplitMix {
     #expect(MAVLinkStream.count == MAVLinkStream.allCases.count)
   }
 }
+
+@Suite struct HeartbeatIdentityTests {
+  /// Beside a flight controller Plumb is "no autopilot"; as component 1 it is the system's main
+  /// component, which ground stations adopt as a vehicle.
+  @Test func theAutopilotFollowsTheComponentID() {
+    for (component, autopilot) in [
+      (UInt8(200), MAVLink.autopilotInvalid), (1, MAVLink.autopilotGeneric),
+    ] {
+      var encoder = TelemetryEncoder(
+        format: .mavlink, mavlink: MAVLinkIdentity(systemID: 7, componentID: component))
+      var decoder = StreamDecoder(format: .mavlink)
+      var heartbeats: [MAVLinkPacket] = []
+      decoder.decode(encoder.encode(TelemetryFrame())) { message in
+        if case .mavlink(let packet) = message, case .heartbeat = packet.message {
+          heartbeats.append(packet)
+        }
+      }
+      #expect(heartbeats.count == 1)
+      guard case .heartbeat(let heartbeat)? = heartbeats.first?.message else { continue }
+      #expect(heartbeat.autopilot == autopilot && heartbeat.type == MAVLink.typeIMU)
+      #expect(heartbeats.first?.systemID == 7 && heartbeats.first?.componentID == component)
+    }
+  }
+}
