@@ -73,7 +73,7 @@ extension FirmwareLoop {
   /// (answers a datagram packed with more requests than that finds no room for are counted in
   /// `answersDropped`).
   mutating func pollDatagrams() {
-    guard datagramLink != nil, MAVLinkOutbox.capacity - mavlinkState.outbox.count >= 8 else {
+    guard hasDatagramLink, MAVLinkOutbox.capacity - mavlinkState.outbox.count >= 8 else {
       return
     }
     let received = datagramLink!.receive(into: scratch.datagram)

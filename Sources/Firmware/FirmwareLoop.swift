@@ -103,7 +103,12 @@ public struct FirmwareLoop<
   /// When set, the MAVLink stream goes to this link as well (a datagram per frame, and one per
   /// answer), and packets arriving on it are answered like the serial line's
   /// (`--mavlink-udp`). A send that fails is counted by the link; it never stalls the loop.
-  public var datagramLink: (any DatagramLink)?
+  public var datagramLink: (any DatagramLink)? {
+    didSet { hasDatagramLink = datagramLink != nil }
+  }
+  /// Whether `datagramLink` is set, kept so the loop need not open the existential to ask
+  /// (some 40 instructions a sample).
+  private(set) var hasDatagramLink = false
 
   // Internal, not private: the MAVLink component (FirmwareLoop+MAVLink.swift) uses them.
   var encoder: TelemetryEncoder
@@ -141,6 +146,8 @@ public struct FirmwareLoop<
   /// Frame latencies summed since SYS_STATUS's figures were last brought up to date, µs, the
   /// frames they are of, and the drop count then (`refreshHealth`).
   private var latencySumMicroseconds: UInt64 = 0
+  /// Samples until `refreshHealth` (a countdown: a 64-bit `%` a sample costs more).
+  private var samplesUntilHealth = 0
   private var latencyFrames: UInt64 = 0
   private var healthFramesQueued: UInt64 = 0
   private var healthFramesDropped: UInt64 = 0
@@ -211,6 +218,7 @@ public struct FirmwareLoop<
     sampleRateHz = Int(driver.configuration.sampleRateHertz.rounded())
     outputDivider = UInt64(max(1, sampleRateHz / max(1, settings.outputRateHz)))
     mode = settings.interruptWired ? .interrupt : .fifo
+    samplesUntilHealth = max(1, sampleRateHz)
   }
 
   // MARK: - Start-up
@@ -409,7 +417,11 @@ public struct FirmwareLoop<
     samplesSinceStart += 1
     status.samples += 1
     if origin != .edge { status.degradedSamples += 1 }
-    if status.samples % UInt64(max(1, sampleRateHz)) == 0 { refreshHealth() }
+    samplesUntilHealth -= 1
+    if samplesUntilHealth <= 0 {
+      samplesUntilHealth = max(1, sampleRateHz)
+      refreshHealth()
+    }
     onSample?(ConsumedSample(time: time, raw: sample.raw, origin: origin, index: status.samples))
 
     // The correction is used in place, not copied out: it is some 60 words (matrices and the
@@ -536,7 +548,7 @@ public struct FirmwareLoop<
     // which queues the frame whole if it fits at all.
     if let room = queue.contiguousFreeSpace(atLeast: TelemetryEncoder.maximumFrameBytes) {
       let length = encoder.encode(lastFrame, into: room)
-      if datagramLink != nil {
+      if hasDatagramLink {
         _ = datagramLink!.send(UnsafeRawBufferPointer(rebasing: room[0..<length]))
       }
       queue.commit(length)
@@ -545,7 +557,7 @@ public struct FirmwareLoop<
     }
     let length = encoder.encode(lastFrame, into: scratch.frame)
     let bytes = UnsafeRawBufferPointer(rebasing: scratch.frame[0..<length])
-    if datagramLink != nil { _ = datagramLink!.send(bytes) }
+    if hasDatagramLink { _ = datagramLink!.send(bytes) }
     if queue.enqueue(bytes) {
       status.framesQueued += 1
     } else {
@@ -674,12 +686,17 @@ public struct FirmwareLoop<
         parser.receive(bytes)
       }
     }
-    pollDatagrams()
-    sendMAVLinkAnswers()
+    if hasDatagramLink { pollDatagrams() }
+    if !mavlinkState.isIdle { sendMAVLinkAnswers() }
     // Without the credit for a reply the waiting bytes wait (the parser holds 256; the rest
     // stays in the kernel's buffer, and the host's writes block or are flow-controlled).
     let hasInput = parser.pendingBytes > 0
     if hasInput, !hasReplyCredit() { return }
+    // The context (some 20 words) is made only when there is something to check against it.
+    guard hasInput else {
+      parser.pollWithNothingWaiting()
+      return
+    }
     let result = parser.poll(context: commandContext)
     if hasInput {
       let parsed = parser.statistics
@@ -777,7 +794,7 @@ public struct FirmwareLoop<
   mutating func queueEncoded(_ length: Int) {
     replyCredit = max(0, replyCredit - Int64(length) * 1_000_000_000)
     let bytes = UnsafeRawBufferPointer(rebasing: scratch.frame[0..<length])
-    if format == .mavlink, datagramLink != nil { _ = datagramLink!.send(bytes) }
+    if format == .mavlink, hasDatagramLink { _ = datagramLink!.send(bytes) }
     if !queue.enqueue(bytes) {
       status.repliesDropped += 1
     }

@@ -86,6 +86,8 @@ struct MAVLinkComponentState {
   /// The index of the next PARAM_VALUE of a list being sent; nil when none is.
   var listCursor: Int?
   var statistics = MAVLinkComponentStatistics()
+  /// Nothing waits to be sent: the loop skips the sending (the usual case, every sample).
+  var isIdle: Bool { outbox.isEmpty && listCursor == nil }
   /// Plumb's AUTOPILOT_VERSION, made once.
   let autopilotVersion: MAVLinkMessage.AutopilotVersion
 

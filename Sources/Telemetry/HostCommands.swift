@@ -412,6 +412,13 @@ public struct HostCommandParser: Sendable {
     return parseWaiting(context: context)
   }
 
+  /// `poll` when `pendingBytes` is 0, without a context: it only counts the poll (garbage
+  /// errors are paced in polls).
+  @inline(__always)
+  public mutating func pollWithNothingWaiting() {
+    if pollsSinceError < Int.max { pollsSinceError += 1 }
+  }
+
   @inline(never)
   private mutating func parseWaiting(context: HostCommandContext) -> Result<
     HostCommand, HostCommandError
