@@ -81,13 +81,24 @@ lint: check-swift
 
 # Python test clients (pymavlink, allantools; pinned in tools/scripts/requirements*.txt) in a
 # local .venv; reinstalled when the requirements change.
-.PHONY: venv check-mavlink check-allan
+.PHONY: venv venv-mavproxy check-mavlink check-allan check-mavproxy
 venv: .venv/.requirements-installed
 
 .venv/.requirements-installed: tools/scripts/requirements.txt tools/scripts/requirements-cal.txt
 	@command -v python3 >/dev/null 2>&1 || { echo "plumb: python3 is missing: sudo apt-get install python3 python3-venv" >&2; exit 1; }
 	@test -x .venv/bin/python || python3 -m venv .venv || { rm -rf .venv; echo "plumb: could not create .venv: sudo apt-get install python3-venv" >&2; exit 1; }
 	.venv/bin/pip install --quiet --disable-pip-version-check -r tools/scripts/requirements.txt -r tools/scripts/requirements-cal.txt
+	@touch $@
+
+# MAVProxy (pinned with every package it pulls in tools/scripts/requirements-mavproxy.txt) in its
+# own .venv-mavproxy: its numpy, matplotlib, opencv and vtk clash with allantools' pins and weigh
+# about 1.3 GB, so they stay out of .venv. Wheels only (all exist for Debian 12's python3 3.11).
+venv-mavproxy: .venv-mavproxy/.requirements-installed
+
+.venv-mavproxy/.requirements-installed: tools/scripts/requirements-mavproxy.txt
+	@command -v python3 >/dev/null 2>&1 || { echo "plumb: python3 is missing: sudo apt-get install python3 python3-venv" >&2; exit 1; }
+	@test -x .venv-mavproxy/bin/python || python3 -m venv .venv-mavproxy || { rm -rf .venv-mavproxy; echo "plumb: could not create .venv-mavproxy: sudo apt-get install python3-venv" >&2; exit 1; }
+	.venv-mavproxy/bin/pip install --quiet --disable-pip-version-check --only-binary=:all: -r tools/scripts/requirements-mavproxy.txt
 	@touch $@
 
 # pymavlink (not Plumb's code) decodes the committed MAVLink golden stream and its sidecar.
@@ -143,4 +154,4 @@ bench: deps
 	.build/release/plumb-bench all --swift-version "$$($(SWIFT) --version 2>&1 | head -n 1)"
 
 clean:
-	rm -rf .build .venv build
+	rm -rf .build .venv .venv-mavproxy build
