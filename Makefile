@@ -26,11 +26,13 @@ build: deps
 	@rm -f .build-log.txt
 
 # The Swift tests, then the checks that use reference implementations in Python: pymavlink
-# decodes Plumb's MAVLink stream, allantools recomputes `plumb-cal allan`, hashlib the content
-# hash of calibration files through the snippet CALIBRATION-FILE.md gives.
-test: build venv
+# decodes Plumb's MAVLink stream, MAVProxy (a real ground station, about 65 s) talks to a running
+# `plumb` over a pty and over UDP (check-mavproxy), allantools recomputes `plumb-cal allan`,
+# hashlib the content hash of calibration files through the snippet CALIBRATION-FILE.md gives.
+test: build venv venv-mavproxy
 	$(SWIFT) test --skip-build --parallel -j $(JOBS)
 	.venv/bin/python tools/scripts/check_mavlink.py
+	.venv-mavproxy/bin/python tools/scripts/check_mavproxy.py --plumb .build/debug/plumb
 	.venv/bin/python tools/scripts/check_allan.py --plumb-cal .build/debug/plumb-cal
 	.venv/bin/python tools/scripts/check_calibration_hash.py --plumb-cal .build/debug/plumb-cal
 
@@ -104,6 +106,17 @@ venv-mavproxy: .venv-mavproxy/.requirements-installed
 # pymavlink (not Plumb's code) decodes the committed MAVLink golden stream and its sidecar.
 check-mavlink: venv
 	.venv/bin/python tools/scripts/check_mavlink.py
+
+# MAVProxy 1.8.75, headless and driven through its standard input, against the real `plumb` on the
+# simulated board (real time): over two pseudo-terminals the script bridges and taps (pymavlink
+# decodes both directions) and over UDP loopback. It detects 1:200, fetches every parameter
+# (`plumb params --json` gives the count), `param set SR_IMU_HZ 25` halves HIGHRES_IMU's measured
+# rate, COMMAND_LONGs get their COMMAND_ACK, its connect-time requests stay under bounds taken
+# from its own retry logic, its `link` counters show no loss, a set parameter survives a restart
+# with the same --state-dir. PASS/FAIL per check, exit 0/1; about 65 s.
+check-mavproxy: deps venv-mavproxy
+	@set -o pipefail; $(SWIFT) build --product plumb -j $(JOBS) 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]'
+	.venv-mavproxy/bin/python tools/scripts/check_mavproxy.py --plumb .build/debug/plumb
 
 # allantools (not Plumb's code) recomputes the Allan deviation `plumb-cal allan` reports.
 check-allan: build venv

@@ -106,6 +106,9 @@ STORM_BOUNDS = {
 COMMAND_BOUNDS = {"MAV_CMD_GET_HOME_POSITION": 11}
 OTHER_COMMAND_BOUND = 1
 
+FTP_OPCODES = {0: "None", 1: "TerminateSession", 2: "ResetSessions", 3: "ListDirectory",
+               4: "OpenFileRO", 5: "ReadFile", 15: "BurstReadFile", 16: "ListDirectoryWithTime"}
+
 VERBOSE = False
 
 
@@ -534,7 +537,7 @@ class Harness:
                                   f"MAVProxy: 'Received {got} parameters' (via {via}), "
                                   f"`plumb params --json` lists {want}")
 
-    def show_params(self, mavproxy, pattern, names, timeout=10):
+    def show_params(self, mavproxy, pattern, names, timeout=5):
         """`param show pattern`; returns {name: value} for names found in MAVProxy's output."""
         since = mavproxy.mark()
         mavproxy.send(f"param show {pattern}")
@@ -567,22 +570,31 @@ class Harness:
                            f"{wrong}")
 
     def param_set(self, mavproxy, traffic, name, value, timeout=10):
-        """`param set`; returns the PARAM_VALUE Plumb echoed (from traffic) or None."""
-        since = time.monotonic()
+        """`param set`; returns the PARAM_VALUE Plumb echoed (from traffic), or the text MAVProxy
+        printed instead ("Unable to find parameter", "Failed to set"), or None."""
+        since, since_line = time.monotonic(), mavproxy.mark()
         mavproxy.send(f"param set {name} {value:g}")
-        return traffic.wait_for(
-            lambda m: m.get_type() == "PARAM_VALUE" and m.param_id == name and
-            abs(m.param_value - value) < 1e-4, timeout, since)
+
+        def outcome():
+            echoed = traffic.first(lambda m: m.get_type() == "PARAM_VALUE" and
+                                   m.param_id == name and abs(m.param_value - value) < 1e-4, since)
+            if echoed:
+                return echoed
+            refused = mavproxy.find(r"Unable to find parameter.*|Failed to set.*", since_line)
+            return refused.group(0) if refused else None
+
+        return wait_until(outcome, timeout)
 
     def check_set_rate(self, link, mavproxy, traffic):
         before_want = self.expected_value(SET_RATE_PARAM)
         before, _ = measure_rate(traffic, SET_RATE_MESSAGE, RATE_WINDOW_S, self.source)
         echoed = self.param_set(mavproxy, traffic, SET_RATE_PARAM, SET_RATE_VALUE)
-        if not echoed:
+        if echoed is None or isinstance(echoed, str):
             self.results.check(f"{link}/set-rate", False,
                                f"`param set {SET_RATE_PARAM} {SET_RATE_VALUE:g}`: no PARAM_VALUE "
-                               f"{SET_RATE_PARAM} = {SET_RATE_VALUE:g} from Plumb in 10 s "
-                               f"({SET_RATE_MESSAGE} at {before:.1f} Hz before)")
+                               f"{SET_RATE_PARAM} = {SET_RATE_VALUE:g} from Plumb"
+                               + (f"; MAVProxy: {echoed!r}" if echoed else " in 10 s") +
+                               f" ({SET_RATE_MESSAGE} at {before:.1f} Hz before)")
             return False
         time.sleep(1.0)  # the new rate takes effect from the next frame; let it settle
         after, count = measure_rate(traffic, SET_RATE_MESSAGE, RATE_WINDOW_S, self.source)
@@ -600,8 +612,9 @@ class Harness:
         since_t, since_line = time.monotonic(), mavproxy.mark()
         mavproxy.send("long GET_MESSAGE_INTERVAL 105")
         ack = traffic.wait_for(lambda m: m.get_type() == "COMMAND_ACK" and m.command == 510,
-                               10, since_t)
-        shown = mavproxy.wait_for(r"Got COMMAND_ACK: GET_MESSAGE_INTERVAL: (\w+)", 5, since_line)
+                               5, since_t)
+        shown = mavproxy.wait_for(r"Got COMMAND_ACK: GET_MESSAGE_INTERVAL: (\w+)",
+                                  5 if ack else 0.5, since_line)
         interval = traffic.first(lambda m: m.get_type() == "MESSAGE_INTERVAL" and
                                  m.message_id == 105, since_t)
         ok = (ack is not None and ack.result == 0 and
@@ -621,8 +634,9 @@ class Harness:
         since_t = time.monotonic()
         mavproxy.send("long REQUEST_MESSAGE 148")
         ack = traffic.wait_for(lambda m: m.get_type() == "COMMAND_ACK" and m.command == 512,
-                               10, since_t)
-        version = traffic.wait_for(lambda m: m.get_type() == "AUTOPILOT_VERSION", 5, since_t)
+                               5, since_t)
+        version = traffic.wait_for(lambda m: m.get_type() == "AUTOPILOT_VERSION",
+                                   3 if ack else 0.5, since_t)
         self.results.check(
             f"{link}/request-message", ack is not None and ack.result == 0 and version is not None,
             f"REQUEST_MESSAGE(148): COMMAND_ACK "
@@ -697,7 +711,8 @@ class Harness:
         self.check_params("pty", mavproxy)
         # the steady window: MAVProxy's own connect-time requests, nothing sent by us
         wait_until(lambda: time.monotonic() >= detected + STEADY_WINDOW_S, STEADY_WINDOW_S + 1)
-        self.check_storm(tap, detected)
+        self.check_storm("pty", tap.from_client.between(detected, detected + STEADY_WINDOW_S),
+                         "the tap")
         self.check_param_values("pty", mavproxy)
         self.check_set_rate("pty", mavproxy, tap.from_plumb)
         self.check_commands("pty", mavproxy, tap.from_plumb)
@@ -708,14 +723,14 @@ class Harness:
         self.check_fields("pty", tap.from_plumb.between())
         self.check_persist(tap, plumb, mavproxy, state_dir)
 
-    def check_storm(self, tap, detected):
-        window = tap.from_client.between(detected, detected + STEADY_WINDOW_S)
+    def check_storm(self, link, window, source):
+        """window: MAVProxy's packets in the steady window; source: where they were counted."""
         counts = collections.Counter(m.get_type() for m in window)
         commands = collections.Counter(
             mavlink_all.enums["MAV_CMD"][m.command].name
             if m.command in mavlink_all.enums["MAV_CMD"] else str(m.command)
             for m in window if m.get_type() == "COMMAND_LONG")
-        ftp_ops = collections.Counter(m.payload[3] for m in window
+        ftp_ops = collections.Counter(FTP_OPCODES.get(m.payload[3], m.payload[3]) for m in window
                                       if m.get_type() == "FILE_TRANSFER_PROTOCOL")
         over = {k: (counts.get(k, 0), bound) for k, bound in STORM_BOUNDS.items()
                 if counts.get(k, 0) > bound}
@@ -724,10 +739,44 @@ class Harness:
                      if n > COMMAND_BOUNDS.get(k, OTHER_COMMAND_BOUND)})
         shown = {k: counts.get(k, 0) for k in STORM_BOUNDS}
         self.results.check(
-            "pty/no-storm", not over,
-            f"MAVProxy's requests in the {STEADY_WINDOW_S:g} s after detection: {shown} "
-            f"(bounds {STORM_BOUNDS}); COMMAND_LONG {dict(commands)}; FTP opcodes "
-            f"{dict(ftp_ops)}" + (f"; over the bound (count, bound): {over}" if over else ""))
+            f"{link}/no-storm", not over and bool(window),
+            f"MAVProxy's requests in the {STEADY_WINDOW_S:g} s after detection ({source}): "
+            f"{shown} (bounds {STORM_BOUNDS}); COMMAND_LONG {dict(commands)}; FTP "
+            f"{dict(ftp_ops)}" + (f"; over the bound (count, bound): {over}" if over else "") +
+            ("" if window else "; no packet from MAVProxy at all"))
+
+    def tlog_window(self, mavproxy_label, start_wall, end_wall, timeout=15):
+        """MAVProxy's own sent packets (source 255/230) between two wall-clock times, read from its
+        telemetry log (it logs what it sends as well as what it receives), once the log has been
+        flushed past end_wall (MAVProxy flushes it every few seconds)."""
+        path = os.path.join(self.temp, mavproxy_label + "-state", "mav.tlog")
+        found = []
+
+        def read():
+            found.clear()
+            try:
+                log = mavutil.mavlink_connection(path, dialect="all", robust_parsing=True)
+            except OSError:
+                return False
+            latest = 0.0
+            try:
+                while True:
+                    message = log.recv_msg()
+                    if message is None:
+                        break
+                    stamp = getattr(message, "_timestamp", 0.0)
+                    latest = max(latest, stamp)
+                    if message.get_type() == "BAD_DATA":
+                        continue
+                    if (message.get_srcSystem(), message.get_srcComponent()) == \
+                            (SOURCE_SYSTEM, SOURCE_COMPONENT) and start_wall <= stamp < end_wall:
+                        found.append(message)
+            finally:
+                log.close()
+            return latest >= end_wall
+
+        complete = wait_until(read, timeout, step=0.5)
+        return list(found), bool(complete)
 
     def check_crc(self, link, tap):
         bad = [(d.name, reason) for d in (tap.from_plumb, tap.from_client)
@@ -797,7 +846,17 @@ class Harness:
             detected = self.check_detect("udp", mavproxy)
             if detected is None:
                 return
+            detected_wall = time.time() - (time.monotonic() - detected)
             self.check_params("udp", mavproxy)
+            wait_until(lambda: time.monotonic() >= detected + STEADY_WINDOW_S,
+                       STEADY_WINDOW_S + 1)
+            window, complete = self.tlog_window("mavproxy(udp)", detected_wall,
+                                                detected_wall + STEADY_WINDOW_S)
+            if complete:
+                self.check_storm("udp", window, "MAVProxy's own telemetry log")
+            else:
+                self.results.check("udp/no-storm", False, "MAVProxy's telemetry log did not "
+                                   "reach the end of the steady window within 15 s")
             self.check_set_rate("udp", mavproxy, listener.traffic)
             self.check_commands("udp", mavproxy, listener.traffic)
             self.check_link_counters("udp", mavproxy)
