@@ -19,9 +19,11 @@ Checked (each a named check, PASS or FAIL with its numbers):
   params      MAVProxy's own parameter fetch (FTP first; Plumb NAKs it; then PARAM_REQUEST_LIST)
               ends with "Received N parameters", N = the count `plumb params --json` lists, and
               `param show` gives the values that list has.
-  no-storm    (pty) in the 20 s after detection MAVProxy's requests stay under bounds taken from
-              its own retry logic (see STORM_BOUNDS): an answered FTP open is 2 packets, an
-              unanswered one 12; PARAM_REQUEST_LIST is resent every second while nothing comes.
+  no-storm    in the 20 s after detection MAVProxy's requests (counted on the tap; on UDP read
+              from MAVProxy's own telemetry log, which records what it sends) stay under bounds
+              taken from its own retry logic (see STORM_BOUNDS): a NAKed FTP open is 2 packets,
+              an unanswered one 12; PARAM_REQUEST_LIST is resent every second while nothing
+              comes; GET_HOME_POSITION is polled every 2 s until a HOME_POSITION arrives.
   set-rate    `param set SR_IMU_HZ 25`: Plumb echoes PARAM_VALUE 25 and HIGHRES_IMU, counted over
               4 s (tap or listener), comes at 25 Hz +-10 % (50 Hz before, from the parameter list).
   command     `long GET_MESSAGE_INTERVAL 105` and `long REQUEST_MESSAGE 148`: COMMAND_ACK
