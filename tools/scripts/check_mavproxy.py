@@ -372,12 +372,10 @@ class UdpListener:
     """A pymavlink connection on a free UDP port that MAVProxy's --out forwards to."""
 
     def __init__(self):
-        probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        probe.bind(("127.0.0.1", 0))
-        self.port = probe.getsockname()[1]
-        probe.close()
+        # port 0: the kernel picks a free port and the socket keeps it (no window for a race)
         self.connection = mavutil.mavlink_connection(
-            f"udpin:127.0.0.1:{self.port}", dialect="all", source_system=254)
+            "udpin:127.0.0.1:0", dialect="all", source_system=254)
+        self.port = self.connection.port.getsockname()[1]
         self.connection.mav.robust_parsing = True
         self.traffic = Traffic("mavproxy --out")
         self.running = True
@@ -834,13 +832,23 @@ class Harness:
             return
         listener = UdpListener()
         self.cleanups.append(listener.close)
-        port = free_udp_port()
         state_dir = os.path.join(self.temp, "udp-plumb-state")
         os.makedirs(state_dir)
-        mavproxy = self.start_mavproxy("mavproxy(udp)", f"udpin:127.0.0.1:{port}",
-                                       [f"--out=udp:127.0.0.1:{listener.port}"])
-        # MAVProxy must be listening before Plumb sends: its "Waiting for heartbeat" line
-        mavproxy.wait_for(r"Waiting for heartbeat|Connect", 20)
+        for attempt in range(3):
+            # MAVProxy binds the port itself: between our probe and its bind another program
+            # could take it; then MAVProxy exits and we try another port
+            port = free_udp_port()
+            mavproxy = self.start_mavproxy("mavproxy(udp)", f"udpin:127.0.0.1:{port}",
+                                           [f"--out=udp:127.0.0.1:{listener.port}"])
+            # listening once it says "Waiting for heartbeat" (printed after the bind)
+            if wait_until(lambda: mavproxy.find(r"Waiting for heartbeat") or not mavproxy.alive(),
+                          30) and mavproxy.alive():
+                break
+            mavproxy.stop()
+        else:
+            self.results.check("udp/mavproxy", False, "MAVProxy did not start listening on UDP")
+            self.failure_context([mavproxy])
+            return
         plumb = self.start_plumb("plumb(udp)", ["--serial", "none", "--mavlink-udp",
                                                 f"127.0.0.1:{port}"], state_dir)
         failed_before = len(self.results.failed)
