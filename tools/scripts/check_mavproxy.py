@@ -92,11 +92,11 @@ RATE_TOLERANCE = 0.10
 #  - PARAM_REQUEST_READ: after 1 s with no PARAM_VALUE, up to 10 missing indices per second:
 #    10 allows one such round; a link that loses nothing needs none.
 #  - REQUEST_DATA_STREAM: set_stream_rates() sends one at start and one every 15 s by design
-#    (not a retry; Plumb ignores it, documented): 2 in 20 s, 3 allows a window that catches both
-#    ends.
+#    (not a retry; Plumb ignores it, documented); the first goes out once a vehicle is known:
+#    1 or 2 in 20 s, 3 allows for timing.
 #  - COMMAND_LONG: the wp module sends MAV_CMD_GET_HOME_POSITION (to component 0) every 2 s until
 #    a HOME_POSITION message arrives, whatever the COMMAND_ACK says: a poll by design, at most
-#    11 in 20 s (10 periods and the first one), none once Plumb sends HOME_POSITION. MAVProxy
+#    11 in 20 s (10 periods and the first one), 1 when Plumb answers with a HOME_POSITION. MAVProxy
 #    sends no other command at connect: any other command more than once is a retry.
 STORM_BOUNDS = {
     "FILE_TRANSFER_PROTOCOL": 3,
@@ -408,13 +408,6 @@ def free_udp_port():
     port = probe.getsockname()[1]
     probe.close()
     return port
-
-
-def rate_hz(times):
-    """Messages per second over the span of the arrival times (n-1 intervals)."""
-    if len(times) < 2 or times[-1] <= times[0]:
-        return 0.0
-    return (len(times) - 1) / (times[-1] - times[0])
 
 
 def measure_rate(traffic, kind, seconds, source):
