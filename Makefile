@@ -26,7 +26,7 @@ build: deps
 	@rm -f .build-log.txt
 
 # The Swift tests, then the checks that use reference implementations in Python: pymavlink
-# decodes Plumb's MAVLink stream, MAVProxy (a real ground station, about 65 s) talks to a running
+# decodes Plumb's MAVLink stream, MAVProxy (a real ground station, about 75 s) talks to a running
 # `plumb` over a pty and over UDP (check-mavproxy), allantools recomputes `plumb-cal allan`,
 # hashlib the content hash of calibration files through the snippet CALIBRATION-FILE.md gives.
 test: build venv venv-mavproxy
@@ -113,7 +113,7 @@ check-mavlink: venv
 # (`plumb params --json` gives the count), `param set SR_IMU_HZ 25` halves HIGHRES_IMU's measured
 # rate, COMMAND_LONGs get their COMMAND_ACK, its connect-time requests stay under bounds taken
 # from its own retry logic, its `link` counters show no loss, a set parameter survives a restart
-# with the same --state-dir. PASS/FAIL per check, exit 0/1; about 65 s.
+# with the same --state-dir. PASS/FAIL per check, exit 0/1; about 75 s.
 check-mavproxy: deps venv-mavproxy
 	@set -o pipefail; $(SWIFT) build --product plumb -j $(JOBS) 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]'
 	.venv-mavproxy/bin/python tools/scripts/check_mavproxy.py --plumb .build/debug/plumb

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A real ground station against the real `plumb`: MAVProxy (pinned in .venv-mavproxy) headless.
 
-    check_mavproxy.py [--plumb PATH] [--board FILE] [--mavproxy PATH] [--only pty|udp] [-v]
+    check_mavproxy.py [--plumb PATH] [--board FILE] [--mavproxy PATH] [--only pty|udp|udp-listen] [-v]
 
 Run with .venv-mavproxy/bin/python (`make check-mavproxy`). Two links, each with a fresh Plumb
 (`plumb run --board Boards/simulated.json`, real time) and a fresh MAVProxy driven through its
@@ -13,6 +13,9 @@ pty: two pseudo-terminal pairs bridged by this script, which taps both direction
 udp: Plumb `--serial none --mavlink-udp 127.0.0.1:PORT`, MAVProxy `--master=udpin:127.0.0.1:PORT`
      and `--out=udp:127.0.0.1:OTHER` to a pymavlink listener here (nothing can tap UDP, so what
      Plumb sends is seen through MAVProxy's forwarding).
+udp-listen: the other way round, shorter: Plumb `--mavlink-udp listen:127.0.0.1:PORT` learns its
+     peer from MAVProxy `--master=udpout:127.0.0.1:PORT` (detect, params, commands, link, crc,
+     fields).
 
 Checked (each a named check, PASS or FAIL with its numbers):
   detect      MAVProxy prints "Detected vehicle 1:200" (system/component from the board file).
@@ -874,6 +877,49 @@ class Harness:
             print(f"check_mavproxy: udp traffic forwarded by MAVProxy: "
                   f"{dict(sorted(listener.traffic.counts().items()))}")
 
+    def run_udp_listen(self):
+        """The other way round: Plumb `--mavlink-udp listen:127.0.0.1:PORT` learns its peer from
+        MAVProxy `--master=udpout:127.0.0.1:PORT`, whose heartbeats come first. Shorter: detect,
+        the parameter count, the commands, the link counters, CRC and fields."""
+        link = "udp-listen"
+        if "--mavlink-udp" not in self.plumb_run_help:
+            self.results.check(f"{link}/plumb-option", False,
+                               "`plumb run --help` has no --mavlink-udp")
+            return
+        listener = UdpListener()
+        self.cleanups.append(listener.close)
+        state_dir = os.path.join(self.temp, "udp-listen-plumb-state")
+        os.makedirs(state_dir)
+        for attempt in range(3):
+            port = free_udp_port()
+            plumb = self.start_plumb(f"plumb({link})", ["--serial", "none", "--mavlink-udp",
+                                                         f"listen:127.0.0.1:{port}"], state_dir)
+            # Plumb binds the port itself; if another program took it first, Plumb exits
+            if not wait_until(lambda: not plumb.alive(), 2):
+                break
+            plumb.stop()
+        else:
+            self.results.check(f"{link}/plumb", False, "Plumb did not stay up listening on UDP")
+            self.failure_context([plumb])
+            return
+        mavproxy = self.start_mavproxy(f"mavproxy({link})", f"udpout:127.0.0.1:{port}",
+                                       [f"--out=udp:127.0.0.1:{listener.port}"])
+        failed_before = len(self.results.failed)
+        try:
+            if self.check_detect(link, mavproxy) is None:
+                return
+            self.check_params(link, mavproxy)
+            self.check_commands(link, mavproxy, listener.traffic)
+            self.check_link_counters(link, mavproxy)
+            errors = listener.errors() + len(listener.traffic.bad)
+            self.results.check(f"{link}/crc", errors == 0,
+                               f"the listener's pymavlink counted {errors} receive errors in "
+                               f"{len(listener.traffic.packets)} forwarded packets")
+            self.check_fields(link, listener.traffic.between())
+        finally:
+            if len(self.results.failed) > failed_before:
+                self.failure_context([plumb, mavproxy])
+
     # --- all -------------------------------------------------------------------------------------
 
     def run(self):
@@ -896,6 +942,9 @@ class Harness:
             self.stop_all()
             if self.args.only in (None, "udp"):
                 self.run_udp()
+            self.stop_all()
+            if self.args.only in (None, "udp-listen"):
+                self.run_udp_listen()
         finally:
             self.stop_all()
             for cleanup in reversed(self.cleanups):
@@ -921,10 +970,11 @@ def main(argv):
     parser.add_argument("--board", default="Boards/simulated.json")
     parser.add_argument("--mavproxy", default=os.path.join(os.path.dirname(sys.executable),
                                                            "mavproxy.py"))
-    parser.add_argument("--only", choices=("pty", "udp"))
+    parser.add_argument("--only", choices=("pty", "udp", "udp-listen"))
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="echo every process's output and each step")
     args = parser.parse_args(argv[1:])
+    args.plumb = os.path.abspath(args.plumb)
     VERBOSE = args.verbose
     harness = Harness(args)
 
