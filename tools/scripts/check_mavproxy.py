@@ -19,6 +19,9 @@ udp-listen: the other way round, shorter: Plumb `--mavlink-udp listen:127.0.0.1:
 
 Checked (each a named check, PASS or FAIL with its numbers):
   detect      MAVProxy prints "Detected vehicle 1:200" (system/component from the board file).
+  target      MAVProxy takes 1:200 for its target vehicle ("online system 1"): it does so only
+              when the HEARTBEAT's autopilot is not MAV_AUTOPILOT_INVALID; otherwise its ftp
+              module ignores Plumb and `param show/set` look at system 0.
   params      MAVProxy's own parameter fetch (FTP first; Plumb NAKs it; then PARAM_REQUEST_LIST)
               ends with "Received N parameters", N = the count `plumb params --json` lists, and
               `param show` gives the values that list has.
@@ -460,7 +463,8 @@ class Harness:
                    XDG_CACHE_HOME=os.path.join(home, ".cache"))
         argv = [sys.executable, "-u", self.args.mavproxy, f"--master={master}",
                 "--state-basedir", state, "--source-system", str(SOURCE_SYSTEM),
-                "--source-component", str(SOURCE_COMPONENT)] + list(extra)
+                "--source-component", str(SOURCE_COMPONENT)] + list(extra) + \
+            list(self.args.mavproxy_arg or [])
         process = Process(label, argv, env=env, stdin=True)
         self.processes.append(process)
         return process
@@ -509,13 +513,38 @@ class Harness:
 
     # --- the checks common to both links ------------------------------------------------------
 
-    def check_detect(self, link, mavproxy, timeout=30):
+    def check_detect(self, link, mavproxy, traffic, timeout=30):
         sysid, compid = self.source
         found = mavproxy.wait_for(rf"Detected vehicle {sysid}:{compid} on link", timeout)
         self.results.check(f"{link}/detect", bool(found),
                            f"MAVProxy printed 'Detected vehicle {sysid}:{compid}'" if found else
                            f"no 'Detected vehicle {sysid}:{compid}' from MAVProxy in {timeout} s")
-        return time.monotonic() if found else None
+        if not found:
+            return None
+        detected = time.monotonic()
+        self.check_target(link, mavproxy, traffic)
+        return detected
+
+    def check_target(self, link, mavproxy, traffic):
+        """MAVProxy must take Plumb for its target vehicle ("online system N"), or its ftp module
+        never sees Plumb's answers and `param show/set` look at system 0 (see the README)."""
+        sysid, compid = self.source
+        if any(a.startswith("--target-system") for a in (self.args.mavproxy_arg or [])):
+            self.results.check(f"{link}/target", True, "target given on MAVProxy's command line")
+            return
+        online = mavproxy.wait_for(rf"online system {sysid}\b", 5)
+        heartbeat = traffic.first(lambda m: m.get_type() == "HEARTBEAT" and
+                                  (m.get_srcSystem(), m.get_srcComponent()) == self.source)
+        fields = ("" if heartbeat is None else
+                  f"HEARTBEAT type {heartbeat.type}, autopilot {heartbeat.autopilot}")
+        self.results.check(
+            f"{link}/target", bool(online),
+            f"MAVProxy printed 'online system {sysid}' ({fields})" if online else
+            f"MAVProxy did not take {sysid}:{compid} for its target vehicle (no 'online system "
+            f"{sysid}'; {fields}): MAVProxy 1.8.75 only adopts a HEARTBEAT whose autopilot is not "
+            f"MAV_AUTOPILOT_INVALID (8) or RESERVED; without a target its ftp module ignores "
+            f"Plumb's NAKs, `param show/set` look at system 0 and PARAM_REQUEST_LIST repeats every "
+            f"second (workaround: MAVProxy --target-system {sysid} --target-component {compid})")
 
     def check_params(self, link, mavproxy, since=0, timeout=30, label="params"):
         want = len(self.expected) if self.expected else None
@@ -701,7 +730,7 @@ class Harness:
                   f"{dict(sorted(tap.from_client.counts().items()))}")
 
     def _run_pty(self, tap, plumb, mavproxy, state_dir):
-        detected = self.check_detect("pty", mavproxy)
+        detected = self.check_detect("pty", mavproxy, tap.from_plumb)
         if detected is None:
             return
         self.check_params("pty", mavproxy)
@@ -849,7 +878,7 @@ class Harness:
                                                 f"127.0.0.1:{port}"], state_dir)
         failed_before = len(self.results.failed)
         try:
-            detected = self.check_detect("udp", mavproxy)
+            detected = self.check_detect("udp", mavproxy, listener.traffic)
             if detected is None:
                 return
             detected_wall = time.time() - (time.monotonic() - detected)
@@ -906,7 +935,7 @@ class Harness:
                                        [f"--out=udp:127.0.0.1:{listener.port}"])
         failed_before = len(self.results.failed)
         try:
-            if self.check_detect(link, mavproxy) is None:
+            if self.check_detect(link, mavproxy, listener.traffic) is None:
                 return
             self.check_params(link, mavproxy)
             self.check_commands(link, mavproxy, listener.traffic)
@@ -971,6 +1000,9 @@ def main(argv):
     parser.add_argument("--mavproxy", default=os.path.join(os.path.dirname(sys.executable),
                                                            "mavproxy.py"))
     parser.add_argument("--only", choices=("pty", "udp", "udp-listen"))
+    parser.add_argument("--mavproxy-arg", action="append", metavar="ARG",
+                        help="one more argument for MAVProxy (repeatable; e.g. "
+                        "--mavproxy-arg=--target-system=1), to try its options by hand")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="echo every process's output and each step")
     args = parser.parse_args(argv[1:])
