@@ -499,8 +499,7 @@ class Harness:
                            f"`plumb params --json` lists {len(self.expected)} parameters"
                            f"{'' if SET_RATE_PARAM in self.expected else ', without ' + SET_RATE_PARAM}")
         try:
-            with open(os.path.join(ROOT, self.args.board) if not os.path.isabs(self.args.board)
-                      else self.args.board) as f:
+            with open(os.path.join(ROOT, self.args.board)) as f:
                 board = json.load(f)
             self.source = (board["mavlink"]["systemId"], board["mavlink"]["componentId"])
         except (OSError, ValueError, KeyError):
@@ -1007,6 +1006,8 @@ def main(argv):
                         help="echo every process's output and each step")
     args = parser.parse_args(argv[1:])
     args.plumb = os.path.abspath(args.plumb)
+    if not os.path.isabs(args.board) and os.path.exists(args.board):
+        args.board = os.path.abspath(args.board)  # else: relative to the repository
     VERBOSE = args.verbose
     harness = Harness(args)
 
