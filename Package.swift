@@ -456,6 +456,7 @@ if Context.environment["PLUMB_FUZZ"] != nil {
     ("monitor-mavlink", ["MonitorFuzzing"]),
     ("monitor-auto", ["MonitorFuzzing"]),
     ("mavlink", ["Telemetry", "ByteFormats"]),
+    ("mavlink-receiver", ["Telemetry", "ByteFormats"]),
   ]
   for target in fuzzTargets {
     targets.append(

@@ -65,29 +65,44 @@ struct AccelerationRejection: Sendable {
   private let detectorTimeConstantSeconds: Double
   private let referenceTimeConstantSeconds: Double
   private let recoverySeconds: Double
-  private let lowSquared: Double
-  private let highSquared: Double
+  // The thresholds' squares, m²/s⁴, and what follows from them (`setThresholds`).
+  private var lowSquared: Double = 0
+  private var highSquared: Double = 0
   /// 1 / (high² − low²); zero when rejection is switched off.
-  private let slope: Double
+  private var slope: Double = 0
   /// atan(a_low/g), radians: the tilt the smallest rejected acceleration would cause, and so
   /// the most the gyro may drift while a rejection lasts (3σ of the horizontal bias × the time
   /// rejected, `update`), and the most the bias may tilt the estimate before a rejection may
   /// start (3σ × T_recovery, `gyroCanCarry`).
-  private let tiltBudget: Double
+  private var tiltBudget: Double = 0
 
   init(settings r: AttitudeEstimator.AccelerationRejectionSettings, gravity: Double) {
     recoveryRatio = r.recoveryRatio
     detectorTimeConstantSeconds = r.detectorTimeConstantSeconds
     referenceTimeConstantSeconds = r.referenceTimeConstantSeconds
     recoverySeconds = r.recoverySeconds
-    lowSquared = r.lowerThresholdMetersPerSecondSquared * r.lowerThresholdMetersPerSecondSquared
-    highSquared = r.upperThresholdMetersPerSecondSquared * r.upperThresholdMetersPerSecondSquared
-    slope = r.isEnabled ? 1 / max(highSquared - lowSquared, 1e-12) : 0
-    tiltBudget = atan(r.lowerThresholdMetersPerSecondSquared / gravity)
+    setThresholds(r, gravity: gravity)
   }
 
   /// Whether rejection is switched on.
   var isEnabled: Bool { slope > 0 }
+
+  /// Takes `r`'s switch and thresholds (at start, or a retune between two samples). Switched
+  /// off, a rejection or recovery under way ends at once and the detector starts afresh (`reset`:
+  /// switched on again later, it starts from zero, not from the stale states it stopped with);
+  /// the slow mean and the recent corrections keep following the blocks meanwhile. New
+  /// thresholds apply from the next block's weight; a rejection under way goes on with them
+  /// (its duration, bounded by atan(a_low/g), with the new lower threshold).
+  mutating func setThresholds(
+    _ r: AttitudeEstimator.AccelerationRejectionSettings, gravity: Double
+  ) {
+    let wasEnabled = isEnabled
+    lowSquared = r.lowerThresholdMetersPerSecondSquared * r.lowerThresholdMetersPerSecondSquared
+    highSquared = r.upperThresholdMetersPerSecondSquared * r.upperThresholdMetersPerSecondSquared
+    slope = r.isEnabled ? 1 / max(highSquared - lowSquared, 1e-12) : 0
+    tiltBudget = atan(r.lowerThresholdMetersPerSecondSquared / gravity)
+    if wasEnabled && !isEnabled { reset() }
+  }
 
   /// Sets the coefficients for blocks of `blockPeriod` seconds.
   mutating func setBlockPeriod(_ blockPeriod: Double) {

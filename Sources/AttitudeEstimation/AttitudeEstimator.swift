@@ -71,7 +71,9 @@ import Geometry
 /// the specific force mapped into the reference frame, and the outputs. The measured cost and
 /// where it goes are in this target's README.md (Cost).
 public struct AttitudeEstimator: Sendable {
-  public let settings: Settings
+  /// The settings in effect: those it was built with, and the tunable ones as the last
+  /// `retune(_:)` left them.
+  public private(set) var settings: Settings
 
   /// The sample clock (period estimate, gap and missed-sample counters).
   public private(set) var clock: SampleClock
@@ -90,6 +92,9 @@ public struct AttitudeEstimator: Sendable {
   private var motionBias: MotionBiasMeasurement
   /// Refused rests that may show the bias wrong.
   private var refusedRests = RefusedRestEvidence()
+  /// The last whole dwell the rest detector did not take for a rest, and the timestamp of the
+  /// sample that completed it (nanoseconds): why a gyro-bias capture is refused.
+  private var lastRefusedDwell: (refusal: GyroBiasCaptureRefusal.DwellRefusal, timestamp: Int64)?
   private var anchoring: RestAnchoring
   private var reacquisition: GapReacquisition
   private var output: EstimateOutput
@@ -455,6 +460,7 @@ public struct AttitudeEstimator: Sendable {
   }
 
   /// Applies the bias measurements collected at rest since the last block (one batch).
+  @inline(__always)
   private mutating func applyRestMeasurements() {
     restMeasurements.apply(to: &biasEstimator, sampleVariance: gyroSampleVariance)
   }
@@ -542,7 +548,15 @@ public struct AttitudeEstimator: Sendable {
       bias: bias, biasVariance: biasEstimator.variance, up: propagation.up)
     if transition != .none {
       handle(transition, flags: &flags, temperatureOffset: temperatureOffset)
+    } else {
+      // Not stationary, or gravity turned: the stretch starts again.
+      noteRefusedDwell(.notSteady)
     }
+  }
+
+  /// A whole dwell was not a rest (for `captureGyroBias`'s refusal).
+  private mutating func noteRefusedDwell(_ refusal: GyroBiasCaptureRefusal.DwellRefusal) {
+    lastRefusedDwell = (refusal, clock.lastTimestamp)
   }
 
   /// Rest began, ended, or was refused.
@@ -557,9 +571,11 @@ public struct AttitudeEstimator: Sendable {
     case .inconsistent:
       biasEstimator.widen(by: restDetector.excessVariance)
       restStatistics.biasJumps &+= 1
+      noteRefusedDwell(.biasJump)
     case .refused:
       restStatistics.refusedAsTurning &+= 1
       restStatistics.lastRefusedRateRadiansPerSecond = restDetector.refusedRate
+      noteRefusedDwell(.slowTurn(rateRadiansPerSecond: restDetector.refusedRate))
       let detector = restDetector
       let variance = biasEstimator.variance
       let widening = refusedRests.refused(
@@ -588,6 +604,7 @@ public struct AttitudeEstimator: Sendable {
       } else {
         restDetector.cancelRest()
         restStatistics.refusedAsAccelerating &+= 1
+        noteRefusedDwell(.accelerating)
       }
     }
   }
@@ -623,6 +640,15 @@ public struct AttitudeEstimator: Sendable {
     }
     refusedRests.reset()
     motionBias.resetEvidence()
+    // The rest's totals start from its window. Its last sample, this one, is measured again
+    // as the rest's first held sample (`propagate`): counted once.
+    let windowSum = restDetector.stretchGyroSum
+    if anchoring.holdsAtRest && restMeasurements.isEnabled && samples > 1 {
+      restMeasurements.startRest(
+        windowSum: windowSum - restDetector.previousGyro, samples: samples - 1)
+    } else {
+      restMeasurements.startRest(windowSum: windowSum, samples: samples)
+    }
     if settings.bias.restEstimationEnabled {
       biasEstimator.observeAtRest(
         meanRate: restDetector.stretchGyroSum / n, samples: samples,
@@ -792,6 +818,125 @@ public struct AttitudeEstimator: Sendable {
     // The next sample takes `updateInFull`, which judges it: its band check fails, and
     // `updateInFull` puts the band back (`setCoefficients`).
     coefficientPeriodHigh = -.infinity
+  }
+
+  // MARK: - Retune and gyro-bias capture (between two samples)
+
+  /// The tunable settings in effect (`settings`' tunable part).
+  public var tunables: Tunables { Tunables(settings: settings) }
+
+  /// Changes the tunable settings between two samples: from the next sample on, the estimator
+  /// runs as if it had been built with them, from the state it is in (`Tunables` says what
+  /// each change does, and why the other settings are not tunable). `settings` says what is in
+  /// effect afterwards. Values that did not change cost nothing and change nothing: retuning
+  /// to `tunables` leaves every later estimate bit-identical. A value that changes must lie in
+  /// its range (`Tunables.refusal(from:)`); refused, nothing is changed and the refusal names
+  /// the setting, the value given and its range with units.
+  ///
+  /// Deterministic: the same retune between the same two samples gives the same estimates, so
+  /// a recording of the samples and the command replays it. Not on the per-sample path: it
+  /// recomputes coefficients (`atan` for the rejection's tilt budget, `tan` for the row
+  /// filters), as a change of the sample period does.
+  public mutating func retune(_ new: Tunables) -> Result<Void, TunableRefusal> {
+    let current = tunables
+    if let refusal = new.refusal(from: current) { return .failure(refusal) }
+    guard new != current else { return .success(()) }
+    if new.timeConstantSeconds != current.timeConstantSeconds {
+      let tau = new.timeConstantSeconds
+      settings.inclination.timeConstantSeconds = tau
+      inclination.setTimeConstant(tau)
+      motionBias.setTimeConstant(tau)
+      anchoring.inclinationTimeConstantSeconds = tau
+    }
+    if new.rejectsAccelerations != current.rejectsAccelerations
+      || new.rejectionLowerThresholdMetersPerSecondSquared
+        != current.rejectionLowerThresholdMetersPerSecondSquared
+      || new.rejectionUpperThresholdMetersPerSecondSquared
+        != current.rejectionUpperThresholdMetersPerSecondSquared
+    {
+      settings.accelerationRejection.isEnabled = new.rejectsAccelerations
+      settings.accelerationRejection.lowerThresholdMetersPerSecondSquared =
+        new.rejectionLowerThresholdMetersPerSecondSquared
+      settings.accelerationRejection.upperThresholdMetersPerSecondSquared =
+        new.rejectionUpperThresholdMetersPerSecondSquared
+      rejection.setThresholds(
+        settings.accelerationRejection, gravity: settings.gravityMetersPerSecondSquared)
+      reacquisition.setTiltAngle(settings)
+    }
+    if new.holdsAttitudeAtRest != current.holdsAttitudeAtRest {
+      settings.holdsAttitudeAtRest = new.holdsAttitudeAtRest
+      anchoring.holdsAtRest = new.holdsAttitudeAtRest
+    }
+    // The flags (a rejection switched off ends), the correction rate.
+    refreshBlockState()
+    return .success(())
+  }
+
+  /// Adopts the gyro bias measured over the current rest, at once (a ground station's
+  /// MAV_CMD_PREFLIGHT_CALIBRATION, a host's command): when the estimator says the board is at
+  /// rest, the bias becomes the mean raw rate of the rest's samples — the quiet window that
+  /// declared the rest and every sample measured since (with the attitude held at rest; with
+  /// it not held, the window alone) — with the variance of that mean, N²/T per axis (N the
+  /// configured gyro noise density, T the time averaged). Whatever the bias was before (a
+  /// calibration file, earlier rests) is dropped rather than weighed against it: the user asks
+  /// for this rest's bias. The rest's later samples go on measuring it, so a capture after a
+  /// longer rest is the mean over all of it.
+  ///
+  /// The estimate's `gyroBiasRadiansPerSecond` is the captured bias from the next sample on
+  /// (plus the temperature model's term, zero at the rest's temperature). Refused, with what
+  /// to do, when the board is not at rest (moving, still for less than a dwell, or its last
+  /// dwell refused by the rest detector), while initialising, or when rest detection is off;
+  /// nothing is changed then. Deterministic, like `retune`.
+  public mutating func captureGyroBias() -> Result<GyroBiasCapture, GyroBiasCaptureRefusal> {
+    if let refusal = gyroBiasCaptureRefusal() { return .failure(refusal) }
+    let (sum, n) = restMeasurements.takeRestTotals()
+    let mean = sum * (1 / Double(n))
+    let sigma = (gyroSampleVariance / Double(n)).squareRoot()
+    biasEstimator.reset(bias: mean, uncertaintyRadiansPerSecond: sigma)
+    refreshBlockState()
+    return .success(
+      GyroBiasCapture(
+        biasRadiansPerSecond: biasEstimator.bias, standardDeviationRadiansPerSecond: sigma,
+        restSeconds: Double(n) * capturePeriodSeconds, samples: n,
+        referenceTemperatureCelsius: biasEstimator.referenceTemperatureCelsius))
+  }
+
+  /// The sample period for a capture's durations, seconds: the estimate, or before one the
+  /// nominal period the estimator started with.
+  private var capturePeriodSeconds: Double {
+    let period = clock.periodSeconds
+    return period > 0 ? period : settings.sampleClock.nominalPeriodSeconds ?? 0.01
+  }
+
+  /// Why a gyro-bias capture cannot be made now, or `nil` when it can.
+  private func gyroBiasCaptureRefusal() -> GyroBiasCaptureRefusal? {
+    let period = capturePeriodSeconds
+    let dwell = restDetector.dwellSamples
+    let quiet = restDetector.isAtRest ? dwell : min(restDetector.quietSamples, dwell)
+    let toRest = dwell - quiet
+    func refusal(_ reason: GyroBiasCaptureRefusal.Reason, hold: Int) -> GyroBiasCaptureRefusal {
+      GyroBiasCaptureRefusal(
+        reason: reason, stillSeconds: Double(quiet) * period,
+        holdSeconds: Double(hold) * period, dwellSeconds: Double(dwell) * period)
+    }
+    guard restDetector.settings.isEnabled else {
+      return refusal(.restDetectionOff, hold: 0)
+    }
+    if inclination.isInitialising {
+      return refusal(
+        .initialising, hold: max(inclination.initialisationSamplesRemaining, toRest))
+    }
+    if restDetector.isAtRest { return nil }
+    // Did a dwell decision start this quiet stretch (the board still since), or motion?
+    if let (dwellRefusal, timestamp) = lastRefusedDwell,
+      Double(clock.lastTimestamp &- timestamp) * 1e-9 < (Double(quiet) + 0.5) * period
+    {
+      if case .slowTurn = dwellRefusal {
+        return refusal(.dwellRefused(dwellRefusal), hold: 2 * dwell)
+      }
+      return refusal(.dwellRefused(dwellRefusal), hold: toRest)
+    }
+    return refusal(quiet == 0 ? .moving : .movedRecently, hold: toRest)
   }
 
   /// A sample that cannot be used: the current state, flagged.

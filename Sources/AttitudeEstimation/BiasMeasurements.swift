@@ -11,14 +11,41 @@ import Geometry
 /// within a rest, so a temperature creeping during one must not turn the random walk of those
 /// seconds into a slope; slopes come from rests at different temperatures. The raw samples are
 /// therefore summed as they are.
+///
+/// It also keeps the current rest's totals — the quiet window that declared it and every batch
+/// applied since — so that the mean rate over the whole rest is at hand when a gyro-bias
+/// capture asks for it (`AttitudeEstimator.captureGyroBias`). They grow once per block, never
+/// per sample.
 struct RestBiasMeasurements: Sendable {
   /// Sum of the measurements, rad/s, and their count.
   private var sum = Vector3(0, 0, 0)
   private var samples: Int = 0
+  /// The current rest's raw gyro samples, summed (rad/s), and their count: the window that
+  /// declared it and every batch applied since (`startRest`, `apply`).
+  private var restSum = Vector3(0, 0, 0)
+  private var restSamples: Int = 0
   /// Whether rests measure the bias (`GyroBiasEstimator.Settings.restEstimationEnabled`).
   let isEnabled: Bool
 
   init(isEnabled: Bool) { self.isEnabled = isEnabled }
+
+  /// A rest was declared after a quiet window of `samples` raw gyro samples summing to
+  /// `windowSum`, rad/s: the rest's totals start from it.
+  mutating func startRest(windowSum: Vector3, samples n: Int) {
+    restSum = windowSum
+    restSamples = n
+  }
+
+  /// The current rest's raw gyro samples, summed (rad/s), and their count, including those not
+  /// yet applied — which are dropped, without being applied: the caller adopts the rest's mean,
+  /// in which they already count.
+  mutating func takeRestTotals() -> (sum: Vector3, samples: Int) {
+    restSum += sum
+    restSamples &+= samples
+    sum = Vector3(0, 0, 0)
+    samples = 0
+    return (restSum, restSamples)
+  }
 
   /// One raw gyro sample at rest, rad/s.
   @inline(__always)
@@ -33,11 +60,14 @@ struct RestBiasMeasurements: Sendable {
   mutating func apply(to bias: inout GyroBiasEstimator, sampleVariance: Double) {
     let n = samples
     guard n > 0 else { return }
-    bias.observeAtRest(
-      meanRate: sum * (1 / Double(n)), samples: n, sampleVariance: sampleVariance,
-      temperatureOffsetCelsius: 0)
+    let batch = sum
+    restSum += batch
+    restSamples &+= n
     sum = Vector3(0, 0, 0)
     samples = 0
+    bias.observeAtRest(
+      meanRate: batch * (1 / Double(n)), samples: n, sampleVariance: sampleVariance,
+      temperatureOffsetCelsius: 0)
   }
 }
 
@@ -82,7 +112,10 @@ struct MotionBiasMeasurement: Sendable {
   private var relearningNoiseVariance: Double = 0
   private var maximumGain: Double = 0
   private let isEnabled: Bool
-  private let timeConstantSeconds: Double
+  /// τ of the inclination filter, seconds, which the row filters model.
+  private var timeConstantSeconds: Double
+  /// The block period the coefficients are set for, seconds.
+  private var blockPeriod: Double = 0
   private let randomWalk: Double
   private let uncertainty: Double
   private let minimumTimeConstantSeconds: Double
@@ -102,6 +135,7 @@ struct MotionBiasMeasurement: Sendable {
 
   /// Sets the coefficients for blocks of `blockPeriod` seconds.
   mutating func setBlockPeriod(_ blockPeriod: Double) {
+    self.blockPeriod = blockPeriod
     lowPass = .butterworth(timeConstantSeconds: timeConstantSeconds, periodSeconds: blockPeriod)
     // VQF's choice of motion noise: with the random walk's variance growth V per block, a
     // measurement noise p²/V + p makes the long-run uncertainty settle at p.
@@ -113,6 +147,21 @@ struct MotionBiasMeasurement: Sendable {
     relearningNoiseVariance = min(noiseVariance, relearning * relearning)
     maximumGain = min(1, blockPeriod / minimumTimeConstantSeconds)
     evidenceGain = min(1, blockPeriod / evidenceTimeConstantSeconds)
+  }
+
+  /// The inclination filter's τ changed (a retune): the row filters take its new cutoff and
+  /// start again from the next block's rows, as after a rest. Their memory was the old filter's
+  /// response, and a second-order section's states belong to its coefficients: kept under new
+  /// ones they would replay a transient of several percent of the rows. In motion the next
+  /// blocks' row is R itself instead of LP(R) until the filters have filled, and the
+  /// innovation's term LP(R·b̂) − LP(R)·b̂, non-zero only while the bias moves, restarts at
+  /// zero; the evidence against the bias is kept (it is a rate, not a filter state).
+  mutating func setTimeConstant(_ seconds: Double) {
+    timeConstantSeconds = seconds
+    if blockPeriod > 0 {
+      lowPass = .butterworth(timeConstantSeconds: seconds, periodSeconds: blockPeriod)
+    }
+    rowFilter = RowFilter()
   }
 
   /// A rejection turned back the corrections `dx`, `dy` (radians about the reference x and y

@@ -26,11 +26,17 @@ struct GapReacquisition: Sendable {
   /// The cosine of the angle between the reading and the expected gravity from which the tilt
   /// may have changed in a gap (atan(a_low/g), the angle a horizontal acceleration at the
   /// rejection's lower threshold gives: 8.7° by default).
-  private let tiltCosine: Double
+  private var tiltCosine: Double = 1
 
   init(settings: AttitudeEstimator.Settings) {
     gapSeconds = settings.inclination.reacquisitionGapSeconds
     gaps = settings.gaps
+    setTiltAngle(settings)
+  }
+
+  /// Takes the tilt angle from `settings` (at start, or after a retune of the rejection's lower
+  /// threshold).
+  mutating func setTiltAngle(_ settings: AttitudeEstimator.Settings) {
     let low = max(settings.accelerationRejection.lowerThresholdMetersPerSecondSquared, 1e-3)
     let g = settings.gravityMetersPerSecondSquared
     tiltCosine = g / (g * g + low * low).squareRoot()

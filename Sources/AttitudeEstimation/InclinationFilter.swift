@@ -37,7 +37,8 @@ struct InclinationFilter: Sendable {
   /// Samples the start-up running mean takes.
   private var initialLimit: Int = 1
   private let isSecondOrder: Bool
-  private let timeConstantSeconds: Double
+  /// τ, seconds (`InclinationSettings.timeConstantSeconds`; `setTimeConstant` changes it).
+  private(set) var timeConstantSeconds: Double
   private let initialisationSeconds: Double
   private let inverseGravity: Double
 
@@ -50,12 +51,26 @@ struct InclinationFilter: Sendable {
 
   /// Sets the coefficients for a sample period of `period` seconds.
   mutating func setSamplePeriod(_ period: Double) {
+    setTimeConstantCoefficients()
+    initialLimit = max(1, Int((initialisationSeconds / period).rounded()))
+  }
+
+  /// Changes τ (a retune, between two samples): the coefficients follow, the memory stays.
+  /// The memory is the filtered specific force and its rate of change, quantities of the
+  /// signal, not of the filter, so the filter goes on from where it stands with the new
+  /// dynamics: no step in the output, and a changed rate of convergence from the next block.
+  mutating func setTimeConstant(_ seconds: Double) {
+    timeConstantSeconds = seconds
+    setTimeConstantCoefficients()
+  }
+
+  /// The coefficients that depend on τ alone.
+  private mutating func setTimeConstantCoefficients() {
     let tau = timeConstantSeconds
     filterRate = 2.0.squareRoot() / tau
     filterRateSquared = filterRate * filterRate
     filterDamping = 2.0.squareRoot() * filterRate
     firstOrderRate = 1 / tau
-    initialLimit = max(1, Int((initialisationSeconds / period).rounded()))
   }
 
   /// The filter's output: the reference-frame specific force it currently believes, m/s² (the
@@ -66,6 +81,12 @@ struct InclinationFilter: Sendable {
 
   /// Whether the start-up running mean has taken all its samples.
   var hasInitialised: Bool { isInitialising && initialCount >= initialLimit }
+
+  /// The samples the start-up running mean still needs (0 when not initialising). It takes
+  /// them at block ends, so this counts the current block's samples as still needed.
+  var initialisationSamplesRemaining: Int {
+    isInitialising ? max(0, initialLimit - initialCount) : 0
+  }
 
   /// Whether the start-up running mean takes a single sample (no initialisation time).
   var initialisesAtOnce: Bool { initialLimit <= 1 }

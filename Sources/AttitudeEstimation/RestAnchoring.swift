@@ -22,12 +22,14 @@ struct RestAnchoring: Sendable {
   private var driftWeights = Vector3(0, 0, 0)
   private var segmentSeconds: Double = 0
   private var hasMeasuredRest = false
-  /// Whether the attitude is held at rest (`AttitudeEstimator.Settings.holdsAttitudeAtRest`).
-  let holdsAtRest: Bool
+  /// Whether the attitude is held at rest (`AttitudeEstimator.Settings.holdsAttitudeAtRest`;
+  /// a retune may change it between two samples).
+  var holdsAtRest: Bool
   private let restEstimationEnabled: Bool
   private let meanTimeConstantSeconds: Double
   private let maximumTiltDisagreementRadians: Double
-  private let inclinationTimeConstantSeconds: Double
+  /// τ, seconds: the tilt error a bias leaves is 3σ·τ (`tiltAgrees`); a retune may change it.
+  var inclinationTimeConstantSeconds: Double
 
   init(settings: AttitudeEstimator.Settings) {
     holdsAtRest = settings.holdsAttitudeAtRest

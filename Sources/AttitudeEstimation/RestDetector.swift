@@ -251,7 +251,7 @@ public struct RestDetector: Hashable, Sendable {
   /// Σ of squared successive differences of the gyro over the quiet stretch, per axis, and the
   /// stretch's previous gyro sample.
   private var deviationSquares: Vector3 = .zero
-  private var previousGyro: Vector3 = .zero
+  private(set) var previousGyro: Vector3 = .zero
   private var sampleVariance: Double = 0
   private var trendSquared: Double
 

@@ -1,8 +1,9 @@
 import ByteFormats
 
-/// MAVLink v2 framing and the four messages Plumb sends (FORMATS.md "MAVLink v2"), written from
-/// the MAVLink specification ("Packet Serialization", `common.xml`); verified against pymavlink
-/// by `tools/scripts/check_mavlink.py`.
+/// MAVLink v2 framing, the four telemetry messages Plumb streams (FORMATS.md "MAVLink v2") and
+/// the messages of a MAVLink component (MAVLinkComponentMessages.swift), written from the MAVLink
+/// specification ("Packet Serialization", `common.xml`, `standard.xml`); verified against
+/// pymavlink by `tools/scripts/check_mavlink.py` and the vectors of `mavlink_vectors.py`.
 ///
 /// A packet: `STX(0xFD) len incompat compat seq sysid compid msgid(3, LE) payload(len) crc(2, LE)`
 /// and, when incompat bit 0 is set, a 13-byte signature. The payload's fields are sorted by type
@@ -55,23 +56,103 @@ public enum MAVLink {
   public static let statusText = MessageInfo(
     id: 253, name: "STATUSTEXT", crcExtra: 83, baseLength: 51, maximumLength: 54)
 
-  /// The messages this decoder can check; any other id is skipped.
-  public static let knownMessages = [heartbeat, attitudeQuaternion, highResIMU, statusText]
+  // The component messages (CRC_EXTRA and lengths printed from pymavlink 2.4.50's
+  // `mavparse` of common.xml and standard.xml: `crc_extra`, `wire_min_length`, `wire_length`).
+
+  /// SYS_STATUS (#1): `onboard_control_sensors_present, _enabled, _health u32, load,
+  /// voltage_battery u16, current_battery i16, drop_rate_comm, errors_comm, errors_count1..4 u16,
+  /// battery_remaining i8` + extensions `onboard_control_sensors_present_extended, _enabled_extended,
+  /// _health_extended u32`.
+  public static let systemStatus = MessageInfo(
+    id: 1, name: "SYS_STATUS", crcExtra: 124, baseLength: 31, maximumLength: 43)
+  /// PARAM_REQUEST_READ (#20): `param_index i16, target_system u8, target_component u8,
+  /// param_id char[16]`.
+  public static let paramRequestRead = MessageInfo(
+    id: 20, name: "PARAM_REQUEST_READ", crcExtra: 214, baseLength: 20, maximumLength: 20)
+  /// PARAM_REQUEST_LIST (#21): `target_system u8, target_component u8`.
+  public static let paramRequestList = MessageInfo(
+    id: 21, name: "PARAM_REQUEST_LIST", crcExtra: 159, baseLength: 2, maximumLength: 2)
+  /// PARAM_VALUE (#22): `param_value f32, param_count u16, param_index u16, param_id char[16],
+  /// param_type u8`.
+  public static let paramValue = MessageInfo(
+    id: 22, name: "PARAM_VALUE", crcExtra: 220, baseLength: 25, maximumLength: 25)
+  /// PARAM_SET (#23): `param_value f32, target_system u8, target_component u8,
+  /// param_id char[16], param_type u8`.
+  public static let paramSet = MessageInfo(
+    id: 23, name: "PARAM_SET", crcExtra: 168, baseLength: 23, maximumLength: 23)
+  /// ATTITUDE (#30): `time_boot_ms u32, roll, pitch, yaw, rollspeed, pitchspeed, yawspeed f32`.
+  public static let attitude = MessageInfo(
+    id: 30, name: "ATTITUDE", crcExtra: 39, baseLength: 28, maximumLength: 28)
+  /// REQUEST_DATA_STREAM (#66): `req_message_rate u16, target_system, target_component,
+  /// req_stream_id, start_stop u8`.
+  public static let requestDataStream = MessageInfo(
+    id: 66, name: "REQUEST_DATA_STREAM", crcExtra: 148, baseLength: 6, maximumLength: 6)
+  /// COMMAND_INT (#75): `param1..param4 f32, x i32, y i32, z f32, command u16, target_system,
+  /// target_component, frame, current, autocontinue u8`.
+  public static let commandInt = MessageInfo(
+    id: 75, name: "COMMAND_INT", crcExtra: 158, baseLength: 35, maximumLength: 35)
+  /// COMMAND_LONG (#76): `param1..param7 f32, command u16, target_system, target_component,
+  /// confirmation u8`.
+  public static let commandLong = MessageInfo(
+    id: 76, name: "COMMAND_LONG", crcExtra: 152, baseLength: 33, maximumLength: 33)
+  /// COMMAND_ACK (#77): `command u16, result u8` + extensions `progress u8, result_param2 i32,
+  /// target_system u8, target_component u8`.
+  public static let commandAck = MessageInfo(
+    id: 77, name: "COMMAND_ACK", crcExtra: 143, baseLength: 3, maximumLength: 10)
+  /// FILE_TRANSFER_PROTOCOL (#110): `target_network, target_system, target_component u8,
+  /// payload u8[251]`.
+  public static let fileTransferProtocol = MessageInfo(
+    id: 110, name: "FILE_TRANSFER_PROTOCOL", crcExtra: 84, baseLength: 254, maximumLength: 254)
+  /// AUTOPILOT_VERSION (#148, standard.xml): `capabilities u64, uid u64, flight_sw_version,
+  /// middleware_sw_version, os_sw_version, board_version u32, vendor_id, product_id u16,
+  /// flight_custom_version, middleware_custom_version, os_custom_version u8[8]` + extension
+  /// `uid2 u8[18]`.
+  public static let autopilotVersion = MessageInfo(
+    id: 148, name: "AUTOPILOT_VERSION", crcExtra: 178, baseLength: 60, maximumLength: 78)
+  /// MESSAGE_INTERVAL (#244): `interval_us i32, message_id u16`.
+  public static let messageInterval = MessageInfo(
+    id: 244, name: "MESSAGE_INTERVAL", crcExtra: 95, baseLength: 6, maximumLength: 6)
+
+  /// The messages this decoder can check, by id; any other id is skipped.
+  public static let knownMessages = [
+    heartbeat, systemStatus, paramRequestRead, paramRequestList, paramValue, paramSet, attitude,
+    attitudeQuaternion, requestDataStream, commandInt, commandLong, commandAck, highResIMU,
+    fileTransferProtocol, autopilotVersion, messageInterval, statusText,
+  ]
 
   /// The table entry for `id`, if Plumb knows it.
   @inlinable
   public static func info(forID id: UInt32) -> MessageInfo? {
     switch id {
     case 0: heartbeat
+    case 1: systemStatus
+    case 20: paramRequestRead
+    case 21: paramRequestList
+    case 22: paramValue
+    case 23: paramSet
+    case 30: attitude
     case 31: attitudeQuaternion
+    case 66: requestDataStream
+    case 75: commandInt
+    case 76: commandLong
+    case 77: commandAck
     case 105: highResIMU
+    case 110: fileTransferProtocol
+    case 148: autopilotVersion
+    case 244: messageInterval
     case 253: statusText
     default: nil
     }
   }
 
-  /// The longest packet Plumb sends: HIGHRES_IMU, 10 + 63 + 2.
+  /// The longest packet of Plumb's per-frame telemetry stream (`TelemetryEncoder`): HIGHRES_IMU,
+  /// 10 + 63 + 2. What one frame may cost on the link is counted from it.
   public static let maximumPlumbPacketCount = 75
+
+  /// The longest packet Plumb may send at all, counted from every message it encodes at full
+  /// length: FILE_TRANSFER_PROTOCOL, 10 + 254 + 2 (a truncated FTP NAK is 28; AUTOPILOT_VERSION
+  /// 10 + 78 + 2 = 90). Unsigned: Plumb does not sign.
+  public static let maximumSentPacketCount = 266
 
   // MARK: Constants from common.xml used by Plumb
 
@@ -93,8 +174,9 @@ public enum MAVLink {
 
   // MARK: Encoding
 
-  /// Writes one packet into `output` (room for the untruncated packet, at most
-  /// `maximumPlumbPacketCount` bytes); returns its length.
+  /// Writes one packet into `output` (room for the untruncated packet: at most
+  /// `maximumSentPacketCount` bytes, `maximumPlumbPacketCount` for the telemetry messages);
+  /// returns its length.
   public static func encode(_ packet: MAVLinkPacket, into output: UnsafeMutableRawBufferPointer)
     -> Int
   {
@@ -271,12 +353,26 @@ public struct MAVLinkVector: Hashable, Sendable {
   public static let zero = MAVLinkVector(x: 0, y: 0, z: 0)
 }
 
-/// The messages Plumb sends and decodes, with MAVLink's field meanings and units.
+/// The messages Plumb sends and decodes, with MAVLink's field meanings and units. The telemetry
+/// messages are below; the component messages are in MAVLinkComponentMessages.swift.
 public enum MAVLinkMessage: Hashable, Sendable {
   case heartbeat(Heartbeat)
   case attitudeQuaternion(AttitudeQuaternion)
   case highResIMU(HighResIMU)
   case statusText(StatusText)
+  case systemStatus(SystemStatus)
+  case paramRequestRead(ParamRequestRead)
+  case paramRequestList(ParamRequestList)
+  case paramValue(ParamValue)
+  case paramSet(ParamSet)
+  case attitude(Attitude)
+  case requestDataStream(RequestDataStream)
+  case commandInt(CommandInt)
+  case commandLong(CommandLong)
+  case commandAck(CommandAck)
+  case fileTransferProtocol(FileTransferProtocol)
+  case autopilotVersion(AutopilotVersion)
+  case messageInterval(MessageInterval)
 
   /// HEARTBEAT (#0).
   public struct Heartbeat: Hashable, Sendable {
@@ -397,6 +493,19 @@ public enum MAVLinkMessage: Hashable, Sendable {
     case .attitudeQuaternion: MAVLink.attitudeQuaternion
     case .highResIMU: MAVLink.highResIMU
     case .statusText: MAVLink.statusText
+    case .systemStatus: MAVLink.systemStatus
+    case .paramRequestRead: MAVLink.paramRequestRead
+    case .paramRequestList: MAVLink.paramRequestList
+    case .paramValue: MAVLink.paramValue
+    case .paramSet: MAVLink.paramSet
+    case .attitude: MAVLink.attitude
+    case .requestDataStream: MAVLink.requestDataStream
+    case .commandInt: MAVLink.commandInt
+    case .commandLong: MAVLink.commandLong
+    case .commandAck: MAVLink.commandAck
+    case .fileTransferProtocol: MAVLink.fileTransferProtocol
+    case .autopilotVersion: MAVLink.autopilotVersion
+    case .messageInterval: MAVLink.messageInterval
     }
   }
 
@@ -434,6 +543,8 @@ public enum MAVLinkMessage: Hashable, Sendable {
       writer.count = start + 50
       writer.write(m.id)
       writer.write(m.chunkSequence)
+    default:
+      writeComponentPayload(to: &writer)
     }
   }
 
@@ -494,7 +605,7 @@ public enum MAVLinkMessage: Hashable, Sendable {
           differentialPressureHectopascals: differentialPressure,
           pressureAltitudeMeters: pressureAltitude, temperatureCelsius: temperature,
           fieldsUpdated: fieldsUpdated, id: id))
-    default:
+    case 253:
       let severity = try reader.readU8()
       // 50 bytes of text, NUL-terminated unless it fills them.
       var text = FixedText()
@@ -506,6 +617,13 @@ public enum MAVLinkMessage: Hashable, Sendable {
       let chunkSequence = try reader.readU8()
       return .statusText(
         StatusText(severity: severity, text: text, id: id, chunkSequence: chunkSequence))
+    default:
+      // An id in `MAVLink.info(forID:)` has a reader; were one missing, the table and the
+      // readers would disagree: reported as `fieldsBeyondPayload`, never a trap.
+      guard let message = try readComponentMessage(id: id, from: &reader) else {
+        throw reader.shortInput(needing: Int.max)
+      }
+      return message
     }
   }
 

@@ -196,6 +196,37 @@ def stream_seeds():
     write("monitor-auto", "text-then-binary.txt", text_vectors + binary_vectors)
 
 
+# --- The firmware's MAVLink receiver -------------------------------------------------------------
+
+def receiver_seeds():
+    """A ground station's packets as pymavlink packs them (tools/scripts/mavlink_vectors.py,
+    committed as Vectors/mavlink_component_vectors.txt): Plumb is 1/200, the station 255/190."""
+    packets = {}
+    for line in (VECTORS / "mavlink_component_vectors.txt").read_text().splitlines():
+        if line and not line.startswith("#"):
+            name, _, hex_text = line.split()
+            packets[name] = bytes.fromhex(hex_text)
+    station = [packets[name] for name in (
+        "gcs_heartbeat", "command_long", "command_long_interval", "command_int",
+        "param_request_list", "param_request_read", "param_request_read_index", "param_set",
+        "request_data_stream", "ftp_request", "command_long_broadcast")]
+    write("mavlink-receiver", "station.raw", b"".join(station))
+    # What Plumb does not take: other targets, unknown ids, MAVLink 1, a signed packet.
+    write("mavlink-receiver", "others.raw", b"".join(packets[name] for name in (
+        "command_long_other", "system_time", "command_long", "v1_heartbeat", "param_set",
+        "command_long_other_component", "timesync", "command_long_signed", "param_request_list")))
+    # Damage: garbage, a cut packet, a wrong CRC, a false start byte.
+    bad_crc = bytearray(packets["param_set"])
+    bad_crc[-1] ^= 0x01
+    write("mavlink-receiver", "damaged.raw",
+          b"\x00\x11\xfd\x22" + packets["command_long"][:20] + packets["param_request_list"]
+          + bytes(bad_crc) + b"\xfd\xc8\x00\x00\x07" + packets["ftp_request"])
+    # What Plumb sends, looped back (its own COMMAND_ACK names the station: not for Plumb).
+    write("mavlink-receiver", "plumb.raw", b"".join(packets[name] for name in (
+        "attitude", "sys_status", "autopilot_version", "command_ack", "param_value",
+        "message_interval", "ftp_nak", "statustext_error")))
+
+
 def main():
     if CORPUS.exists():
         shutil.rmtree(CORPUS)
@@ -204,6 +235,7 @@ def main():
     plumbraw_seeds()
     host_command_seeds()
     stream_seeds()
+    receiver_seeds()
     (CORPUS / ".gitattributes").write_text(
         "# Seeds are inputs byte for byte: never converted (line endings, encodings) by git.\n"
         "* -text -diff\n")

@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-all_targets="json board-file calibration-file csv plumbraw host-commands mavlink monitor-binary monitor-text monitor-mavlink monitor-auto"
+all_targets="json board-file calibration-file csv plumbraw host-commands mavlink mavlink-receiver monitor-binary monitor-text monitor-mavlink monitor-auto"
 seconds=${FUZZ_SECONDS:-300}
 targets=${FUZZ_TARGETS:-$all_targets}
 jobs=${FUZZ_JOBS:-$(nproc)}
@@ -35,7 +35,7 @@ done
 max_len() {
   case $1 in
     plumbraw) echo 8192 ;;
-    mavlink | monitor-*) echo 2048 ;;
+    mavlink | mavlink-receiver | monitor-*) echo 2048 ;;
     *) echo 4096 ;;
   esac
 }

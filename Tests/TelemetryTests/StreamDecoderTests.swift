@@ -379,8 +379,8 @@ private func damage(
 
   @Test func unknownMAVLinkMessagesAreSkippedAndTheStreamContinues() {
     let all = units(.mavlink, frames: 4, seed: 8)
-    // A SYS_STATUS-like packet (id 1): Plumb has no CRC_EXTRA for it, so it cannot be checked.
-    let foreign: [UInt8] = [0xFD, 4, 0, 0, 9, 1, 1, 1, 0, 0, 1, 2, 3, 4, 0xAB, 0xCD]
+    // A SYSTEM_TIME-like packet (id 2): Plumb has no CRC_EXTRA for it, so it cannot be checked.
+    let foreign: [UInt8] = [0xFD, 4, 0, 0, 9, 1, 1, 2, 0, 0, 1, 2, 3, 4, 0xAB, 0xCD]
     var stream = all[0].bytes + foreign
     for unit in all.dropFirst() { stream += unit.bytes }
     var decoder = StreamDecoder(format: .mavlink)
