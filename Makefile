@@ -32,7 +32,7 @@ build: deps
 test: build venv venv-mavproxy
 	$(SWIFT) test --skip-build --parallel -j $(JOBS)
 	.venv/bin/python tools/scripts/check_mavlink.py
-	.venv-mavproxy/bin/python tools/scripts/check_mavproxy.py --plumb .build/debug/plumb
+	.venv/mavproxy/bin/python tools/scripts/check_mavproxy.py --plumb .build/debug/plumb
 	.venv/bin/python tools/scripts/check_allan.py --plumb-cal .build/debug/plumb-cal
 	.venv/bin/python tools/scripts/check_calibration_hash.py --plumb-cal .build/debug/plumb-cal
 
@@ -92,15 +92,17 @@ venv: .venv/.requirements-installed
 	.venv/bin/pip install --quiet --disable-pip-version-check -r tools/scripts/requirements.txt -r tools/scripts/requirements-cal.txt
 	@touch $@
 
-# MAVProxy (pinned with every package it pulls in tools/scripts/requirements-mavproxy.txt) in its
-# own .venv-mavproxy: its numpy, matplotlib, opencv and vtk clash with allantools' pins and weigh
-# about 1.3 GB, so they stay out of .venv. Wheels only (all exist for Debian 12's python3 3.11).
-venv-mavproxy: .venv-mavproxy/.requirements-installed
+# MAVProxy (pinned with every package it pulls in tools/scripts/requirements-mavproxy.txt) in a
+# venv of its own, .venv/mavproxy: its numpy, matplotlib, opencv and vtk clash with allantools'
+# pins and weigh about 1.3 GB. It sits inside .venv's folder so that what skips .venv skips it too
+# (the copy into the Debian 13 chroot, where a venv of the host's python would not run; make clean).
+# Wheels only: every pin has one for Debian 12's python3 3.11 and Debian 13's 3.13.
+venv-mavproxy: .venv/mavproxy/.requirements-installed
 
-.venv-mavproxy/.requirements-installed: tools/scripts/requirements-mavproxy.txt
+.venv/mavproxy/.requirements-installed: tools/scripts/requirements-mavproxy.txt
 	@command -v python3 >/dev/null 2>&1 || { echo "plumb: python3 is missing: sudo apt-get install python3 python3-venv" >&2; exit 1; }
-	@test -x .venv-mavproxy/bin/python || python3 -m venv .venv-mavproxy || { rm -rf .venv-mavproxy; echo "plumb: could not create .venv-mavproxy: sudo apt-get install python3-venv" >&2; exit 1; }
-	.venv-mavproxy/bin/pip install --quiet --disable-pip-version-check --only-binary=:all: -r tools/scripts/requirements-mavproxy.txt
+	@test -x .venv/mavproxy/bin/python || python3 -m venv .venv/mavproxy || { rm -rf .venv/mavproxy; echo "plumb: could not create .venv/mavproxy: sudo apt-get install python3-venv" >&2; exit 1; }
+	.venv/mavproxy/bin/pip install --quiet --disable-pip-version-check --only-binary=:all: -r tools/scripts/requirements-mavproxy.txt
 	@touch $@
 
 # pymavlink (not Plumb's code) decodes the committed MAVLink golden stream and its sidecar.
@@ -116,7 +118,7 @@ check-mavlink: venv
 # with the same --state-dir. PASS/FAIL per check, exit 0/1; about 75 s.
 check-mavproxy: deps venv-mavproxy
 	@set -o pipefail; $(SWIFT) build --product plumb -j $(JOBS) 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]'
-	.venv-mavproxy/bin/python tools/scripts/check_mavproxy.py --plumb .build/debug/plumb
+	.venv/mavproxy/bin/python tools/scripts/check_mavproxy.py --plumb .build/debug/plumb
 
 # allantools (not Plumb's code) recomputes the Allan deviation `plumb-cal allan` reports.
 check-allan: build venv
@@ -167,4 +169,4 @@ bench: deps
 	.build/release/plumb-bench all --swift-version "$$($(SWIFT) --version 2>&1 | head -n 1)"
 
 clean:
-	rm -rf .build .venv .venv-mavproxy build
+	rm -rf .build .venv build

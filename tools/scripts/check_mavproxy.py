@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""A real ground station against the real `plumb`: MAVProxy (pinned in .venv-mavproxy) headless.
+"""A real ground station against the real `plumb`: MAVProxy (pinned in .venv/mavproxy) headless.
 
     check_mavproxy.py [--plumb PATH] [--board FILE] [--mavproxy PATH] [--only pty|udp|udp-listen] [-v]
 
-Run with .venv-mavproxy/bin/python (`make check-mavproxy`). Two links, each with a fresh Plumb
+Run with .venv/mavproxy/bin/python (`make check-mavproxy`). Two links, each with a fresh Plumb
 (`plumb run --board Boards/simulated.json`, real time) and a fresh MAVProxy driven through its
 standard input (its interactive shell, fed from a pipe) with its state in a temporary folder:
 
@@ -75,8 +75,9 @@ try:
     from pymavlink import mavutil
     from pymavlink.dialects.v20 import all as mavlink_all
 except ImportError:
-    sys.exit("check_mavproxy: pymavlink is missing: run it with .venv-mavproxy/bin/python "
+    sys.exit("check_mavproxy: pymavlink is missing: run it with .venv/mavproxy/bin/python "
              "(`make check-mavproxy` makes that venv)")
+sys.dont_write_bytecode = True  # no __pycache__ in tools/scripts
 import check_mavlink  # noqa: E402  (the field checks, shared)
 
 SOURCE_SYSTEM, SOURCE_COMPONENT = 255, 230  # MAVProxy's defaults (--source-system/-component)
