@@ -65,6 +65,7 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 import tty
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -954,26 +955,7 @@ class Harness:
     def run(self):
         started = time.monotonic()
         try:
-            if not os.access(self.args.plumb, os.X_OK):
-                self.results.check("plumb", False, f"{self.args.plumb} is not an executable "
-                                   "(swift build --product plumb)")
-                return 1
-            if not os.path.exists(self.args.mavproxy):
-                self.results.check("mavproxy", False, f"{self.args.mavproxy} is missing "
-                                   "(make venv-mavproxy)")
-                return 1
-            self.plumb_run_help = subprocess.run(
-                [self.args.plumb, "run", "--help"], cwd=ROOT, capture_output=True, text=True,
-                timeout=30).stdout
-            self.load_expected()
-            if self.args.only in (None, "pty"):
-                self.run_pty()
-            self.stop_all()
-            if self.args.only in (None, "udp"):
-                self.run_udp()
-            self.stop_all()
-            if self.args.only in (None, "udp-listen"):
-                self.run_udp_listen()
+            self.prepare_and_run()
         finally:
             self.stop_all()
             for cleanup in reversed(self.cleanups):
@@ -984,6 +966,31 @@ class Harness:
                                                if self.results.failed else ""))
         print(f"{len(self.results.passed)} passed, {len(self.results.failed)} failed")
         return 1 if self.results.failed else 0
+
+    def prepare_and_run(self):
+        if not os.access(self.args.plumb, os.X_OK):
+            self.results.check("plumb", False, f"{self.args.plumb} is not an executable "
+                               "(swift build --product plumb)")
+            return
+        if not os.path.exists(self.args.mavproxy):
+            self.results.check("mavproxy", False, f"{self.args.mavproxy} is missing "
+                               "(make venv-mavproxy)")
+            return
+        self.plumb_run_help = subprocess.run(
+            [self.args.plumb, "run", "--help"], cwd=ROOT, capture_output=True, text=True,
+            timeout=30).stdout
+        self.load_expected()
+        for link, phase in (("pty", self.run_pty), ("udp", self.run_udp),
+                            ("udp-listen", self.run_udp_listen)):
+            if self.args.only not in (None, link):
+                continue
+            try:
+                phase()
+            except Exception as error:  # a harness error is a failure, not a traceback
+                self.results.check(f"{link}/harness", False,
+                                   f"{type(error).__name__}: {error}\n"
+                                   + traceback.format_exc())
+            self.stop_all()
 
     def stop_all(self):
         for process in self.processes:
