@@ -290,6 +290,7 @@ targets += [
     dependencies: [
       "PlumbRuntime", "Firmware", "Telemetry", "CommandLineSupport", "AttitudeEstimation",
       "Geometry", "Recording", "Calibration", "Plotting", "ByteFormats", "Boards", "MPU6050",
+      "JSON", "LinuxHardware",
     ],
     swiftSettings: swift6),
   .executableTarget(

@@ -88,6 +88,11 @@ public struct FirmwareLoop<
   /// The current output format and rate (commands may change them).
   public private(set) var format: TelemetryFormat
   public private(set) var outputRateHz: Int
+  /// MAVLink's stream rates now, as asked (parameters and SET_MESSAGE_INTERVAL change them).
+  public private(set) var mavlinkRates: MAVLinkStreamRates
+  /// Counts the parameter changes obeyed (including `rate` commands): a runtime that keeps
+  /// parameters saves them when this moves (`parameterValue(_:)` has the values).
+  public private(set) var parameterChanges: UInt64 = 0
   /// Called for every sample the loop consumes (after warm-up), in order: recordings and
   /// hardware-in-the-loop checks hang here. Set once; calling it does not allocate.
   public var onSample: ((ConsumedSample) -> Void)?
@@ -95,11 +100,17 @@ public struct FirmwareLoop<
   /// and obeyed host command, in order (`FirmwareLoopObserver`): a recording hangs here, and
   /// with the driver's bus tapped too, a replay through the same loop gives the same frames.
   public var observer: (any FirmwareLoopObserver)?
+  /// When set, the MAVLink stream goes to this link as well (a datagram per frame, and one per
+  /// answer), and packets arriving on it are answered like the serial line's
+  /// (`--mavlink-udp`). A send that fails is counted by the link; it never stalls the loop.
+  public var datagramLink: (any DatagramLink)?
 
-  private var encoder: TelemetryEncoder
+  // Internal, not private: the MAVLink component (FirmwareLoop+MAVLink.swift) uses them.
+  var encoder: TelemetryEncoder
+  var mavlinkState: MAVLinkComponentState
   private var parser: HostCommandParser
-  private let queue: TransmitQueue
-  private let scratch: ScratchBuffers
+  let queue: TransmitQueue
+  let scratch: ScratchBuffers
   private var fifoSamples: [MPU6050Sample]
   private let periodNanoseconds: Int64
   private let sampleRateHz: Int
@@ -127,6 +138,12 @@ public struct FirmwareLoop<
   /// carries and never delays or drops a frame. At most `replyBurstBytes` are saved up.
   private var replyCredit: Int64 = FirmwareLoop.replyBurstBytes * 1_000_000_000
   private var replyCreditTime: Timestamp?
+  /// Frame latencies summed since SYS_STATUS's figures were last brought up to date, µs, the
+  /// frames they are of, and the drop count then (`refreshHealth`).
+  private var latencySumMicroseconds: UInt64 = 0
+  private var latencyFrames: UInt64 = 0
+  private var healthFramesQueued: UInt64 = 0
+  private var healthFramesDropped: UInt64 = 0
   /// `gimbalLockSineThreshold`, read once (see `isNearGimbalLock`).
   private let gimbalLockSine = gimbalLockSineThreshold
   private var started = false
@@ -168,16 +185,23 @@ public struct FirmwareLoop<
       integrationIntervalSeconds: 0, samplePeriodSeconds: 0)
     format = settings.format
     outputRateHz = settings.outputRateHz
+    mavlinkRates = settings.mavlinkRates
     encoder = TelemetryEncoder(
-      format: settings.format, outputRateHz: settings.outputRateHz, mavlink: settings.mavlink)
+      format: settings.format, outputRateHz: settings.outputRateHz, mavlink: settings.mavlink,
+      mavlinkRates: settings.mavlinkRates)
+    mavlinkState = MAVLinkComponentState(
+      identity: settings.mavlink, firmwareVersion: settings.firmwareVersion)
     parser = HostCommandParser()
     queue = TransmitQueue(capacity: settings.transmitQueueBytes)
     // Host input is read as fast as the parser looks at it (128 bytes a sample: 12 800 B/s at
     // 100 Hz, more than 115200 baud brings), so noise at the full line rate never backs up
     // ahead of a command.
     scratch = ScratchBuffers(
-      frameBytes: max(TelemetryEncoder.maximumFrameBytes, TelemetryEncoder.maximumReplyBytes),
-      inputBytes: HostCommandParser.Configuration().bytesPerPoll)
+      frameBytes: max(
+        TelemetryEncoder.maximumFrameBytes, TelemetryEncoder.maximumReplyBytes,
+        MAVLink.maximumSentPacketCount),
+      inputBytes: HostCommandParser.Configuration().bytesPerPoll,
+      datagramBytes: ScratchBuffers.datagramBytes)
     fifoSamples = []
     fifoSamples.reserveCapacity(128)
     periodNanoseconds = driver.configuration.samplePeriodNanoseconds
@@ -385,6 +409,7 @@ public struct FirmwareLoop<
     samplesSinceStart += 1
     status.samples += 1
     if origin != .edge { status.degradedSamples += 1 }
+    if status.samples % UInt64(max(1, sampleRateHz)) == 0 { refreshHealth() }
     onSample?(ConsumedSample(time: time, raw: sample.raw, origin: origin, index: status.samples))
 
     // The correction is used in place, not copied out: it is some 60 words (matrices and the
@@ -479,6 +504,8 @@ public struct FirmwareLoop<
     let latencyMicroseconds = UInt32(clamping: latency / 1000)
     status.lastLatencyMicroseconds = latencyMicroseconds
     status.maximumLatencyMicroseconds = max(status.maximumLatencyMicroseconds, latencyMicroseconds)
+    latencySumMicroseconds &+= UInt64(latencyMicroseconds)
+    latencyFrames &+= 1
 
     let g = settings.estimator.gravityMetersPerSecondSquared
     // The flag asked here, before the inlined method: there the compiler copied the gyro model
@@ -508,16 +535,51 @@ public struct FirmwareLoop<
     // (almost always: it is drained after every frame); through the scratch buffer otherwise,
     // which queues the frame whole if it fits at all.
     if let room = queue.contiguousFreeSpace(atLeast: TelemetryEncoder.maximumFrameBytes) {
-      queue.commit(encoder.encode(lastFrame, into: room))
+      let length = encoder.encode(lastFrame, into: room)
+      if datagramLink != nil {
+        _ = datagramLink!.send(UnsafeRawBufferPointer(rebasing: room[0..<length]))
+      }
+      queue.commit(length)
       status.framesQueued += 1
       return
     }
     let length = encoder.encode(lastFrame, into: scratch.frame)
-    if queue.enqueue(UnsafeRawBufferPointer(rebasing: scratch.frame[0..<length])) {
+    let bytes = UnsafeRawBufferPointer(rebasing: scratch.frame[0..<length])
+    if datagramLink != nil { _ = datagramLink!.send(bytes) }
+    if queue.enqueue(bytes) {
       status.framesQueued += 1
     } else {
       status.framesDroppedQueueFull += 1
     }
+  }
+
+  /// Brings SYS_STATUS's figures up to date (once a second of samples): the load is the mean
+  /// frame latency over the sample period, the drop rate the frames dropped since the last
+  /// time over those made.
+  private mutating func refreshHealth() {
+    var health = MAVLinkHealth()
+    if latencyFrames > 0 {
+      let periodMicroseconds = UInt64(max(1, periodNanoseconds / 1000))
+      health.loadPermille = UInt16(
+        clamping: latencySumMicroseconds * 1000 / (latencyFrames * periodMicroseconds))
+    }
+    let dropped = status.framesDroppedQueueFull + status.framesDroppedDisconnected
+    let newDrops = dropped - healthFramesDropped
+    let made = status.framesQueued - healthFramesQueued + newDrops
+    if made > 0 { health.dropRateCentipercent = UInt16(clamping: newDrops * 10_000 / made) }
+    let serial = mavlinkState.serialReceiver.statistics
+    let datagram = mavlinkState.datagramReceiver.statistics
+    health.communicationErrors = UInt16(
+      clamping: serial.rejectedPackets + datagram.rejectedPackets + status.commandErrors)
+    health.missedSamples = UInt16(clamping: status.missedSamples)
+    health.failedReads = UInt16(clamping: driver.counters.failedReads)
+    health.framesDropped = UInt16(clamping: dropped)
+    health.repliesDropped = UInt16(clamping: status.repliesDropped)
+    encoder.health = health
+    latencySumMicroseconds = 0
+    latencyFrames = 0
+    healthFramesQueued = status.framesQueued
+    healthFramesDropped = dropped
   }
 
   /// `attitude.eulerAngles().isNearGimbalLock`, the same test on the same numbers (the pitch
@@ -571,6 +633,7 @@ public struct FirmwareLoop<
     else { return }
     status.serialDisconnects += 1
     status.bytesNeverSent += UInt64(queue.removeAll())
+    mavlinkState.serialReceiver.reset()
     port.close()
     nextReopen = clock.now() + settings.reopenInterval
   }
@@ -594,7 +657,8 @@ public struct FirmwareLoop<
 
   private mutating func pollCommands() {
     guard port.isOpen else { return }
-    let room = min(scratch.input.count, parser.freeCapacity)
+    var room = min(scratch.input.count, parser.freeCapacity)
+    if format == .mavlink { room = min(room, mavlinkInputRoom) }
     if room > 0 {
       let received: Int
       do {
@@ -605,17 +669,18 @@ public struct FirmwareLoop<
         return
       }
       if received > 0 {
-        parser.receive(UnsafeRawBufferPointer(rebasing: scratch.input[0..<received]))
+        let bytes = UnsafeRawBufferPointer(rebasing: scratch.input[0..<received])
+        if format == .mavlink { receiveMAVLink(bytes, fromDatagram: false) }
+        parser.receive(bytes)
       }
     }
+    pollDatagrams()
+    sendMAVLinkAnswers()
     // Without the credit for a reply the waiting bytes wait (the parser holds 256; the rest
     // stays in the kernel's buffer, and the host's writes block or are flow-controlled).
     let hasInput = parser.pendingBytes > 0
     if hasInput, !hasReplyCredit() { return }
-    let context = HostCommandContext(
-      sampleRateHz: sampleRateHz, baudRate: settings.baudRate, format: format,
-      outputRateHz: outputRateHz)
-    let result = parser.poll(context: context)
+    let result = parser.poll(context: commandContext)
     if hasInput {
       let parsed = parser.statistics
       status.commandErrors = parsed.errorsReturned + parsed.errorsSuppressed
@@ -643,6 +708,38 @@ public struct FirmwareLoop<
     return execute(command)
   }
 
+  /// What a command is checked against now (a replay parses recorded commands against it).
+  public var commandContext: HostCommandContext {
+    HostCommandContext(
+      sampleRateHz: sampleRateHz, baudRate: settings.baudRate, format: format,
+      outputRateHz: outputRateHz, mavlinkRates: mavlinkRates)
+  }
+
+  /// A parameter's value now: MAVLink's PARAM_VALUE and the state folder show it. Stream rates
+  /// are the actual ones (the asked rate rounded to a whole number of frames), `ATT_TARE` 0.
+  public func parameterValue(_ parameter: PlumbParameter) -> Float {
+    switch parameter {
+    case .outputRate: Float(outputRateHz)
+    case .attitudeQuaternionRate, .attitudeRate, .imuRate, .systemStatusRate:
+      Float(mavlinkRates.actualHz(parameter.stream!, outputRateHz: outputRateHz))
+    case .inclinationTimeConstant: Float(estimator.tunables.timeConstantSeconds)
+    case .rejectsAccelerations: estimator.tunables.rejectsAccelerations ? 1 : 0
+    case .rejectionLowerThreshold:
+      Float(estimator.tunables.rejectionLowerThresholdMetersPerSecondSquared)
+    case .rejectionUpperThreshold:
+      Float(estimator.tunables.rejectionUpperThresholdMetersPerSecondSquared)
+    case .holdsAttitudeAtRest: estimator.tunables.holdsAttitudeAtRest ? 1 : 0
+    case .tare: 0
+    }
+  }
+
+  /// A parameter's value as it would be kept: stream rates as asked (so a rate follows the
+  /// output rate back up), the others as `parameterValue(_:)`.
+  public func parameterSetting(_ parameter: PlumbParameter) -> Float {
+    if let stream = parameter.stream { return mavlinkRates[stream] }
+    return parameterValue(parameter)
+  }
+
   /// The time of the last sample processed (the clock's time before the first).
   public var lastSampleTime: Timestamp {
     lastEstimate.map { Timestamp(nanoseconds: $0.timestampNanoseconds) } ?? clock.now()
@@ -651,28 +748,37 @@ public struct FirmwareLoop<
   /// The most reply bytes saved up for a burst (four of the longest replies).
   static var replyBurstBytes: Int64 { Int64(4 * TelemetryEncoder.maximumReplyBytes) }
 
-  /// Adds the reply credit earned since it was last brought up to date; whether it covers the
-  /// longest reply.
-  private mutating func hasReplyCredit() -> Bool {
+  /// Adds the reply credit earned since it was last brought up to date; whether it covers
+  /// `bytes` (the longest reply by default).
+  mutating func hasReplyCredit(bytes: Int = TelemetryEncoder.maximumReplyBytes) -> Bool {
     let now = clock.now()
     let limit = Self.replyBurstBytes * 1_000_000_000
     if let last = replyCreditTime {
       let capacity = Int64(settings.baudRate / LinkBudget.bitsPerByte)
-      let frames = Int64(LinkBudget.bytesPerSecond(format: format, outputRateHz: outputRateHz))
+      let frames = Int64(
+        LinkBudget.bytesPerSecond(
+          format: format, outputRateHz: outputRateHz, mavlinkRates: mavlinkRates))
       let spare = max(capacity - frames, capacity * 15 / 100)
       // At most a second counts: the credit is full long before, and the product stays small.
       let elapsed = min(max(0, now.nanoseconds(since: last)), 1_000_000_000)
       replyCredit = min(limit, replyCredit + elapsed * spare)
     }
     replyCreditTime = now
-    return replyCredit >= Int64(TelemetryEncoder.maximumReplyBytes) * 1_000_000_000
+    return replyCredit >= Int64(bytes) * 1_000_000_000
   }
 
   /// Queues a reply (for `obey` called from outside the command poll).
   public mutating func queueReply(_ reply: HostReply) {
-    let length = encoder.encode(reply, into: scratch.frame)
+    queueEncoded(encoder.encode(reply, into: scratch.frame))
+  }
+
+  /// Queues the first `length` bytes of the scratch frame as a reply (and sends them on the
+  /// datagram link, if any), charging the reply credit.
+  mutating func queueEncoded(_ length: Int) {
     replyCredit = max(0, replyCredit - Int64(length) * 1_000_000_000)
-    if !queue.enqueue(UnsafeRawBufferPointer(rebasing: scratch.frame[0..<length])) {
+    let bytes = UnsafeRawBufferPointer(rebasing: scratch.frame[0..<length])
+    if format == .mavlink, datagramLink != nil { _ = datagramLink!.send(bytes) }
+    if !queue.enqueue(bytes) {
       status.repliesDropped += 1
     }
   }
@@ -698,6 +804,7 @@ public struct FirmwareLoop<
       outputRateHz = hertz
       outputDivider = UInt64(max(1, sampleRateHz / hertz))
       encoder = encoder.atOutputRate(hertz)
+      parameterChanges &+= 1
       var text = FixedText("rate ")
       text.append(decimal: hertz)
       text.append(" Hz")
@@ -719,6 +826,76 @@ public struct FirmwareLoop<
       text.append(settings.firmwareVersion)
       text.append(" binary v1 mavlink2")
       return .ok(text)
+    case .set(let parameter, let value):
+      return set(parameter, to: value)
+    case .calibrateGyro:
+      return captureGyroBias()
+    }
+  }
+
+  /// Changes a parameter `PlumbParameter.change(to:context:)` checked; the reply says the value
+  /// now in effect (a stream's actual rate).
+  private mutating func set(_ parameter: PlumbParameter, to value: Float) -> HostReply {
+    switch parameter {
+    case .attitudeQuaternionRate, .attitudeRate, .imuRate, .systemStatusRate:
+      mavlinkRates[parameter.stream!] = value
+      encoder = encoder.withStreamRates(mavlinkRates)
+    case .inclinationTimeConstant, .rejectsAccelerations, .rejectionLowerThreshold,
+      .rejectionUpperThreshold, .holdsAttitudeAtRest:
+      var tunables = estimator.tunables
+      switch parameter {
+      case .inclinationTimeConstant: tunables.timeConstantSeconds = Double(value)
+      case .rejectsAccelerations: tunables.rejectsAccelerations = value == 1
+      case .rejectionLowerThreshold:
+        tunables.rejectionLowerThresholdMetersPerSecondSquared = Double(value)
+      case .rejectionUpperThreshold:
+        tunables.rejectionUpperThresholdMetersPerSecondSquared = Double(value)
+      default: tunables.holdsAttitudeAtRest = value == 1
+      }
+      if case .failure = estimator.retune(tunables) {
+        // The ranges were checked with the command; what is left is the thresholds' order.
+        var reason = FixedText("must stay below ATT_REJ_HI ")
+        if parameter == .rejectionUpperThreshold {
+          reason = FixedText("must stay above ATT_REJ_LO ")
+          HostCommandError.append(parameterValue(.rejectionLowerThreshold), to: &reason)
+        } else {
+          HostCommandError.append(parameterValue(.rejectionUpperThreshold), to: &reason)
+        }
+        return HostCommandError.parameterRefused(parameter, reason).reply
+      }
+    case .outputRate:
+      // `change(to:)` makes `rate`; a recording could still hold the `set` form.
+      return execute(.rate(hertz: Int(value)))
+    case .tare:
+      if value == 1 { return execute(.tare) }
+    }
+    parameterChanges &+= 1
+    var text = FixedText()
+    text.append(parameter.name)
+    text.append(" ")
+    HostCommandError.append(parameterValue(parameter), to: &text)
+    if !parameter.units.isEmpty {
+      text.append(" ")
+      text.append(parameter.units)
+    }
+    return .ok(text)
+  }
+
+  /// `calibrate gyro`: the bias from the rest the board is in now.
+  private mutating func captureGyroBias() -> HostReply {
+    switch estimator.captureGyroBias() {
+    case .success(let capture):
+      var text = FixedText("gyro bias ")
+      let b = capture.biasRadiansPerSecond * degreesPerRadian
+      text.append(fixed: b.x, decimals: 3)
+      text.append(",")
+      text.append(fixed: b.y, decimals: 3)
+      text.append(",")
+      text.append(fixed: b.z, decimals: 3)
+      text.append(" dps")
+      return .ok(text)
+    case .failure(let refusal):
+      return HostCommandError.notAtRest(FixedText(refusal.description)).reply
     }
   }
 }

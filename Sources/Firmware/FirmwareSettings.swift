@@ -32,6 +32,9 @@ public struct FirmwareSettings: Sendable {
   /// The serial line's baud rate (for the link budget of `format`/`rate` commands).
   public var baudRate: Int
   public var mavlink: MAVLinkIdentity
+  /// MAVLink's stream rates at start (parameters may change them; `PlumbSetup` lowers them to
+  /// fit the line and says so).
+  public var mavlinkRates: MAVLinkStreamRates
   /// Samples discarded after start-up, while the DLPF and the chip settle: 10 (100 ms at
   /// 100 Hz, about 20 DLPF delays at the default 44 Hz setting).
   public var warmUpSamples: Int
@@ -48,6 +51,7 @@ public struct FirmwareSettings: Sendable {
     correction: SampleCorrection = SampleCorrection(), calibrationID: UInt32 = 0,
     estimator: AttitudeEstimator.Settings = .default, format: TelemetryFormat = .binary,
     outputRateHz: Int = 100, baudRate: Int = 115_200, mavlink: MAVLinkIdentity = MAVLinkIdentity(),
+    mavlinkRates: MAVLinkStreamRates = .default,
     warmUpSamples: Int = 10, firmwareVersion: String = PlumbVersion.current,
     transmitQueueBytes: Int = 4096, reopenInterval: Duration = .seconds(1)
   ) {
@@ -62,6 +66,7 @@ public struct FirmwareSettings: Sendable {
     self.outputRateHz = outputRateHz
     self.baudRate = baudRate
     self.mavlink = mavlink
+    self.mavlinkRates = mavlinkRates
     self.warmUpSamples = warmUpSamples
     self.firmwareVersion = firmwareVersion
     self.transmitQueueBytes = transmitQueueBytes
@@ -87,7 +92,7 @@ public struct FirmwareSettings: Sendable {
     }
     switch LinkBudget.check(
       format: format, outputRateHz: outputRateHz, baudRate: baudRate,
-      sampleRateHz: Int(sampleRate.rounded()))
+      sampleRateHz: Int(sampleRate.rounded()), mavlinkRates: mavlinkRates)
     {
     case .success: break
     case .failure(let refusal): return refusal.description

@@ -103,18 +103,26 @@ public final class TransmitQueue {
 
 /// Scratch memory the loop encodes frames into and reads commands into, allocated once.
 final class ScratchBuffers {
+  /// A datagram longer than this is cut by the link (and counted there): four of the longest
+  /// MAVLink packets, more than a ground station puts in one.
+  static let datagramBytes = 2048
+
   let frame: UnsafeMutableRawBufferPointer
   let input: UnsafeMutableRawBufferPointer
+  let datagram: UnsafeMutableRawBufferPointer
 
-  init(frameBytes: Int, inputBytes: Int) {
+  init(frameBytes: Int, inputBytes: Int, datagramBytes: Int) {
     frame = .allocate(byteCount: frameBytes, alignment: 8)
     frame.initializeMemory(as: UInt8.self, repeating: 0)
     input = .allocate(byteCount: inputBytes, alignment: 8)
     input.initializeMemory(as: UInt8.self, repeating: 0)
+    datagram = .allocate(byteCount: datagramBytes, alignment: 8)
+    datagram.initializeMemory(as: UInt8.self, repeating: 0)
   }
 
   deinit {
     frame.deallocate()
     input.deallocate()
+    datagram.deallocate()
   }
 }

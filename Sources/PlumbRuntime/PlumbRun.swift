@@ -44,6 +44,14 @@ public struct RunOptions: Sendable {
   public var progress: (@Sendable (Double) -> Void)?
   /// Where messages for people go (standard error).
   public var log: @Sendable (String) -> Void
+  /// The state folder changed parameters are kept in (`--state-dir`); `nil`: `$STATE_DIRECTORY`,
+  /// or `/var/lib/plumb` on a real board when it exists (`ParameterStore.folder`).
+  public var stateFolder: String?
+  /// Send the MAVLink stream over UDP as well, and answer packets that come back
+  /// (`--mavlink-udp HOST:PORT` or `listen:PORT`; `UDPLink.parse`).
+  public var mavlinkUDP: UDPEndpointSpec?
+  /// Where `runPlumb` keeps changed parameters (set by it from `stateFolder`).
+  var parameterStore: ParameterStore?
 
   public init(
     serialPath: String? = nil, durationSeconds: Double? = nil, fast: Bool = false,
@@ -82,6 +90,8 @@ public enum RunError: Error, CustomStringConvertible, Sendable {
   case framesStopped(RunSummary)
   /// The file the frames were to be written to could not be created or opened.
   case framesFile(path: String, SerialError)
+  /// The UDP link for MAVLink could not be opened.
+  case datagramLink(UDPLinkError)
 
   public var description: String {
     switch self {
@@ -98,6 +108,7 @@ public enum RunError: Error, CustomStringConvertible, Sendable {
         + (summary.framesStoppedMessage.map { "; and " + $0 } ?? "")
     case .framesStopped(let summary): summary.framesStoppedMessage ?? "the frames stopped"
     case .replayInput(let error): error.description
+    case .datagramLink(let error): error.description
     case .framesFile(let path, let error):
       "cannot write the frames to \(path)\(error.errno.map { ": \(fileErrorText($0))" } ?? ""); "
         + (error.errno?.rawValue == EISDIR
@@ -131,10 +142,53 @@ public struct RunSummary: Sendable {
 /// Runs the firmware for a board file's setup: on simulated hardware when the board is the
 /// simulated one, on the Linux devices it names otherwise.
 public func runPlumb(_ setup: PlumbSetup, options: RunOptions) throws(RunError) -> RunSummary {
+  var setup = setup
+  var options = options
+  prepareParameters(&setup, &options)
   if let simulation = setup.board.simulation {
     return try runSimulated(setup, simulation: simulation, options: options)
   }
   return try runLinux(setup, options: options)
+}
+
+/// Reads the parameters kept in the state folder into the settings, fits MAVLink's streams to
+/// the line, and says both.
+func prepareParameters(_ setup: inout PlumbSetup, _ options: inout RunOptions) {
+  guard
+    let folder = ParameterStore.folder(
+      explicit: options.stateFolder, defaultToSystemFolder: !setup.board.isSimulated)
+  else {
+    if setup.settings.format == .mavlink {
+      options.log(
+        "plumb: parameters changed while running are not kept (no state folder: --state-dir DIR)")
+    }
+    for lowering in setup.mavlinkLowering { logLowering(lowering, setup: setup, options: options) }
+    return
+  }
+  let store = ParameterStore(folder: folder)
+  let contents = store.load()
+  for warning in contents.warnings { options.log("plumb: warning: " + warning) }
+  for warning in setup.apply(storedParameters: contents.values) {
+    options.log("plumb: warning: " + warning)
+  }
+  if !contents.values.isEmpty {
+    options.log(
+      "plumb: parameters from \(store.path): "
+        + contents.values.map { "\($0.parameter.nameString) \(PlumbParameter.text($0.value))" }
+        .joined(separator: ", "))
+  }
+  options.log("plumb: changed parameters are kept in \(store.path)")
+  for lowering in setup.mavlinkLowering { logLowering(lowering, setup: setup, options: options) }
+  options.parameterStore = store
+}
+
+private func logLowering(
+  _ lowering: MAVLinkStreamRates.Lowering, setup: PlumbSetup, options: RunOptions
+) {
+  options.log(
+    "plumb: MAVLink: \(lowering) to fit \(setup.settings.baudRate) baud "
+      + "(\(LinkBudget.maximumUtilisationPercent) % of the line at most; a faster baud rate keeps it)"
+  )
 }
 
 /// Opens (creates or truncates) a plain file for frames.
@@ -297,9 +351,21 @@ func makeLoop<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: Monoton
   bus: Bus, line: Line, port: Port, clock: Clock, settings: FirmwareSettings,
   options: RunOptions
 ) throws(RunError) -> FirmwareLoop<Bus, Line, Port, Clock> {
+  var link: UDPLink?
+  if let spec = options.mavlinkUDP {
+    do {
+      link = try UDPLink(spec)
+    } catch {
+      throw .datagramLink(error)
+    }
+  }
   do {
     var loop = try FirmwareLoop(bus: bus, line: line, port: port, clock: clock, settings: settings)
     if let onSample = options.onSample { loop.onSample = onSample }
+    if let link {
+      options.log("plumb: MAVLink also over \(link.description)")
+      loop.datagramLink = link
+    }
     let report = try loop.start()
     options.log("plumb: " + report.description.split(separator: "\n").joined(separator: "; "))
     return loop
@@ -370,6 +436,8 @@ func drive<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: MonotonicC
   var nextProgress = start
   var recordingFailure: PlumbRawError?
   var framesFailure: (path: String, error: SerialError, bytesKept: Int64)?
+  var parametersSaved = loop.parameterChanges
+  var parameterSaveFailed = false
   while !stopRequested.load(ordering: .relaxed) {
     let now = loop.clock.now()
     if let end, now >= end { break }
@@ -386,6 +454,18 @@ func drive<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: MonotonicC
       announcedReady = true
     }
     supervision.tick(at: wall.now()) { statusLine(loop.status) }
+    if loop.parameterChanges != parametersSaved, let store = options.parameterStore {
+      // A change is rare (a ground station's PARAM_SET, a host command): the file is replaced
+      // then, between two samples.
+      parametersSaved = loop.parameterChanges
+      do {
+        try store.save(ParameterStore.values(of: loop))
+        parameterSaveFailed = false
+      } catch {
+        if !parameterSaveFailed { options.log("plumb: warning: \(error)") }
+        parameterSaveFailed = true
+      }
+    }
     if framesFailure == nil, let failed = framesFileFailure(loop.port) {
       framesFailure = failed
       if !options.stopWhenRecordingStops { break }

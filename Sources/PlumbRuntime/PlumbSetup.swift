@@ -19,6 +19,8 @@ public struct PlumbSetup: Sendable {
   public var board: BoardDefinition
   public var calibration: CalibrationFile?
   public var settings: FirmwareSettings
+  /// MAVLink streams lowered to fit the serial line (said at start-up); empty for other formats.
+  public var mavlinkLowering: [MAVLinkStreamRates.Lowering] = []
 
   /// Reads and validates `boardPath` and the calibration file it names, and builds the
   /// firmware settings (with `format` overriding the board's output format).
@@ -49,8 +51,11 @@ public struct PlumbSetup: Sendable {
       guard case .settings(let key, let message, nil) = error else { throw error }
       throw .settings(key: key, message, boardPath: boardPath)
     }
-    return PlumbSetup(
+    var setup = PlumbSetup(
       boardPath: boardPath, board: board, calibration: calibration, settings: settings)
+    setup.settings.mavlinkRates = .default
+    setup.mavlinkLowering = setup.fitMAVLinkStreams()
+    return setup
   }
 
   /// A simulated board's scenario and fault plan must be ones the simulator has: every command
@@ -117,10 +122,18 @@ public struct PlumbSetup: Sendable {
     if let calibration {
       settings.apply(calibration: calibration, mounting: board.mounting)
     }
+    // MAVLink's streams are lowered to fit the line (said at start-up), not refused; a line
+    // too slow for the heartbeat and the attitude at 1 Hz is.
+    if settings.format == .mavlink,
+      let (rates, _) = settings.mavlinkRates.fitted(
+        outputRateHz: settings.outputRateHz, baudRate: settings.baudRate)
+    {
+      settings.mavlinkRates = rates
+    }
     switch LinkBudget.check(
       format: settings.format, outputRateHz: settings.outputRateHz,
       baudRate: settings.baudRate,
-      sampleRateHz: Int(board.sensor.sampleRateHz.rounded()))
+      sampleRateHz: Int(board.sensor.sampleRateHz.rounded()), mavlinkRates: settings.mavlinkRates)
     {
     case .success: break
     case .failure(let refusal):

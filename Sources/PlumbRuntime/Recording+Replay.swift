@@ -275,7 +275,7 @@ public func replayRecording(
       break
     }
     while nextCommand < commands.endIndex, commands[nextCommand].time <= loop.lastSampleTime {
-      if let command = parseCommand(commands[nextCommand].line, settings: settings) {
+      if let command = parseCommand(commands[nextCommand].line, context: loop.commandContext) {
         let reply = loop.obey(command)
         loop.queueReply(reply)
       }
@@ -325,12 +325,11 @@ func openReplayOutput(_ options: RunOptions) throws(RunError) -> SelectedPort {
 }
 
 /// A recorded command line back into a command.
-func parseCommand(_ line: String, settings: FirmwareSettings) -> HostCommand? {
+/// (Checked against the loop's state when it is obeyed, as the live loop checked it: the format,
+/// rate and stream rates earlier commands set.)
+func parseCommand(_ line: String, context: HostCommandContext) -> HostCommand? {
   var parser = HostCommandParser()
   parser.receive(Array((line + "\n").utf8))
-  let context = HostCommandContext(
-    sampleRateHz: Int(settings.sensor.sampleRateHertz.rounded()),
-    baudRate: settings.baudRate, format: settings.format, outputRateHz: settings.outputRateHz)
   if case .success(let command)? = parser.poll(context: context) { return command }
   return nil
 }

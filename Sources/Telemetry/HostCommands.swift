@@ -14,9 +14,16 @@ public enum HostCommand: Hashable, Sendable {
   case status
   /// Reply with the firmware and format versions.
   case version
+  /// Change a run-time parameter (`PlumbParameter.change(to:context:)` checked it; a value of
+  /// MAVLink's REAL32 type).
+  case set(PlumbParameter, Float)
+  /// Take the gyro bias from the rest the board is in now (refused, with the reason, when it is
+  /// not at rest).
+  case calibrateGyro
 
   /// The command as a host would type it (`rate 50`): what a recording notes, and what the
-  /// parser reads back.
+  /// parser reads back (a `set` value in the shortest decimal that reads back as the same
+  /// Float).
   public var line: String {
     switch self {
     case .tare: "tare"
@@ -24,6 +31,8 @@ public enum HostCommand: Hashable, Sendable {
     case .rate(let hertz): "rate \(hertz)"
     case .status: "status"
     case .version: "version"
+    case .set(let parameter, let value): "set \(parameter.nameString) \(value)"
+    case .calibrateGyro: "calibrate gyro"
     }
   }
 
@@ -35,13 +44,15 @@ public enum HostCommand: Hashable, Sendable {
     case .rate: .rate
     case .status: .status
     case .version: .version
+    case .set: .set
+    case .calibrateGyro: .calibrate
     }
   }
 }
 
 /// The command words.
 public enum HostCommandName: String, Hashable, Sendable, CaseIterable {
-  case tare, format, rate, status, version
+  case tare, format, rate, status, version, set, calibrate
 }
 
 /// What the loop knows that a command is checked against.
@@ -54,15 +65,18 @@ public struct HostCommandContext: Hashable, Sendable {
   public var format: TelemetryFormat
   /// The output rate now, Hz.
   public var outputRateHz: Int
+  /// MAVLink's stream rates now.
+  public var mavlinkRates: MAVLinkStreamRates
 
   public init(
     sampleRateHz: Int = 100, baudRate: Int = 115_200, format: TelemetryFormat = .binary,
-    outputRateHz: Int = 100
+    outputRateHz: Int = 100, mavlinkRates: MAVLinkStreamRates = .default
   ) {
     self.sampleRateHz = sampleRateHz
     self.baudRate = baudRate
     self.format = format
     self.outputRateHz = outputRateHz
+    self.mavlinkRates = mavlinkRates
   }
 }
 
@@ -91,6 +105,18 @@ public enum HostCommandError: Error, Hashable, Sendable {
   case lineTooLong(limit: Int)
   /// A byte that is not printable ASCII, space or tab.
   case invalidByte(UInt8)
+  /// `set NAME …` with no parameter of that name (the name, cut to 12 characters).
+  case unknownParameter(FixedText)
+  /// `set NAME X` with X not a decimal number.
+  case invalidNumber(FixedText)
+  /// A parameter value outside its range.
+  case parameterOutOfRange(PlumbParameter, value: Float)
+  /// A fraction for a whole-number parameter.
+  case parameterNotWhole(PlumbParameter, value: Float)
+  /// The change was checked but the setting refused it (the estimator's own reason).
+  case parameterRefused(PlumbParameter, FixedText)
+  /// `calibrate gyro` when the board is not at rest, or still starting (the reason).
+  case notAtRest(FixedText)
 
   /// The reply to send: at most `HostReply.maximumTextLength` characters, never cut. Where the
   /// usual wording would be longer (the longest words echoed, 8000 Hz, 921600 baud), a shorter
@@ -112,12 +138,18 @@ public enum HostCommandError: Error, Hashable, Sendable {
       text.append("format needs binary, text or mavlink")
     case .missingArgument(.rate):
       text.append("rate needs Hz, e.g. rate 50")
+    case .missingArgument(.set):
+      text.append("set needs NAME VALUE, e.g. set SR_IMU_HZ 25")
+    case .missingArgument(.calibrate):
+      text.append("calibrate needs what: calibrate gyro")
     case .missingArgument(let name):
       text.append(name.rawValue)
       text.append(" needs an argument")
     case .unexpectedArgument(let name, let word):
       text.append(name.rawValue)
-      text.append(name == .format || name == .rate ? " takes one argument" : " takes no argument")
+      text.append(
+        name == .format || name == .rate || name == .calibrate
+          ? " takes one argument" : name == .set ? " takes two arguments" : " takes no argument")
       text.append("; got \"")
       text.append(word)
       text.append("\"")
@@ -164,8 +196,60 @@ public enum HostCommandError: Error, Hashable, Sendable {
       text.append(TextFormat.hexDigit(Int(byte >> 4)))
       text.append(TextFormat.hexDigit(Int(byte & 0xF)))
       text.append(" not allowed in commands")
+    case .unknownParameter(let word):
+      text.append("no parameter \"")
+      text.append(word)
+      text.append(compact ? "\"" : "\"; see plumb params")
+    case .invalidNumber(let word):
+      text.append("\"")
+      text.append(word)
+      text.append("\" is not a number")
+    case .parameterOutOfRange(let parameter, let value):
+      text.append(parameter.name)
+      text.append(" ")
+      Self.append(value, to: &text)
+      text.append(": must be ")
+      Self.append(parameter.range.lowerBound, to: &text)
+      text.append(" to ")
+      Self.append(parameter.range.upperBound, to: &text)
+      if !compact, !parameter.units.isEmpty {
+        text.append(" ")
+        text.append(parameter.units)
+      }
+    case .parameterNotWhole(let parameter, let value):
+      text.append(parameter.name)
+      text.append(" ")
+      Self.append(value, to: &text)
+      text.append(": must be whole")
+    case .parameterRefused(let parameter, let reason):
+      text.append(parameter.name)
+      text.append(": ")
+      text.append(reason)
+    case .notAtRest(let reason):
+      text.append(reason)
     }
     return text
+  }
+
+  /// A parameter value in a reply: up to three decimals, trailing zeros cut; out-of-range
+  /// magnitudes (a mistyped 1e30 over MAVLink) as `huge`, NaN as `nan`.
+  public static func append(_ value: Float, to text: inout FixedText) {
+    guard !value.isNaN else {
+      text.append("nan")
+      return
+    }
+    guard abs(value) < 1e9 else {
+      text.append(value < 0 ? "-huge" : "huge")
+      return
+    }
+    var digits = FixedText()
+    digits.append(fixed: Double(value), decimals: 3)
+    var count = digits.count
+    digits.withBytes { bytes in
+      while count > 0, bytes[count - 1] == UInt8(ascii: "0") { count -= 1 }
+      if count > 0, bytes[count - 1] == UInt8(ascii: ".") { count -= 1 }
+      text.append(UnsafeRawBufferPointer(rebasing: bytes[0..<count]))
+    }
   }
 
   /// Whether the line was garbage rather than a mistyped command: a control or non-ASCII byte,
@@ -434,6 +518,23 @@ public struct HostCommandParser: Sendable {
       case .tare, .status, .version:
         if let argument { return .failure(.unexpectedArgument(name, echo(argument))) }
         return .success(name == .tare ? .tare : name == .status ? .status : .version)
+      case .calibrate:
+        guard let argument else { return .failure(.missingArgument(.calibrate)) }
+        if let extra { return .failure(.unexpectedArgument(.calibrate, echo(extra))) }
+        guard Self.equalsIgnoringCase(argument, "gyro") else {
+          return .failure(.unexpectedArgument(.calibrate, echo(argument)))
+        }
+        return .success(.calibrateGyro)
+      case .set:
+        guard let argument, let extra else { return .failure(.missingArgument(.set)) }
+        if let more = words.next() { return .failure(.unexpectedArgument(.set, echo(more))) }
+        guard let parameter = PlumbParameter.named(argument) else {
+          return .failure(.unknownParameter(echo(argument)))
+        }
+        guard let value = DecimalNumber.parse(extra) else {
+          return .failure(.invalidNumber(echo(extra)))
+        }
+        return parameter.change(to: Float(value), context: context)
       case .format:
         guard let argument else { return .failure(.missingArgument(.format)) }
         if let extra { return .failure(.unexpectedArgument(.format, echo(extra))) }
@@ -442,7 +543,7 @@ public struct HostCommandParser: Sendable {
         }
         if case .failure(let refusal) = LinkBudget.check(
           format: format, outputRateHz: context.outputRateHz, baudRate: context.baudRate,
-          sampleRateHz: context.sampleRateHz)
+          sampleRateHz: context.sampleRateHz, mavlinkRates: context.mavlinkRates)
         {
           return .failure(.linkBudget(refusal))
         }
@@ -466,7 +567,7 @@ public struct HostCommandParser: Sendable {
         }
         if case .failure(let refusal) = LinkBudget.check(
           format: context.format, outputRateHz: hertz, baudRate: context.baudRate,
-          sampleRateHz: context.sampleRateHz)
+          sampleRateHz: context.sampleRateHz, mavlinkRates: context.mavlinkRates)
         {
           return .failure(.linkBudget(refusal))
         }
@@ -483,6 +584,8 @@ public struct HostCommandParser: Sendable {
     if equalsIgnoringCase(word, "rate") { return .rate }
     if equalsIgnoringCase(word, "status") { return .status }
     if equalsIgnoringCase(word, "version") { return .version }
+    if equalsIgnoringCase(word, "set") { return .set }
+    if equalsIgnoringCase(word, "calibrate") { return .calibrate }
     return nil
   }
 

@@ -6,7 +6,7 @@
 /// above **85 %** of that: the rest absorbs replies to host commands, the sample clock running
 /// up to 1 % fast (PS §7.15), and UART/USB-adapter scheduling jitter. Each format is charged at
 /// its worst case: binary frames are always 63 B, text lines up to 95 B, MAVLink its largest
-/// packets on the schedule in `MAVLinkSchedule`.
+/// packets at the rates of its streams (`MAVLinkStreamRates`) and a heartbeat a second.
 public enum LinkBudget {
   /// The largest share of the line's capacity a stream may use.
   public static let maximumUtilisationPercent = 85
@@ -24,53 +24,60 @@ public enum LinkBudget {
   /// HIGHRES_IMU: 10 + 62 + 2 (`id` is 0 and cut; `fields_updated` is never 0).
   public static let mavlinkIMUBytes = 74
 
-  /// Bytes per second `format` needs at `outputRateHz`, worst case.
-  public static func bytesPerSecond(format: TelemetryFormat, outputRateHz: Int) -> Int {
+  /// Bytes per second `format` needs at `outputRateHz`, worst case (MAVLink's streams at
+  /// `mavlinkRates`).
+  public static func bytesPerSecond(
+    format: TelemetryFormat, outputRateHz: Int, mavlinkRates: MAVLinkStreamRates = .default
+  ) -> Int {
     switch format {
     case .binary:
       return BinaryFormat.telemetryFrameCount * outputRateHz
     case .text:
       return TextFormat.maximumLineCount * outputRateHz
     case .mavlink:
-      let divider = MAVLinkSchedule.imuDivider(outputRateHz: outputRateHz)
-      let imuPerSecond = (outputRateHz + divider - 1) / divider
-      return mavlinkAttitudeBytes * outputRateHz + mavlinkIMUBytes * imuPerSecond
-        + mavlinkHeartbeatBytes
+      return mavlinkRates.bytesPerSecond(outputRateHz: outputRateHz)
     }
   }
 
   /// Checks `format` at `outputRateHz` on a `baudRate` 8N1 line. `sampleRateHz` only shapes the
   /// suggested rate in a refusal (output rates are divisors of the sample rate).
   public static func check(
-    format: TelemetryFormat, outputRateHz: Int, baudRate: Int, sampleRateHz: Int = 100
+    format: TelemetryFormat, outputRateHz: Int, baudRate: Int, sampleRateHz: Int = 100,
+    mavlinkRates: MAVLinkStreamRates = .default
   ) -> Result<LinkUsage, LinkBudgetRefusal> {
     guard outputRateHz > 0, outputRateHz <= 1_000_000 else {
       return .failure(
         LinkBudgetRefusal(
-          reason: .invalidRate, format: format, outputRateHz: outputRateHz, baudRate: baudRate))
+          reason: .invalidRate, format: format, outputRateHz: outputRateHz, baudRate: baudRate,
+          mavlinkRates: mavlinkRates))
     }
     guard baudRate > 0, baudRate <= 100_000_000 else {
       return .failure(
         LinkBudgetRefusal(
-          reason: .invalidBaudRate, format: format, outputRateHz: outputRateHz, baudRate: baudRate))
+          reason: .invalidBaudRate, format: format, outputRateHz: outputRateHz, baudRate: baudRate,
+          mavlinkRates: mavlinkRates))
     }
-    let usage = LinkUsage(format: format, outputRateHz: outputRateHz, baudRate: baudRate)
+    let usage = LinkUsage(
+      format: format, outputRateHz: outputRateHz, baudRate: baudRate, mavlinkRates: mavlinkRates)
     guard !fits(usage.bytesPerSecond, baudRate: baudRate) else { return .success(usage) }
     var refusal = LinkBudgetRefusal(
-      reason: .overBudget, format: format, outputRateHz: outputRateHz, baudRate: baudRate)
+      reason: .overBudget, format: format, outputRateHz: outputRateHz, baudRate: baudRate,
+      mavlinkRates: mavlinkRates)
     refusal.suggestedBaudRate = standardBaudRates.first {
       fits(usage.bytesPerSecond, baudRate: $0)
     }
     refusal.suggestedRateHz = stride(from: min(sampleRateHz, outputRateHz), through: 1, by: -1)
       .first { rate in
         sampleRateHz % rate == 0
-          && fits(bytesPerSecond(format: format, outputRateHz: rate), baudRate: baudRate)
+          && fits(
+            bytesPerSecond(format: format, outputRateHz: rate, mavlinkRates: mavlinkRates),
+            baudRate: baudRate)
       }
     return .failure(refusal)
   }
 
   /// Whether `bytesPerSecond` ≤ 85 % of baud / 10, in exact integer arithmetic.
-  static func fits(_ bytesPerSecond: Int, baudRate: Int) -> Bool {
+  public static func fits(_ bytesPerSecond: Int, baudRate: Int) -> Bool {
     bytesPerSecond * bitsPerByte * 100 <= maximumUtilisationPercent * baudRate
   }
 }
@@ -80,10 +87,23 @@ public struct LinkUsage: Hashable, Sendable, CustomStringConvertible {
   public var format: TelemetryFormat
   public var outputRateHz: Int
   public var baudRate: Int
+  /// MAVLink's stream rates (other formats ignore them).
+  public var mavlinkRates: MAVLinkStreamRates
+
+  public init(
+    format: TelemetryFormat, outputRateHz: Int, baudRate: Int,
+    mavlinkRates: MAVLinkStreamRates = .default
+  ) {
+    self.format = format
+    self.outputRateHz = outputRateHz
+    self.baudRate = baudRate
+    self.mavlinkRates = mavlinkRates
+  }
 
   /// Bytes per second the stream needs (worst case).
   public var bytesPerSecond: Int {
-    LinkBudget.bytesPerSecond(format: format, outputRateHz: outputRateHz)
+    LinkBudget.bytesPerSecond(
+      format: format, outputRateHz: outputRateHz, mavlinkRates: mavlinkRates)
   }
   /// Bytes per second the line carries (baud / 10).
   public var capacityBytesPerSecond: Int { baudRate / LinkBudget.bitsPerByte }
@@ -118,17 +138,24 @@ public struct LinkBudgetRefusal: Error, Hashable, Sendable, CustomStringConverti
   public var suggestedBaudRate: Int?
   /// The highest rate (a divisor of the sample rate) that fits this baud rate, if any.
   public var suggestedRateHz: Int?
+  /// MAVLink's stream rates (other formats ignore them).
+  public var mavlinkRates: MAVLinkStreamRates
 
-  public init(reason: Reason, format: TelemetryFormat, outputRateHz: Int, baudRate: Int) {
+  public init(
+    reason: Reason, format: TelemetryFormat, outputRateHz: Int, baudRate: Int,
+    mavlinkRates: MAVLinkStreamRates = .default
+  ) {
     self.reason = reason
     self.format = format
     self.outputRateHz = outputRateHz
     self.baudRate = baudRate
+    self.mavlinkRates = mavlinkRates
   }
 
   /// Bytes per second the stream needs.
   public var bytesPerSecond: Int {
-    LinkBudget.bytesPerSecond(format: format, outputRateHz: outputRateHz)
+    LinkBudget.bytesPerSecond(
+      format: format, outputRateHz: outputRateHz, mavlinkRates: mavlinkRates)
   }
 
   /// The most bytes per second Plumb puts on this line (85 % of baud / 10).
@@ -151,11 +178,15 @@ public struct LinkBudgetRefusal: Error, Hashable, Sendable, CustomStringConverti
       case .text:
         text = "text lines are up to \(TextFormat.maximumLineCount) B; "
       case .mavlink:
-        let divider = MAVLinkSchedule.imuDivider(outputRateHz: outputRateHz)
-        text =
-          "MAVLink sends ATTITUDE_QUATERNION (\(LinkBudget.mavlinkAttitudeBytes) B) every frame, "
-          + "HIGHRES_IMU (\(LinkBudget.mavlinkIMUBytes) B) every \(ordinal(divider))"
-          + "frame and HEARTBEAT (\(LinkBudget.mavlinkHeartbeatBytes) B) at 1 Hz; "
+        text = "MAVLink sends "
+        for stream in MAVLinkStream.allCases {
+          guard let divider = mavlinkRates.divider(stream, outputRateHz: outputRateHz) else {
+            continue
+          }
+          text +=
+            "\(stream.messageName) (\(stream.packetBytes) B) every \(ordinal(divider))frame, "
+        }
+        text += "HEARTBEAT (\(LinkBudget.mavlinkHeartbeatBytes) B) at 1 Hz; "
       }
       text +=
         "at \(outputRateHz) Hz that is \(bytesPerSecond) B/s; \(baudRate) baud 8N1 carries "

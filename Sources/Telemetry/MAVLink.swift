@@ -160,6 +160,8 @@ public enum MAVLink {
   public static let typeIMU: UInt8 = 40
   /// `MAV_AUTOPILOT_INVALID`: "No valid autopilot, e.g. a GCS or other MAVLink component".
   public static let autopilotInvalid: UInt8 = 8
+  /// `MAV_AUTOPILOT_GENERIC`: what Plumb says as component 1, the system's main component.
+  public static let autopilotGeneric: UInt8 = 0
   /// `MAV_STATE_BOOT`, `MAV_STATE_ACTIVE`, `MAV_STATE_CRITICAL`.
   public static let stateBoot: UInt8 = 1
   public static let stateActive: UInt8 = 4

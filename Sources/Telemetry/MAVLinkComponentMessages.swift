@@ -77,6 +77,9 @@ extension MAVLink {
   /// `MAV_PROTOCOL_CAPABILITY_COMMAND_INT`: COMMAND_INT is understood.
   public static let protocolCapabilityCommandInt: UInt64 = 8
   /// `MAV_PROTOCOL_CAPABILITY_MAVLINK2`: the component speaks MAVLink 2.
+  /// `MAV_PROTOCOL_CAPABILITY_PARAM_ENCODE_C_CAST`: parameter values travel as the float of
+  /// their value (an INT32 of 25 as 25.0), not as their bytes.
+  public static let protocolCapabilityParamEncodeCCast: UInt64 = 131072
   public static let protocolCapabilityMAVLink2: UInt64 = 8192
 }
 

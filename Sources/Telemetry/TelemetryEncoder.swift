@@ -11,21 +11,15 @@ public struct MAVLinkIdentity: Hashable, Sendable {
     self.systemID = systemID
     self.componentID = componentID
   }
-}
 
-/// Which MAVLink messages go with which frame (FORMATS.md "MAVLink v2", "Schedule").
-public enum MAVLinkSchedule {
-  /// HIGHRES_IMU goes at most this often: at 100 Hz it is every second frame, which keeps a
-  /// 100 Hz stream at 70 % of 115200 baud (HIGHRES_IMU at 100 Hz would need 103 %).
-  public static let maximumIMURateHz = 50
-
-  /// HIGHRES_IMU goes with every `n`-th frame: ⌈rate / 50⌉.
-  public static func imuDivider(outputRateHz: Int) -> Int {
-    max(1, (outputRateHz + maximumIMURateHz - 1) / maximumIMURateHz)
+  /// The heartbeat's `autopilot`: `MAV_AUTOPILOT_INVALID` ("no valid autopilot, e.g. a GCS or
+  /// other MAVLink component") beside a flight controller, as MAVLink asks of a component; as
+  /// component 1 (`MAV_COMP_ID_AUTOPILOT1`), the system's main component on its own,
+  /// `MAV_AUTOPILOT_GENERIC`, which ground stations take for a vehicle to talk to (MAVProxy
+  /// 1.8.75 adopts no target whose autopilot is INVALID: FORMATS.md "Ground stations").
+  public var autopilot: UInt8 {
+    componentID == 1 ? MAVLink.autopilotGeneric : MAVLink.autopilotInvalid
   }
-
-  /// HEARTBEAT goes with every `n`-th frame (1 Hz): n = the output rate.
-  public static func heartbeatDivider(outputRateHz: Int) -> Int { max(1, outputRateHz) }
 }
 
 /// Turns frames and replies into bytes for one format, keeping the state a format needs
@@ -35,41 +29,67 @@ public enum MAVLinkSchedule {
 /// `maximumFrameBytes` (frames) or `maximumReplyBytes` (replies). The same frames in give the
 /// same bytes out.
 public struct TelemetryEncoder: Sendable {
-  /// The most bytes one frame produces in any format: MAVLink's HEARTBEAT (21) +
-  /// ATTITUDE_QUATERNION (44) + HIGHRES_IMU (75) = 140.
-  public static let maximumFrameBytes = 140
+  /// The room one frame needs in any format: MAVLink's HEARTBEAT (21) + ATTITUDE_QUATERNION
+  /// (44) + ATTITUDE (40) + HIGHRES_IMU (74), and the untruncated SYS_STATUS (10 + 43 + 2: a
+  /// packet is written at full length, then cut) = 234. A frame takes at most 222 of them.
+  public static let maximumFrameBytes = 234
   /// The most bytes one reply produces in any format (a STATUSTEXT with extensions, 66).
   public static let maximumReplyBytes = 66
 
   public let format: TelemetryFormat
   public let outputRateHz: Int
   public let mavlinkIdentity: MAVLinkIdentity
+  /// MAVLink's stream rates, as asked (the actual ones follow from the output rate).
+  public let mavlinkRates: MAVLinkStreamRates
+  /// What SYS_STATUS reports; its owner (the loop) keeps it up to date.
+  public var health = MAVLinkHealth()
   /// The next MAVLink packet sequence number.
   public private(set) var packetSequence: UInt8 = 0
   /// Frames encoded so far.
   public private(set) var framesEncoded: UInt64 = 0
   private var flagsSinceHeartbeat: TelemetryFlags = []
-  private let imuDivider: Int
-  private let heartbeatDivider: Int
+  private let heartbeatDivider: UInt64
+  /// Each stream goes with every n-th frame; 0 when it is off.
+  private let attitudeQuaternionDivider: UInt64
+  private let attitudeDivider: UInt64
+  private let imuDivider: UInt64
+  private let systemStatusDivider: UInt64
 
-  /// An encoder for `format` at `outputRateHz` (which sets MAVLink's heartbeat and IMU
-  /// schedule; other formats ignore it).
+  /// An encoder for `format` at `outputRateHz` (which, with `mavlinkRates`, sets MAVLink's
+  /// schedule; other formats ignore both).
   public init(
-    format: TelemetryFormat, outputRateHz: Int = 100, mavlink: MAVLinkIdentity = MAVLinkIdentity()
+    format: TelemetryFormat, outputRateHz: Int = 100, mavlink: MAVLinkIdentity = MAVLinkIdentity(),
+    mavlinkRates: MAVLinkStreamRates = .default
   ) {
     self.format = format
     self.outputRateHz = max(1, outputRateHz)
     self.mavlinkIdentity = mavlink
-    self.imuDivider = MAVLinkSchedule.imuDivider(outputRateHz: self.outputRateHz)
-    self.heartbeatDivider = MAVLinkSchedule.heartbeatDivider(outputRateHz: self.outputRateHz)
+    self.mavlinkRates = mavlinkRates
+    let output = self.outputRateHz
+    self.heartbeatDivider = UInt64(output)
+    func divider(_ stream: MAVLinkStream) -> UInt64 {
+      UInt64(mavlinkRates.divider(stream, outputRateHz: output) ?? 0)
+    }
+    self.attitudeQuaternionDivider = divider(.attitudeQuaternion)
+    self.attitudeDivider = divider(.attitude)
+    self.imuDivider = divider(.highResIMU)
+    self.systemStatusDivider = divider(.systemStatus)
   }
 
-  /// The same stream at another output rate (host command `rate HZ`): MAVLink's heartbeat and
-  /// IMU schedule follow the new rate, and its packet sequence carries on, because it numbers
-  /// the link's packets: started again, every reader would count the jump as packets lost.
+  /// The same stream at another output rate (host command `rate HZ`): MAVLink's schedule
+  /// follows the new rate, and its packet sequence carries on, because it numbers the link's
+  /// packets: started again, every reader would count the jump as packets lost.
   public func atOutputRate(_ hertz: Int) -> TelemetryEncoder {
-    var encoder = TelemetryEncoder(format: format, outputRateHz: hertz, mavlink: mavlinkIdentity)
-    encoder.packetSequence = packetSequence
+    continued(format: format, outputRateHz: hertz, mavlinkRates: mavlinkRates)
+  }
+
+  /// The same stream with other MAVLink stream rates (parameters, SET_MESSAGE_INTERVAL): the
+  /// packet sequence and the frame count carry on, so the streams that did not change keep
+  /// their phase.
+  public func withStreamRates(_ rates: MAVLinkStreamRates) -> TelemetryEncoder {
+    var encoder = continued(format: format, outputRateHz: outputRateHz, mavlinkRates: rates)
+    encoder.framesEncoded = framesEncoded
+    encoder.flagsSinceHeartbeat = flagsSinceHeartbeat
     return encoder
   }
 
@@ -78,9 +98,17 @@ public struct TelemetryEncoder: Sendable {
   /// on, for the same reason as `atOutputRate`.
   public func inFormat(_ newFormat: TelemetryFormat) -> TelemetryEncoder {
     guard newFormat != format else { return self }
+    return continued(format: newFormat, outputRateHz: outputRateHz, mavlinkRates: mavlinkRates)
+  }
+
+  private func continued(
+    format: TelemetryFormat, outputRateHz: Int, mavlinkRates: MAVLinkStreamRates
+  ) -> TelemetryEncoder {
     var encoder = TelemetryEncoder(
-      format: newFormat, outputRateHz: outputRateHz, mavlink: mavlinkIdentity)
+      format: format, outputRateHz: outputRateHz, mavlink: mavlinkIdentity,
+      mavlinkRates: mavlinkRates)
     encoder.packetSequence = packetSequence
+    encoder.health = health
     return encoder
   }
 
@@ -90,7 +118,7 @@ public struct TelemetryEncoder: Sendable {
   public mutating func encode(_ frame: TelemetryFrame, into output: UnsafeMutableRawBufferPointer)
     -> Int
   {
-    precondition(output.count >= Self.maximumFrameBytes, "give the encoder 140 bytes of buffer")
+    precondition(output.count >= Self.maximumFrameBytes, "give the encoder 234 bytes of buffer")
     defer { framesEncoded &+= 1 }
     switch format {
     case .binary:
@@ -113,13 +141,18 @@ public struct TelemetryEncoder: Sendable {
     case .text:
       return TextFormat.encode(reply, into: output)
     case .mavlink:
-      var text = FixedText()
-      text.append(reply.status == .ok ? "OK " : "ERR ")
-      text.append(reply.text)
-      let message = MAVLinkMessage.StatusText(
-        severity: reply.status == .ok ? MAVLink.severityInfo : MAVLink.severityWarning, text: text)
-      return writePacket(.statusText(message), into: output)
+      return writePacket(.statusText(Self.statusText(reply)), into: output)
     }
+  }
+
+  /// A reply as MAVLink's STATUSTEXT: `OK text` at `MAV_SEVERITY_INFO`, `ERR text` at
+  /// `MAV_SEVERITY_WARNING`.
+  public static func statusText(_ reply: HostReply) -> MAVLinkMessage.StatusText {
+    var text = FixedText()
+    text.append(reply.status == .ok ? "OK " : "ERR ")
+    text.append(reply.text)
+    return MAVLinkMessage.StatusText(
+      severity: reply.status == .ok ? MAVLink.severityInfo : MAVLink.severityWarning, text: text)
   }
 
   /// The bytes of one frame, for tools and tests (allocates).
@@ -145,31 +178,66 @@ public struct TelemetryEncoder: Sendable {
   ) -> Int {
     var count = 0
     flagsSinceHeartbeat.formUnion(frame.flags)
-    if framesEncoded % UInt64(heartbeatDivider) == 0 {
+    let n = framesEncoded
+    if n % heartbeatDivider == 0 {
       let heartbeat = MAVLinkMessage.Heartbeat(
-        type: MAVLink.typeIMU, autopilot: MAVLink.autopilotInvalid,
+        type: MAVLink.typeIMU, autopilot: mavlinkIdentity.autopilot,
         systemStatus: Self.systemStatus(flagsSinceHeartbeat))
       count += writePacket(.heartbeat(heartbeat), into: rest(output, count))
       flagsSinceHeartbeat = []
     }
-    let q = MAVLinkFrames.nedAttitude(fromPlumb: frame.attitude)
-    let attitude = MAVLinkMessage.AttitudeQuaternion(
-      timeBootMilliseconds: Self.timeBootMilliseconds(frame.sampleTimeNanoseconds),
-      attitude: MAVLinkQuaternion(w: Float(q.w), x: Float(q.x), y: Float(q.y), z: Float(q.z)),
-      rateRadiansPerSecond: Self.vector(MAVLinkFrames.flipYZ(frame.rateRadiansPerSecond)))
-    count += writePacket(.attitudeQuaternion(attitude), into: rest(output, count))
-    if framesEncoded % UInt64(imuDivider) == 0 {
-      let imu = MAVLinkMessage.HighResIMU(
-        timeMicroseconds: frame.sampleTimeNanoseconds < 0
-          ? 0 : UInt64(frame.sampleTimeNanoseconds / 1000),
-        accelerationMetersPerSecondSquared: Self.vector(
-          MAVLinkFrames.flipYZ(frame.specificForceBodyMetersPerSecondSquared)),
-        rateRadiansPerSecond: Self.vector(MAVLinkFrames.flipYZ(frame.rateRadiansPerSecond)),
-        temperatureCelsius: Float(frame.temperatureCelsius),
-        fieldsUpdated: MAVLink.highResIMUFieldsUpdated)
-      count += writePacket(.highResIMU(imu), into: rest(output, count))
+    if Self.due(n, attitudeQuaternionDivider) {
+      count += writePacket(
+        .attitudeQuaternion(Self.attitudeQuaternion(frame)), into: rest(output, count))
+    }
+    if Self.due(n, attitudeDivider) {
+      count += writePacket(.attitude(Self.attitude(frame)), into: rest(output, count))
+    }
+    if Self.due(n, imuDivider) {
+      count += writePacket(.highResIMU(Self.highResIMU(frame)), into: rest(output, count))
+    }
+    if Self.due(n, systemStatusDivider) {
+      count += writePacket(.systemStatus(health.message(frame.flags)), into: rest(output, count))
     }
     return count
+  }
+
+  /// ATTITUDE_QUATERNION for a frame: its attitude in NED/FRD, the body rates in FRD.
+  @inline(__always)
+  static func attitudeQuaternion(_ frame: TelemetryFrame) -> MAVLinkMessage.AttitudeQuaternion {
+    let q = MAVLinkFrames.nedAttitude(fromPlumb: frame.attitude)
+    return MAVLinkMessage.AttitudeQuaternion(
+      timeBootMilliseconds: timeBootMilliseconds(frame.sampleTimeNanoseconds),
+      attitude: MAVLinkQuaternion(w: Float(q.w), x: Float(q.x), y: Float(q.y), z: Float(q.z)),
+      rateRadiansPerSecond: vector(MAVLinkFrames.flipYZ(frame.rateRadiansPerSecond)))
+  }
+
+  /// HIGHRES_IMU for a frame: the corrected rates and specific force in FRD, the temperature.
+  @inline(__always)
+  static func highResIMU(_ frame: TelemetryFrame) -> MAVLinkMessage.HighResIMU {
+    MAVLinkMessage.HighResIMU(
+      timeMicroseconds: frame.sampleTimeNanoseconds < 0
+        ? 0 : UInt64(frame.sampleTimeNanoseconds / 1000),
+      accelerationMetersPerSecondSquared: vector(
+        MAVLinkFrames.flipYZ(frame.specificForceBodyMetersPerSecondSquared)),
+      rateRadiansPerSecond: vector(MAVLinkFrames.flipYZ(frame.rateRadiansPerSecond)),
+      temperatureCelsius: Float(frame.temperatureCelsius),
+      fieldsUpdated: MAVLink.highResIMUFieldsUpdated)
+  }
+
+  /// Whether frame `n` carries a stream that goes every `divider`-th frame (0: off). The
+  /// usual divider, 1, needs no division.
+  @inline(__always)
+  private static func due(_ n: UInt64, _ divider: UInt64) -> Bool {
+    divider == 1 || (divider != 0 && n % divider == 0)
+  }
+
+  /// Writes one packet of Plumb's (a reply to a ground station) with the link's next sequence
+  /// number; returns its length. `output` holds `MAVLink.maximumSentPacketCount` bytes.
+  public mutating func encode(
+    _ message: MAVLinkMessage, into output: UnsafeMutableRawBufferPointer
+  ) -> Int {
+    writePacket(message, into: output)
   }
 
   private mutating func writePacket(

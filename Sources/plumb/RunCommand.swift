@@ -1,5 +1,6 @@
 import CommandLineSupport
 import Firmware
+import LinuxHardware
 import PlumbRuntime
 import Telemetry
 
@@ -21,12 +22,20 @@ let runSpec = CommandSpec(
     74 an output that failed while written (a full disk: frames to a file stop the run there, the
     file ending with its last whole frame; a --record stops and the frames go on),
     78 the board or calibration file (the message names the key); with --replay, 66 a
-    recording that cannot be read and 65 one that does not replay. Host commands (tare, format, rate, status, version) are read from
-    the serial line (from standard input when writing to a terminal).
+    recording that cannot be read and 65 one that does not replay. Host commands (tare, format,
+    rate, status, version, set, calibrate gyro) are read from the serial line (from standard input
+    when writing to a terminal).
+    In MAVLink, Plumb is a component ground stations talk to (FORMATS.md "MAVLink v2"): it
+    answers commands, parameters (`plumb params` lists them) and file requests; --mavlink-udp
+    sends the stream over UDP as well (--serial none: only there). Parameters changed while
+    running are kept in the state folder: --state-dir, or $STATE_DIRECTORY (systemd), or
+    /var/lib/plumb on a real board when it exists.
     """,
   options: [
     .option("board", value: "FILE", help: "the board file (see Boards/README.md)"),
-    .option("serial", value: "PATH", help: "write frames here instead of the board's device"),
+    .option(
+      "serial", value: "PATH",
+      help: "write frames here instead of the board's device (none: nowhere, with --mavlink-udp)"),
     .option("format", value: "FORMAT", help: "binary, text or mavlink (default: the board's)"),
     .option("duration", value: "SECONDS", help: "stop after this much sample time"),
     .flag("fast", help: "simulated board: run on the manual clock as fast as possible"),
@@ -46,6 +55,14 @@ let runSpec = CommandSpec(
     .flag(
       "skip-damaged",
       help: "with --replay: read past damage in the middle of the recording (said; a gap)"),
+    .option(
+      "mavlink-udp", value: "HOST:PORT",
+      help:
+        "MAVLink over UDP as well: to HOST:PORT (a ground station listening there), or "
+        + "listen:[ADDR:]PORT (to whoever sends there); commands are answered on it"),
+    .option(
+      "state-dir", value: "DIR",
+      help: "keep parameters changed while running in DIR/parameters.json (default: see above)"),
   ],
   examples: [
     "plumb run --board Boards/simulated.json",
@@ -53,11 +70,36 @@ let runSpec = CommandSpec(
     "plumb run --board /etc/plumb/board.json",
     "plumb run --replay capture.plumbraw --serial replayed.bin",
     "plumb run --replay capture.plumbraw --realtime --serial /dev/ttyUSB0",
+    "plumb run --board Boards/simulated.json --serial none --mavlink-udp 127.0.0.1:14550",
   ])
 
 func runCommand(_ arguments: ParsedArguments) throws {
-  let format = try arguments.choice("format", from: TelemetryFormat.allCases.map(\.rawValue))
+  var format = try arguments.choice("format", from: TelemetryFormat.allCases.map(\.rawValue))
     .flatMap(TelemetryFormat.init(rawValue:))
+  var udp: UDPEndpointSpec?
+  if let text = arguments.value("mavlink-udp") {
+    do {
+      udp = try UDPEndpointSpec.parse(text)
+    } catch {
+      throw UsageError(error.description, spec: runSpec)
+    }
+    if arguments.value("replay") != nil {
+      throw UsageError(
+        "--mavlink-udp is for a board; a --replay writes its frames to --serial", spec: runSpec)
+    }
+    // The UDP link carries the MAVLink stream: the serial line then carries it too.
+    if let format, format != .mavlink {
+      throw UsageError(
+        "--mavlink-udp sends the MAVLink stream, and --format \(format.rawValue) asks for another; "
+          + "drop --format (or give --format mavlink)", spec: runSpec)
+    }
+    format = .mavlink
+  }
+  let serialPath = arguments.value("serial").map { $0 == "none" ? "/dev/null" : $0 }
+  if arguments.value("serial") == "none", udp == nil {
+    throw UsageError(
+      "--serial none sends the frames nowhere; give --mavlink-udp as well", spec: runSpec)
+  }
   let duration = try arguments.double("duration", in: 0.01...31_536_000)
   if let replay = arguments.value("replay") {
     if arguments.value("board") != nil || arguments.value("record") != nil || duration != nil {
@@ -68,7 +110,7 @@ func runCommand(_ arguments: ParsedArguments) throws {
     try arguments.refuseOutput(
       "serial", overwriting: [CommandInput(replay, "the --replay recording")])
     installStopHandlers()
-    var options = RunOptions(serialPath: arguments.value("serial"), log: { printError($0) })
+    var options = RunOptions(serialPath: serialPath, log: { printError($0) })
     options.realTime = arguments.flag("realtime")
     options.skipDamaged = arguments.flag("skip-damaged")
     let summary: RunSummary
@@ -118,9 +160,11 @@ func runCommand(_ arguments: ParsedArguments) throws {
   }
   installStopHandlers()
   var options = RunOptions(
-    serialPath: arguments.value("serial"), durationSeconds: duration,
+    serialPath: serialPath, durationSeconds: duration,
     fast: arguments.flag("fast"), recordPath: arguments.value("record"), log: { printError($0) })
   options.overwriteRecording = arguments.flag("overwrite")
+  options.mavlinkUDP = udp
+  options.stateFolder = arguments.value("state-dir")
   do {
     let summary = try runPlumb(setup, options: options)
     printError(summary.description)

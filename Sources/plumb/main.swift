@@ -18,6 +18,7 @@ let plumb = CommandGroup(
   subcommands: [
     .init(runSpec) { try runCommand($0) },
     .init(checkBoardSpec) { try checkBoardCommand($0) },
+    .init(paramsSpec) { try paramsCommand($0) },
     .init(recordSpec) { try recordCommand($0) },
     .init(exportSpec) { try exportCommand($0) },
     .init(calibrateSpec) { try calibrateCommand($0) },

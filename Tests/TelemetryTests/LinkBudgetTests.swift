@@ -2,13 +2,14 @@ import Telemetry
 import Testing
 
 /// Bytes per second restated from FORMATS.md: binary 63 B a frame, text up to 95 B a line,
-/// MAVLink 44 B ATTITUDE_QUATERNION a frame + 74 B HIGHRES_IMU at ≤ 50 Hz + 21 B HEARTBEAT at 1 Hz.
+/// MAVLink's default streams 44 B ATTITUDE_QUATERNION a frame + 74 B HIGHRES_IMU at ≤ 50 Hz +
+/// 40 B ATTITUDE at ≤ 10 Hz + 43 B SYS_STATUS and 21 B HEARTBEAT at 1 Hz (at output rates the
+/// asked ones divide).
 private func restatedBytesPerSecond(_ format: TelemetryFormat, _ rate: Int) -> Int {
   switch format {
   case .binary: 63 * rate
   case .text: 95 * rate
-  // HIGHRES_IMU with every frame up to 50 Hz; at 100 Hz with every 2nd frame.
-  case .mavlink: 44 * rate + 74 * (rate <= 50 ? rate : 50) + 21
+  case .mavlink: 44 * rate + 74 * min(rate, 50) + 40 * min(rate, 10) + 43 + 21
   }
 }
 
@@ -16,11 +17,15 @@ private func restatedBytesPerSecond(_ format: TelemetryFormat, _ rate: Int) -> I
   @Test func bytesPerSecondAreTheDocumentedFrameSizes() {
     #expect(LinkBudget.bytesPerSecond(format: .binary, outputRateHz: 100) == 6300)
     #expect(LinkBudget.bytesPerSecond(format: .text, outputRateHz: 100) == 9500)
-    #expect(LinkBudget.bytesPerSecond(format: .mavlink, outputRateHz: 100) == 4400 + 3700 + 21)
-    #expect(LinkBudget.bytesPerSecond(format: .mavlink, outputRateHz: 50) == 2200 + 3700 + 21)
-    #expect(LinkBudget.bytesPerSecond(format: .mavlink, outputRateHz: 10) == 440 + 740 + 21)
+    #expect(
+      LinkBudget.bytesPerSecond(format: .mavlink, outputRateHz: 100)
+        == 4400 + 3700 + 400 + 43 + 21)
+    #expect(
+      LinkBudget.bytesPerSecond(format: .mavlink, outputRateHz: 50) == 2200 + 3700 + 400 + 43 + 21)
+    #expect(
+      LinkBudget.bytesPerSecond(format: .mavlink, outputRateHz: 10) == 440 + 740 + 400 + 43 + 21)
     for format in TelemetryFormat.allCases {
-      for rate in [1, 2, 5, 10, 25, 50, 100] where format != .mavlink || rate <= 50 || rate == 100 {
+      for rate in [1, 2, 5, 10, 50, 100] {
         #expect(
           LinkBudget.bytesPerSecond(format: format, outputRateHz: rate)
             == restatedBytesPerSecond(format, rate), "\(format) at \(rate) Hz")
@@ -41,15 +46,16 @@ private func restatedBytesPerSecond(_ format: TelemetryFormat, _ rate: Int) -> I
     // format, rate, baud, fits
     (TelemetryFormat.binary, 100, 115_200, true),  // 6300 of 9792
     (.text, 100, 115_200, true),  // 9500 of 9792
-    (.mavlink, 100, 115_200, true),  // 8121 of 9792
+    (.mavlink, 100, 115_200, true),  // 8564 of 9792
     (.binary, 100, 57_600, false),  // 6300 > 4896
     (.binary, 50, 57_600, true),  // 3150
     (.text, 50, 57_600, true),  // 4750 ≤ 4896
-    (.mavlink, 50, 57_600, false),  // 5921 > 4896
-    (.mavlink, 25, 57_600, true),  // 1100 + 1850 + 21 = 2971
+    (.mavlink, 50, 57_600, false),  // 6364 > 4896
+    (.mavlink, 25, 57_600, true),  // 1100 + 1850 + 9·40 + 43 + 21 = 3374
     (.binary, 10, 9600, true),  // 630 ≤ 816
     (.text, 10, 9600, false),  // 950 > 816
-    (.mavlink, 5, 9600, true),  // 220 + 370 + 21 = 611
+    (.mavlink, 5, 9600, false),  // 220 + 370 + 200 + 43 + 21 = 854 > 816
+    (.mavlink, 2, 9600, true),  // 88 + 148 + 80 + 43 + 21 = 380
     (.binary, 200, 115_200, false),  // 12600
     (.binary, 1000, 921_600, true),  // 63000 ≤ 78336
     (.text, 1000, 921_600, false),  // 95000

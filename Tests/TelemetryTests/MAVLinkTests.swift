@@ -104,6 +104,17 @@ struct MAVLinkScenario {
           ("plumb_rate", vector(frame.rateRadiansPerSecond)),
         ]))
       sequence += 1
+      if k % 10 == 0 {
+        packets.append(
+          .object([
+            ("seq", .integer(sequence % 256)), ("msgid", .integer(30)),
+            ("name", .string("ATTITUDE")), ("frame", .integer(k)),
+            ("time_boot_ms", .integer(Int(frame.sampleTimeNanoseconds / 1_000_000))),
+            ("plumb_attitude", .array([.number(q.w), .number(q.x), .number(q.y), .number(q.z)])),
+            ("plumb_rate", vector(frame.rateRadiansPerSecond)),
+          ]))
+        sequence += 1
+      }
       if k % 2 == 0 {
         packets.append(
           .object([
@@ -114,6 +125,22 @@ struct MAVLinkScenario {
             ("plumb_rate", vector(frame.rateRadiansPerSecond)),
             ("temperature", .number(frame.temperatureCelsius)),
             ("fields_updated", .integer(0x103F)),
+          ]))
+        sequence += 1
+      }
+      if heartbeat {
+        // The encoder's health is not brought up to date here (the loop does that): zeros.
+        let unhealthy = frame.flags.contains(.i2cRecovery) || frame.flags.contains(.clipping)
+        packets.append(
+          .object([
+            ("seq", .integer(sequence % 256)), ("msgid", .integer(1)),
+            ("name", .string("SYS_STATUS")), ("frame", .integer(k)),
+            ("onboard_control_sensors_present", .integer(3)),
+            ("onboard_control_sensors_enabled", .integer(3)),
+            ("onboard_control_sensors_health", .integer(unhealthy ? 0 : 3)),
+            ("load", .integer(0)), ("voltage_battery", .integer(65535)),
+            ("current_battery", .integer(-1)), ("battery_remaining", .integer(-1)),
+            ("drop_rate_comm", .integer(0)), ("errors_comm", .integer(0)),
           ]))
         sequence += 1
       }
@@ -142,7 +169,8 @@ struct MAVLinkScenario {
         "crc_extra",
         .object([
           ("HEARTBEAT", .integer(50)), ("ATTITUDE_QUATERNION", .integer(246)),
-          ("HIGHRES_IMU", .integer(93)), ("STATUSTEXT", .integer(83)),
+          ("HIGHRES_IMU", .integer(93)), ("STATUSTEXT", .integer(83)), ("ATTITUDE", .integer(39)),
+          ("SYS_STATUS", .integer(124)),
         ])
       ),
       ("packet_count", .integer(packets.count)), ("packets", .array(packets)),
@@ -225,7 +253,9 @@ struct MAVLinkScenario {
     let bytes = encoder.encode(TelemetryFrame())
     let heartbeat = 21
     #expect(bytes[heartbeat + 1] == 8, "ATTITUDE_QUATERNION payload: time_boot_ms and q1 only")
-    #expect(bytes.count == heartbeat + 20 + 74)
+    #expect(bytes[heartbeat + 20 + 1] == 1, "ATTITUDE payload: all zero, one byte stays")
+    // HIGHRES_IMU 74; SYS_STATUS 43 (the battery fields say "not measured": UINT16_MAX, −1, −1).
+    #expect(bytes.count == heartbeat + 20 + 13 + 74 + 43)
   }
 
   @Test func scheduleAndSequenceAt100Hz() {
@@ -245,11 +275,13 @@ struct MAVLinkScenario {
     #expect(ids.filter { $0 == 0 }.count == 3, "HEARTBEAT at 1 Hz: frames 0, 100, 200")
     #expect(ids.filter { $0 == 31 }.count == 300, "ATTITUDE_QUATERNION every frame")
     #expect(ids.filter { $0 == 105 }.count == 150, "HIGHRES_IMU every 2nd frame at 100 Hz")
-    #expect(ids.count == 453)
+    #expect(ids.filter { $0 == 30 }.count == 30, "ATTITUDE every 10th frame at 100 Hz")
+    #expect(ids.filter { $0 == 1 }.count == 3, "SYS_STATUS at 1 Hz")
+    #expect(ids.count == 486)
     for i in 1..<sequences.count { #expect(sequences[i] == sequences[i - 1] &+ 1) }
     #expect(decoder.statistics.framesLost == 0 && decoder.statistics.crcErrors == 0)
-    #expect(MAVLinkSchedule.imuDivider(outputRateHz: 50) == 1)
-    #expect(MAVLinkSchedule.imuDivider(outputRateHz: 200) == 4)
+    #expect(MAVLinkStreamRates.default.divider(.highResIMU, outputRateHz: 50) == 1)
+    #expect(MAVLinkStreamRates.default.divider(.highResIMU, outputRateHz: 200) == 4)
   }
 
   @Test func heartbeatStatusFollowsTheFlags() {
@@ -283,7 +315,8 @@ struct MAVLinkScenario {
     }
     decoder.finish()
     let statistics = decoder.statistics
-    #expect(statistics.frames == 307 && statistics.telemetryFrames == 201)
+    // 201 ATTITUDE_QUATERNION, 101 HIGHRES_IMU, 21 ATTITUDE, 3 HEARTBEAT, 3 SYS_STATUS, 2 replies.
+    #expect(statistics.frames == 331 && statistics.telemetryFrames == 201)
     #expect(statistics.bytesSkipped == 0 && statistics.crcErrors == 0 && statistics.framesLost == 0)
     #expect(statistics.bytesAccepted == UInt64(stream.count))
     #expect(
