@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A real ground station against the real `plumb`: MAVProxy (pinned in .venv/mavproxy) headless.
 
-    check_mavproxy.py [--plumb PATH] [--board FILE] [--mavproxy PATH] [--only pty|udp|udp-listen] [-v]
+    check_mavproxy.py [--plumb PATH] [--board FILE] [--mavproxy PATH] [--only LINK]
+                      [--mavproxy-arg ARG] [-v]
 
 Run with .venv/mavproxy/bin/python (`make check-mavproxy`). Two links, each with a fresh Plumb
 (`plumb run --board Boards/simulated.json`, real time) and a fresh MAVProxy driven through its
@@ -13,15 +14,20 @@ pty: two pseudo-terminal pairs bridged by this script, which taps both direction
 udp: Plumb `--serial none --mavlink-udp 127.0.0.1:PORT`, MAVProxy `--master=udpin:127.0.0.1:PORT`
      and `--out=udp:127.0.0.1:OTHER` to a pymavlink listener here (nothing can tap UDP, so what
      Plumb sends is seen through MAVProxy's forwarding).
-udp-listen: the other way round, shorter: Plumb `--mavlink-udp listen:127.0.0.1:PORT` learns its
-     peer from MAVProxy `--master=udpout:127.0.0.1:PORT` (detect, params, commands, link, crc,
-     fields).
+udp-listen: the other way round, shorter, and with Plumb as component 1 (a copy of the board
+     file): Plumb `--mavlink-udp listen:127.0.0.1:PORT` learns its peer from MAVProxy
+     `--master=udpout:127.0.0.1:PORT` (detect, target, params, commands, link, crc, fields).
+
+Plumb says MAV_AUTOPILOT_INVALID in its HEARTBEAT unless it is component 1 (FORMATS.md), and
+MAVProxy adopts no such target: as a MAVProxy user at 1:200 must, the pty and udp links give
+MAVProxy `--target-system 1 --target-component 200`; the udp-listen link, at 1:1, gives nothing
+and checks that MAVProxy adopts Plumb by itself.
 
 Checked (each a named check, PASS or FAIL with its numbers):
   detect      MAVProxy prints "Detected vehicle 1:200" (system/component from the board file).
-  target      MAVProxy takes 1:200 for its target vehicle ("online system 1"): it does so only
-              when the HEARTBEAT's autopilot is not MAV_AUTOPILOT_INVALID; otherwise its ftp
-              module ignores Plumb and `param show/set` look at system 0.
+  target      MAVProxy has Plumb for its target vehicle: given on its command line (1:200), or
+              adopted by itself, "online system 1" (1:1, autopilot GENERIC). Without a target
+              its ftp module ignores Plumb and `param show/set` look at system 0.
   params      MAVProxy's own parameter fetch (FTP first; Plumb NAKs it; then PARAM_REQUEST_LIST)
               ends with "Received N parameters", N = the count `plumb params --json` lists, and
               `param show` gives the values that list has.
@@ -440,13 +446,38 @@ class Harness:
         self.temp = tempfile.mkdtemp(prefix="plumb-mavproxy-")
         self.cleanups.append(lambda: shutil.rmtree(self.temp, ignore_errors=True))
         self.expected = None  # {name: {"value":..., "type":...}}
-        self.source = (1, 200)
+        self.source = (1, 200)  # of the board a link runs; set by use_board
+        self.board = None
         self.plumb_run_help = ""
 
     # --- processes ---------------------------------------------------------------------------
 
+    def use_board(self, component=None):
+        """The board file for the next link: the given one, or a copy of it in the temporary
+        folder with another MAVLink component id. Sets self.source to its (system, component)."""
+        path = os.path.join(ROOT, self.args.board)
+        with open(path) as f:
+            board = json.load(f)
+        mavlink = board.setdefault("mavlink", {"systemId": 1, "componentId": 200})
+        if component is not None and component != mavlink.get("componentId"):
+            mavlink["componentId"] = component
+            path = os.path.join(self.temp, f"board-component-{component}.json")
+            with open(path, "w") as f:
+                json.dump(board, f, indent=2)
+        self.board = path
+        self.source = (mavlink.get("systemId", 1), mavlink.get("componentId", 200))
+
+    def mavproxy_target_args(self):
+        """MAVProxy adopts as its target only a HEARTBEAT whose autopilot is not INVALID, and
+        Plumb says INVALID unless it is component 1 (beside a flight controller, which is 1:1):
+        a MAVProxy user then names the target, and so do we."""
+        if self.source[1] == 1 or any(a.startswith("--target-") for a in
+                                      (self.args.mavproxy_arg or [])):
+            return []
+        return [f"--target-system={self.source[0]}", f"--target-component={self.source[1]}"]
+
     def start_plumb(self, label, link_args, state_dir):
-        argv = [self.args.plumb, "run", "--board", self.args.board, "--format", "mavlink"]
+        argv = [self.args.plumb, "run", "--board", self.board, "--format", "mavlink"]
         argv += link_args
         if "--state-dir" in self.plumb_run_help:
             argv += ["--state-dir", state_dir]
@@ -466,7 +497,7 @@ class Harness:
         argv = [sys.executable, "-u", self.args.mavproxy, f"--master={master}",
                 "--state-basedir", state, "--source-system", str(SOURCE_SYSTEM),
                 "--source-component", str(SOURCE_COMPONENT)] + list(extra) + \
-            list(self.args.mavproxy_arg or [])
+            self.mavproxy_target_args() + list(self.args.mavproxy_arg or [])
         process = Process(label, argv, env=env, stdin=True)
         self.processes.append(process)
         return process
@@ -483,7 +514,8 @@ class Harness:
     # --- the expected parameters -------------------------------------------------------------
 
     def load_expected(self):
-        argv = [self.args.plumb, "params", "--board", self.args.board, "--json"]
+        board = os.path.join(ROOT, self.args.board)
+        argv = [self.args.plumb, "params", "--board", board, "--json"]
         try:
             done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=30)
             listing = json.loads(done.stdout)
@@ -499,13 +531,8 @@ class Harness:
         self.results.check("param-list", len(self.expected) > 0 and
                            SET_RATE_PARAM in self.expected,
                            f"`plumb params --json` lists {len(self.expected)} parameters"
-                           f"{'' if SET_RATE_PARAM in self.expected else ', without ' + SET_RATE_PARAM}")
-        try:
-            with open(os.path.join(ROOT, self.args.board)) as f:
-                board = json.load(f)
-            self.source = (board["mavlink"]["systemId"], board["mavlink"]["componentId"])
-        except (OSError, ValueError, KeyError):
-            pass
+                           + ("" if SET_RATE_PARAM in self.expected else
+                              f", without {SET_RATE_PARAM}"))
 
     def expected_value(self, name):
         if self.expected and name in self.expected:
@@ -527,20 +554,25 @@ class Harness:
         return detected
 
     def check_target(self, link, mavproxy, traffic):
-        """MAVProxy must take Plumb for its target vehicle ("online system N"), or its ftp module
-        never sees Plumb's answers and `param show/set` look at system 0 (see the README)."""
+        """MAVProxy must have Plumb for its target vehicle, or its ftp module never sees Plumb's
+        answers and `param show/set` look at system 0 (see the README). As component 1 Plumb says
+        MAV_AUTOPILOT_GENERIC and MAVProxy adopts it ("online system N"); as any other it says
+        MAV_AUTOPILOT_INVALID and MAVProxy is given the target (mavproxy_target_args)."""
         sysid, compid = self.source
-        if any(a.startswith("--target-system") for a in (self.args.mavproxy_arg or [])):
-            self.results.check(f"{link}/target", True, "target given on MAVProxy's command line")
+        heartbeat = traffic.wait_for(lambda m: m.get_type() == "HEARTBEAT" and
+                                     (m.get_srcSystem(), m.get_srcComponent()) == self.source, 3)
+        fields = ("no HEARTBEAT seen here" if heartbeat is None else
+                  f"HEARTBEAT type {heartbeat.type}, autopilot {heartbeat.autopilot}")
+        given = [a for a in mavproxy.argv if a.startswith("--target-")]
+        if given:
+            self.results.check(f"{link}/target", True,
+                               f"given on MAVProxy's command line ({' '.join(given)}; {fields})")
             return
         online = mavproxy.wait_for(rf"online system {sysid}\b", 5)
-        heartbeat = traffic.first(lambda m: m.get_type() == "HEARTBEAT" and
-                                  (m.get_srcSystem(), m.get_srcComponent()) == self.source)
-        fields = ("" if heartbeat is None else
-                  f"HEARTBEAT type {heartbeat.type}, autopilot {heartbeat.autopilot}")
         self.results.check(
             f"{link}/target", bool(online),
-            f"MAVProxy printed 'online system {sysid}' ({fields})" if online else
+            f"MAVProxy adopted {sysid}:{compid} by itself: 'online system {sysid}' ({fields})"
+            if online else
             f"MAVProxy did not take {sysid}:{compid} for its target vehicle (no 'online system "
             f"{sysid}'; {fields}): MAVProxy 1.8.75 only adopts a HEARTBEAT whose autopilot is not "
             f"MAV_AUTOPILOT_INVALID (8) or RESERVED; without a target its ftp module ignores "
@@ -589,7 +621,8 @@ class Harness:
         values.update(self.show_params(mavproxy, "OUT_RATE_HZ",
                                        [n for n in names if n == "OUT_RATE_HZ"]))
         wrong = {n: (values.get(n), self.expected[n]["value"]) for n in names
-                 if values.get(n) is None or abs(values[n] - float(self.expected[n]["value"])) > 1e-4}
+                 if values.get(n) is None or
+                 abs(values[n] - float(self.expected[n]["value"])) > 1e-4}
         self.results.check(f"{link}/param-values", not wrong and bool(names),
                            f"`param show` gives {values}" if not wrong else
                            f"`param show` differs from `plumb params --json` (got, expected): "
@@ -646,16 +679,15 @@ class Harness:
         ok = (ack is not None and ack.result == 0 and
               (ack.target_system, ack.target_component) == (SOURCE_SYSTEM, SOURCE_COMPONENT) and
               shown is not None and shown.group(1) == "ACCEPTED")
+        acked = ("none" if ack is None else
+                 f"result {ack.result} to {ack.target_system}/{ack.target_component}")
+        printed = (f"MAVProxy printed {shown.group(0)!r}" if shown else
+                   "MAVProxy printed no 'Got COMMAND_ACK: GET_MESSAGE_INTERVAL'")
+        interval = f"; MESSAGE_INTERVAL {interval.interval_us} us" if interval else ""
         self.results.check(
             f"{link}/command", ok,
-            f"GET_MESSAGE_INTERVAL(105): COMMAND_ACK "
-            f"{'none' if ack is None else f'result {ack.result} to {ack.target_system}/{ack.target_component}'}"
-            f"; MAVProxy printed {shown.group(0)!r}" if shown else
-            f"GET_MESSAGE_INTERVAL(105): COMMAND_ACK "
-            f"{'none' if ack is None else f'result {ack.result} to {ack.target_system}/{ack.target_component}'}"
-            f" (wanted 0 to {SOURCE_SYSTEM}/{SOURCE_COMPONENT}); MAVProxy printed no "
-            f"'Got COMMAND_ACK: GET_MESSAGE_INTERVAL'"
-            + (f"; MESSAGE_INTERVAL {interval.interval_us} us" if interval else ""))
+            f"GET_MESSAGE_INTERVAL(105): COMMAND_ACK {acked} (wanted 0 to {SOURCE_SYSTEM}/"
+            f"{SOURCE_COMPONENT}); {printed}{interval}")
 
         since_t = time.monotonic()
         mavproxy.send("long REQUEST_MESSAGE 148")
@@ -710,6 +742,7 @@ class Harness:
     # --- the pty link --------------------------------------------------------------------------
 
     def run_pty(self):
+        self.use_board()
         tap = PtyTap()
         self.cleanups.append(tap.close)
         state_dir = os.path.join(self.temp, "pty-plumb-state")
@@ -832,7 +865,8 @@ class Harness:
         came_back = tap.from_plumb.wait_for(lambda m: m.get_type() == "HEARTBEAT", 15,
                                             restarted_at)
         if not came_back:
-            self.results.check("pty/persist", False, "no HEARTBEAT from the restarted Plumb in 15 s")
+            self.results.check("pty/persist", False,
+                               "no HEARTBEAT from the restarted Plumb in 15 s")
             self.failure_context([again])
             return
         since = mavproxy.mark()
@@ -856,6 +890,7 @@ class Harness:
         if "--mavlink-udp" not in self.plumb_run_help:
             self.results.check("udp/plumb-option", False, "`plumb run --help` has no --mavlink-udp")
             return
+        self.use_board()
         listener = UdpListener()
         self.cleanups.append(listener.close)
         state_dir = os.path.join(self.temp, "udp-plumb-state")
@@ -916,6 +951,7 @@ class Harness:
             self.results.check(f"{link}/plumb-option", False,
                                "`plumb run --help` has no --mavlink-udp")
             return
+        self.use_board(component=1)
         listener = UdpListener()
         self.cleanups.append(listener.close)
         state_dir = os.path.join(self.temp, "udp-listen-plumb-state")
