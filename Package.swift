@@ -269,6 +269,7 @@ targets += [
     dependencies: [
       "Firmware", "MPU6050", "MPU6050Simulation", "SimulatedHardware", "MotionScenarios",
       "Telemetry", "Geometry", "HardwareAbstraction", "TestSupport", "BuildInfo",
+      "AttitudeEstimation",
     ], swiftSettings: swift6),
 ]
 

@@ -444,10 +444,19 @@ package struct UDPSocketCalls {
         return recvfrom(descriptor, buffer.baseAddress, buffer.count, flags, address, length)
       },
       receiveError: { descriptor in
-        // No buffers: the report's copy of the datagram and its details are not needed, only
-        // that it is taken off the queue (recvmsg marks the message truncated, and that is all).
-        var message = msghdr()
-        return recvmsg(descriptor, &message, Int32(MSG_ERRQUEUE) | Int32(MSG_DONTWAIT))
+        // Only taking the report off the queue matters, not its copy of the datagram or its
+        // details: one byte of buffer, no control buffer (recvmsg marks both truncated). Not
+        // zero bytes: qemu-user answers a recvmsg without buffers with 0 and does not make it.
+        var byte: UInt8 = 0
+        return withUnsafeMutablePointer(to: &byte) { byte in
+          var vector = iovec(iov_base: UnsafeMutableRawPointer(byte), iov_len: 1)
+          return withUnsafeMutablePointer(to: &vector) { vector in
+            var message = msghdr()
+            message.msg_iov = vector
+            message.msg_iovlen = 1
+            return recvmsg(descriptor, &message, Int32(MSG_ERRQUEUE) | Int32(MSG_DONTWAIT))
+          }
+        }
       })
   }
 }

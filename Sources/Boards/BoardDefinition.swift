@@ -151,10 +151,14 @@ public struct MAVLinkSettings: Hashable, Sendable {
   public var systemId: Int
   /// 1 … 255; the default is MAV_COMP_ID_IMU, 200.
   public var componentId: Int
+  /// The MAVLink stream over UDP as well (`plumb run --mavlink-udp`): `HOST:PORT` or
+  /// `listen:[HOST:]PORT`, checked when the board is set up.
+  public var udp: String?
 
-  public init(systemId: Int = 1, componentId: Int = 200) {
+  public init(systemId: Int = 1, componentId: Int = 200, udp: String? = nil) {
     self.systemId = systemId
     self.componentId = componentId
+    self.udp = udp
   }
 }
 

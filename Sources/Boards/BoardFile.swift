@@ -206,10 +206,17 @@ public enum BoardFile {
 
     var mavlink = MAVLinkSettings()
     if let reader = try root.optional("mavlink") {
-      try reader.rejectUnknownKeys(["systemId", "componentId"])
+      try reader.rejectUnknownKeys(["systemId", "componentId", "udp"])
       if let r = try reader.optional("systemId") { mavlink.systemId = try r.integer(in: 1...255) }
       if let r = try reader.optional("componentId") {
         mavlink.componentId = try r.integer(in: 1...255)
+      }
+      if let r = try reader.optional("udp") {
+        let text = try r.string()
+        guard !text.isEmpty else {
+          throw r.error("expected HOST:PORT (e.g. \"127.0.0.1:14550\") or \"listen:PORT\"")
+        }
+        mavlink.udp = text
       }
     }
 

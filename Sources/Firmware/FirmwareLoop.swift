@@ -895,8 +895,33 @@ public struct FirmwareLoop<
       text.append(" dps")
       return .ok(text)
     case .failure(let refusal):
-      return HostCommandError.notAtRest(FixedText(refusal.description)).reply
+      return HostCommandError.notAtRest(Self.shortReason(refusal)).reply
     }
+  }
+
+  /// A capture's refusal in a reply's 46 characters (the estimator's `description` says it at
+  /// length): why, and how long to hold the board still before asking again.
+  public static func shortReason(_ refusal: GyroBiasCaptureRefusal) -> FixedText {
+    var text = FixedText()
+    var hold = true
+    switch refusal.reason {
+    case .restDetectionOff:
+      text.append("rest detection is off: no capture")
+      hold = false
+    case .initialising: text.append("initialising: hold still ")
+    case .moving: text.append("not at rest: hold still ")
+    case .movedRecently: text.append("not at rest: moved; hold still ")
+    case .dwellRefused(.notSteady): text.append("not at rest (drifting): hold ")
+    case .dwellRefused(.biasJump): text.append("not at rest (bias jump?): hold ")
+    case .dwellRefused(.accelerating): text.append("not at rest (accelerating): hold ")
+    case .dwellRefused(.slowTurn):
+      text.append("slow turn: set it down, ask again in ")
+    }
+    if hold {
+      text.append(fixed: refusal.holdSeconds, decimals: 1)
+      text.append(" s")
+    }
+    return text
   }
 }
 

@@ -137,6 +137,12 @@ public struct RunSummary: Sendable {
   /// The file the frames went to, when it stopped taking them (a full disk, a size limit):
   /// where, why, and the bytes of whole frames it keeps.
   public var framesFailure: (path: String, error: SerialError, bytesKept: Int64)? = nil
+  /// What a ground station sent and was answered (MAVLink runs only).
+  public var mavlink: MAVLinkComponentStatistics? = nil
+  /// MAVLink packets received that were not accepted (bad CRC, unknown, MAVLink 1, bad flags).
+  public var mavlinkRejected: UInt64 = 0
+  /// The UDP link's counters, with `--mavlink-udp`.
+  public var datagrams: DatagramStatistics? = nil
 }
 
 /// Runs the firmware for a board file's setup: on simulated hardware when the board is the
@@ -511,6 +517,13 @@ func drive<Bus: I2CBus, Line: DataReadyLine, Port: SerialPort, Clock: MonotonicC
     rests: loop.estimator.restStatistics, tiltRestarts: loop.estimator.gapReacquisitions,
     recordedSamples: recorder?.samplesRecorded)
   summary.framesFailure = framesFailure ?? framesFileFailure(loop.port)
+  if loop.format == .mavlink || loop.datagramLink != nil {
+    summary.mavlink = loop.mavlinkStatistics
+    summary.mavlinkRejected =
+      loop.mavlinkSerialReceiverStatistics.rejectedPackets
+      + loop.mavlinkDatagramReceiverStatistics.rejectedPackets
+    summary.datagrams = loop.datagramLink?.statistics
+  }
   if let recordingFailure { throw .recordingStopped(recordingFailure, summary) }
   if summary.framesFailure != nil { throw .framesStopped(summary) }
   return summary
@@ -574,6 +587,25 @@ extension RunSummary {
           + "them)" : "")
       + (tiltRestarts > 0
         ? ", \(tiltRestarts) tilt restarts after gaps in the samples" : "")
+      + (mavlink.map { "\n" + mavlinkLine($0) } ?? "")
+  }
+
+  /// What the MAVLink component received and answered, and the UDP link's counts.
+  func mavlinkLine(_ m: MAVLinkComponentStatistics) -> String {
+    var line =
+      "plumb: MAVLink: \(m.commands) commands (\(m.commandsUnsupported) unsupported, "
+      + "\(m.commandsRefused) refused), \(m.parameterSets) parameter sets "
+      + "(\(m.parameterSetsRefused) refused), \(m.parameterValuesSent) PARAM_VALUE sent, "
+      + "\(m.fileTransferRequests) FTP requests refused, \(m.dataStreamRequestsIgnored) "
+      + "REQUEST_DATA_STREAM ignored, \(mavlinkRejected) bad packets"
+    if m.answersDropped > 0 { line += ", \(m.answersDropped) answers dropped" }
+    if let d = datagrams {
+      line +=
+        "; UDP: \(d.datagramsSent) datagrams sent, \(d.datagramsReceived) received, "
+        + "\(d.sendsRefused + d.sendsWithoutPeer) not sent (no room or no peer yet), "
+        + "\(d.sendErrors) refused by the network or the peer (nothing listening)"
+    }
+    return line
   }
 
   /// Why the frames stopped, when they did (`framesFailure`).

@@ -3,6 +3,7 @@ import Calibration
 import Firmware
 import Geometry
 import HardwareAbstraction
+import LinuxHardware
 import MPU6050
 import MPU6050Simulation
 import MotionScenarios
@@ -21,6 +22,8 @@ public struct PlumbSetup: Sendable {
   public var settings: FirmwareSettings
   /// MAVLink streams lowered to fit the serial line (said at start-up); empty for other formats.
   public var mavlinkLowering: [MAVLinkStreamRates.Lowering] = []
+  /// The board file's `mavlink.udp`, checked.
+  public var mavlinkUDP: UDPEndpointSpec?
 
   /// Reads and validates `boardPath` and the calibration file it names, and builds the
   /// firmware settings (with `format` overriding the board's output format).
@@ -53,6 +56,19 @@ public struct PlumbSetup: Sendable {
     }
     var setup = PlumbSetup(
       boardPath: boardPath, board: board, calibration: calibration, settings: settings)
+    if let udp = board.mavlink.udp {
+      do {
+        setup.mavlinkUDP = try UDPEndpointSpec.parse(udp)
+      } catch {
+        throw .settings(key: "mavlink.udp", error.description, boardPath: boardPath)
+      }
+      guard settings.format == .mavlink else {
+        throw .settings(
+          key: "mavlink.udp",
+          "the UDP link carries the MAVLink stream, and the output is \(settings.format.rawValue): "
+            + "set output.format to \"mavlink\" (or drop mavlink.udp)", boardPath: boardPath)
+      }
+    }
     setup.settings.mavlinkRates = .default
     setup.mavlinkLowering = setup.fitMAVLinkStreams()
     return setup

@@ -36,6 +36,26 @@ public enum HostCommand: Hashable, Sendable {
     }
   }
 
+  /// `rate hertz`, or why not: 1 … the sample rate, a divisor of it, within the link budget in
+  /// the current format (the `rate` command's and `OUT_RATE_HZ`'s checks).
+  public static func rate(checking hertz: Int, context: HostCommandContext) -> Result<
+    HostCommand, HostCommandError
+  > {
+    guard hertz >= 1, hertz <= context.sampleRateHz else {
+      return .failure(.rateOutOfRange(hertz: hertz, sampleRateHz: context.sampleRateHz))
+    }
+    guard context.sampleRateHz % hertz == 0 else {
+      return .failure(.rateNotDivisor(hertz: hertz, sampleRateHz: context.sampleRateHz))
+    }
+    if case .failure(let refusal) = LinkBudget.check(
+      format: context.format, outputRateHz: hertz, baudRate: context.baudRate,
+      sampleRateHz: context.sampleRateHz, mavlinkRates: context.mavlinkRates)
+    {
+      return .failure(.linkBudget(refusal))
+    }
+    return .success(.rate(hertz: hertz))
+  }
+
   /// The command's word.
   public var name: HostCommandName {
     switch self {
@@ -558,20 +578,7 @@ public struct HostCommandParser: Sendable {
         guard let value = DecimalFormat.parseUnsigned(argument, maximumDigits: 18) else {
           return .failure(.invalidRate(echo(argument)))
         }
-        let hertz = Int(value)
-        guard hertz >= 1, hertz <= context.sampleRateHz else {
-          return .failure(.rateOutOfRange(hertz: hertz, sampleRateHz: context.sampleRateHz))
-        }
-        guard context.sampleRateHz % hertz == 0 else {
-          return .failure(.rateNotDivisor(hertz: hertz, sampleRateHz: context.sampleRateHz))
-        }
-        if case .failure(let refusal) = LinkBudget.check(
-          format: context.format, outputRateHz: hertz, baudRate: context.baudRate,
-          sampleRateHz: context.sampleRateHz, mavlinkRates: context.mavlinkRates)
-        {
-          return .failure(.linkBudget(refusal))
-        }
-        return .success(.rate(hertz: hertz))
+        return HostCommand.rate(checking: Int(value), context: context)
       }
     }
   }

@@ -173,20 +173,7 @@ public enum PlumbParameter: Int, CaseIterable, Hashable, Sendable {
     }
     switch self {
     case .outputRate:
-      let hertz = Int(value)
-      guard hertz <= context.sampleRateHz else {
-        return .failure(.rateOutOfRange(hertz: hertz, sampleRateHz: context.sampleRateHz))
-      }
-      guard context.sampleRateHz % hertz == 0 else {
-        return .failure(.rateNotDivisor(hertz: hertz, sampleRateHz: context.sampleRateHz))
-      }
-      if case .failure(let refusal) = LinkBudget.check(
-        format: context.format, outputRateHz: hertz, baudRate: context.baudRate,
-        sampleRateHz: context.sampleRateHz, mavlinkRates: context.mavlinkRates)
-      {
-        return .failure(.linkBudget(refusal))
-      }
-      return .success(.rate(hertz: hertz))
+      return HostCommand.rate(checking: Int(value), context: context)
     case .attitudeQuaternionRate, .attitudeRate, .imuRate, .systemStatusRate:
       if context.format == .mavlink, let stream {
         var rates = context.mavlinkRates

@@ -96,10 +96,6 @@ func runCommand(_ arguments: ParsedArguments) throws {
     format = .mavlink
   }
   let serialPath = arguments.value("serial").map { $0 == "none" ? "/dev/null" : $0 }
-  if arguments.value("serial") == "none", udp == nil {
-    throw UsageError(
-      "--serial none sends the frames nowhere; give --mavlink-udp as well", spec: runSpec)
-  }
   let duration = try arguments.double("duration", in: 0.01...31_536_000)
   if let replay = arguments.value("replay") {
     if arguments.value("board") != nil || arguments.value("record") != nil || duration != nil {
@@ -147,6 +143,11 @@ func runCommand(_ arguments: ParsedArguments) throws {
     throw CommandFailure(.configuration, error.description)
   }
   try refuseFastOnARealBoard(arguments, setup: setup)
+  if arguments.value("serial") == "none", udp == nil, setup.mavlinkUDP == nil {
+    throw UsageError(
+      "--serial none sends the frames nowhere; give --mavlink-udp as well (or mavlink.udp in the board file)",
+      spec: runSpec)
+  }
   let inputs = boardInputs(setup)
   try arguments.refuseOutput("record", overwriting: inputs)
   try arguments.refuseOutput(
@@ -163,7 +164,7 @@ func runCommand(_ arguments: ParsedArguments) throws {
     serialPath: serialPath, durationSeconds: duration,
     fast: arguments.flag("fast"), recordPath: arguments.value("record"), log: { printError($0) })
   options.overwriteRecording = arguments.flag("overwrite")
-  options.mavlinkUDP = udp
+  options.mavlinkUDP = udp ?? setup.mavlinkUDP
   options.stateFolder = arguments.value("state-dir")
   do {
     let summary = try runPlumb(setup, options: options)

@@ -1,3 +1,4 @@
+import AttitudeEstimation
 import Firmware
 import HardwareAbstraction
 import MPU6050Simulation
@@ -393,5 +394,43 @@ private struct Received {
     }
     #expect(rig.loop.mavlinkStatistics.commands - before > 100)
     #expect(allocations == 0, "\(allocations) allocations in 3 000 samples with requests")
+  }
+}
+
+@Suite struct GyroCaptureReplyTests {
+  /// Every refusal of `calibrate gyro` fits a reply whole, and says how long to hold still.
+  @Test func everyRefusalFitsAReply() {
+    let reasons: [GyroBiasCaptureRefusal.Reason] = [
+      .restDetectionOff, .initialising, .moving, .movedRecently, .dwellRefused(.notSteady),
+      .dwellRefused(.biasJump), .dwellRefused(.slowTurn(rateRadiansPerSecond: 0.01)),
+      .dwellRefused(.accelerating),
+    ]
+    for reason in reasons {
+      let refusal = GyroBiasCaptureRefusal(
+        reason: reason, stillSeconds: 12.5, holdSeconds: 10.25, dwellSeconds: 3)
+      let text = SimulatedLoop.shortReason(refusal)
+      #expect(text.count <= HostReply.maximumTextLength, "\(text)")
+      if reason != .restDetectionOff { #expect(text.description.hasSuffix("10.3 s"), "\(text)") }
+    }
+  }
+}
+
+@Suite struct ParameterRangeTests {
+  /// The parameter table restates the estimator's ranges (Telemetry does not see it): they agree.
+  @Test func theEstimatorsRangesAreTheParameters() {
+    typealias T = AttitudeEstimator.Tunables
+    func float(_ range: ClosedRange<Double>) -> ClosedRange<Float> {
+      Float(range.lowerBound)...Float(range.upperBound)
+    }
+    #expect(PlumbParameter.inclinationTimeConstant.range == float(T.timeConstantRange))
+    #expect(PlumbParameter.rejectionLowerThreshold.range == float(T.lowerThresholdRange))
+    #expect(PlumbParameter.rejectionUpperThreshold.range == float(T.upperThresholdRange))
+    // And the defaults a ground station sees are the estimator's.
+    let loop = try? Rig(settings: FirmwareSettings(selfTest: false, format: .mavlink)).loop
+    let defaults = T.default
+    #expect(loop?.parameterValue(.inclinationTimeConstant) == Float(defaults.timeConstantSeconds))
+    #expect(
+      loop?.parameterValue(.rejectionLowerThreshold)
+        == Float(defaults.rejectionLowerThresholdMetersPerSecondSquared))
   }
 }

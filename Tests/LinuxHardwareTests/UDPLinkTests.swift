@@ -528,6 +528,22 @@ private func failure<Value>(_ body: () throws(UDPLinkError) -> Value) -> UDPLink
   }
 }
 
+extension UDPLinkTests {
+  /// `listen:[::]:PORT` is dual-stack (Linux's default, IPV6_V6ONLY off): an IPv4 ground
+  /// station reaches it and gets the replies.
+  @Test(.enabled(if: canBindIPv6Loopback(), "::1 cannot be bound on this machine (no IPv6)"))
+  func listeningOnTheIPv6AnyAddressTakesIPv4Too() throws {
+    let link = try UDPLink(UDPEndpointSpec.parse("listen:[::]:0"))
+    #expect(link.description.hasPrefix("UDP listening on [::]:\(link.localPort) (every interface"))
+    let station = try #require(GroundStation())
+    #expect(station.send([0xFD, 4], toPort: link.localPort))
+    #expect(receive(from: link) == [0xFD, 4])
+    #expect(link.peerAddress == "[::ffff:127.0.0.1]:\(station.port)")
+    #expect(link.send([1, 2]))
+    #expect(try #require(station.receive()).bytes == [1, 2])
+  }
+}
+
 @Suite(.countsAllocations) struct UDPLinkAllocationTests {
   @Test func sendingAndReceivingDoNotAllocate() throws {
     let link = try UDPLink(UDPEndpointSpec.parse("listen:0"))

@@ -221,6 +221,50 @@ import Testing
   }
 }
 
+extension ReplayedCommandsTests {
+  /// Parameter changes and the gyro capture (the `set` and `calibrate gyro` commands, which
+  /// MAVLink's PARAM_SET and PREFLIGHT_CALIBRATION become) replay at the same sample too: the
+  /// MAVLink stream's bytes are the live run's.
+  @Test func parameterChangesReplayAtTheSameSample() throws {
+    let directory = try temporaryDirectory()
+    let recording = directory.appendingPathComponent("parameters.plumbraw").path
+    let replayedPath = directory.appendingPathComponent("replayed.mavlink").path
+    let board = SimulatedMPU6050Board(motion: HandheldMotion(seconds: 30, seed: 4))
+    let port = MemorySerialPort(clock: board.clock)
+    var settings = FirmwareSettings()
+    settings.format = .mavlink
+    var (loop, recorder) = try recordingLoop(
+      board: board, port: port, settings: settings, path: recording)
+    var live: [UInt8] = []
+    let commands = [
+      (300, "set ATT_TAU_S 5\n"), (500, "set SR_IMU_HZ 25\n"), (700, "calibrate gyro\n"),
+      (900, "set ATT_REJ_ON 0\n"), (1100, "set SR_ATT_HZ 33.3\n"), (1300, "set ATT_REJ_ON 1\n"),
+    ]
+    var next = 0
+    while loop.status.samples < 2000 {
+      if next < commands.count, loop.status.samples >= commands[next].0 {
+        port.inject(Array(commands[next].1.utf8))
+        next += 1
+      }
+      loop.step()
+      live += port.takeWritten()
+    }
+    loop.finish()
+    live += port.takeWritten()
+    try recorder.close()
+    #expect(loop.status.commands == 6)
+    #expect(loop.parameterValue(.inclinationTimeConstant) == 5)
+
+    let summary = try replayRecording(
+      path: recording, format: nil,
+      options: RunOptions(serialPath: replayedPath, log: { _ in }))
+    #expect(summary.status.commands == 6)
+    let replayed = try [UInt8](Data(contentsOf: URL(fileURLWithPath: replayedPath)))
+    #expect(live.count > 50_000)
+    #expect(replayed == live)
+  }
+}
+
 @Suite struct RunSummaryTests {
   /// A still board that never rests because its bias is far off (its calibration, or a first
   /// rest taken while it turned about the vertical) says so at the end of the run, with the

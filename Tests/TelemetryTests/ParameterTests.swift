@@ -83,7 +83,7 @@ import Testing
   /// A recording notes a `set` by its line; the line must read back as the same Float, for the
   /// values MAVLink brings (any float in range).
   @Test func setLinesReadBackAsTheSameValue() {
-    var generator = SplitMix(seed: 7)
+    var generator = SplitMix64(seed: 7)
     for _ in 0..<2000 {
       let value = Float(Double(generator.next() % 1_000_000_000) / 1e6)
       let parameter = PlumbParameter.imuRate
@@ -156,19 +156,6 @@ import Testing
     let (crawl, _) = try #require(
       MAVLinkStreamRates.default.fitted(outputRateHz: 100, baudRate: 2400))
     #expect(LinkBudget.fits(crawl.bytesPerSecond(outputRateHz: 100), baudRate: 2400))
-  }
-}
-
-/// A seeded generator for the tests' values (SplitMix64).
-private struct SplitMix {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }
 

@@ -50,6 +50,11 @@ def fail(message):
     print("check_mavlink: FAIL " + message)
 
 
+def Quaternion(q):
+    from pymavlink.quaternion import Quaternion as PymavlinkQuaternion  # needs numpy
+    return PymavlinkQuaternion(q)
+
+
 def f32(x):
     """The float32 nearest to x, as MAVLink's float fields carry it."""
     return struct.unpack("<f", struct.pack("<f", x))[0]
@@ -248,6 +253,27 @@ def main(argv):
             expect(message.temperature == f32(want["temperature"]), f"{where}: temperature")
             expect(message.fields_updated == want["fields_updated"], f"{where}: fields_updated")
             expect(message.time_usec == want["time_usec"], f"{where}: time_usec")
+        elif kind == "ATTITUDE":
+            # pymavlink's own quaternion -> Euler (pymavlink.quaternion), not Plumb's.
+            w, x, y, z = want["plumb_attitude"]
+            roll, pitch, yaw = (float(a) for a in Quaternion([w, x, -y, -z]).euler)
+            got = (message.roll, message.pitch, message.yaw)
+            expect(all(abs(a - b) <= 2e-6 for a, b in zip(got, (roll, pitch, yaw))),
+                   f"{where}: roll, pitch, yaw {got}, pymavlink says {(roll, pitch, yaw)}")
+            rate = tuple(f32(c) for c in ned(want["plumb_rate"]))
+            got_rate = (message.rollspeed, message.pitchspeed, message.yawspeed)
+            expect(got_rate == rate, f"{where}: rates {got_rate}, expected {rate}")
+            expect(message.time_boot_ms == want["time_boot_ms"], f"{where}: time_boot_ms")
+            expect(all(-math.pi <= a <= math.pi for a in got), f"{where}: angles out of range")
+        elif kind == "SYS_STATUS":
+            for field in ("onboard_control_sensors_present", "onboard_control_sensors_enabled",
+                          "onboard_control_sensors_health", "load", "voltage_battery",
+                          "current_battery", "battery_remaining", "drop_rate_comm",
+                          "errors_comm"):
+                expect(getattr(message, field) == want[field],
+                       f"{where}: {field} = {getattr(message, field)}, expected {want[field]}")
+            expect(0 <= message.load <= 1000, f"{where}: load {message.load} outside 0..1000")
+            expect(0 <= message.drop_rate_comm <= 10000, f"{where}: drop_rate_comm out of range")
         elif kind == "STATUSTEXT":
             expect(message.severity == want["severity"], f"{where}: severity {message.severity}")
             expect(message.text == want["text"], f"{where}: text {message.text!r}")
