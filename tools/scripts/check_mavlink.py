@@ -141,6 +141,13 @@ def live_problems(message):
         accel = math.sqrt(message.xacc ** 2 + message.yacc ** 2 + message.zacc ** 2)
         if accel > 16 * 9.81:
             problems.append(f"|acceleration| = {accel:.1f} m/s^2, beyond any range the chip has")
+    elif kind == "SYS_STATUS":
+        if not 0 <= message.load <= 1000:
+            problems.append(f"load {message.load} outside 0..1000")
+        if not 0 <= message.drop_rate_comm <= 10000:
+            problems.append(f"drop_rate_comm {message.drop_rate_comm} outside 0..10000")
+        if not -1 <= message.battery_remaining <= 100:
+            problems.append(f"battery_remaining {message.battery_remaining} outside -1..100")
     elif kind == "PARAM_VALUE":
         if not message.param_id or len(message.param_id) > 16:
             problems.append(f"param_id {message.param_id!r}")

@@ -731,11 +731,29 @@ class Harness:
                 key = f"{message.get_type()}: {problem}"
                 problems[message.get_type()] += 1
                 examples.setdefault(message.get_type(), key)
+        # ATTITUDE against pymavlink's own quaternion -> Euler of the ATTITUDE_QUATERNION with the
+        # same time_boot_ms (as check_mavlink.py checks the golden stream's)
+        quaternions = {m.time_boot_ms: m for m in packets
+                       if m.get_type() == "ATTITUDE_QUATERNION" and
+                       (m.get_srcSystem(), m.get_srcComponent()) == self.source}
+        compared = 0
+        for message in packets:
+            q = quaternions.get(getattr(message, "time_boot_ms", None))
+            if message.get_type() != "ATTITUDE" or q is None:
+                continue
+            compared += 1
+            euler = [float(a) for a in check_mavlink.Quaternion([q.q1, q.q2, q.q3, q.q4]).euler]
+            got = (message.roll, message.pitch, message.yaw)
+            if any(abs(a - b) > 2e-6 for a, b in zip(got, euler)):
+                problems["ATTITUDE"] += 1
+                examples.setdefault("ATTITUDE", f"ATTITUDE {got} at {message.time_boot_ms} ms, "
+                                                f"pymavlink's Euler of the quaternion {euler}")
         counted = collections.Counter(m.get_type() for m in packets)
         self.results.check(
             f"{link}/fields", not problems and bool(packets),
             f"{sum(counted.values())} packets from Plumb pass check_mavlink.live_problems "
-            f"({dict(sorted(counted.items()))})" if not problems else
+            f"({dict(sorted(counted.items()))}); {compared} ATTITUDE match pymavlink's Euler "
+            f"angles of the ATTITUDE_QUATERNION of their time_boot_ms" if not problems else
             f"{sum(problems.values())} packets fail ({dict(problems)}), e.g. "
             f"{list(examples.values())[:3]}")
 
