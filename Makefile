@@ -111,11 +111,13 @@ check-mavlink: venv
 
 # MAVProxy 1.8.75, headless and driven through its standard input, against the real `plumb` on the
 # simulated board (real time): over two pseudo-terminals the script bridges and taps (pymavlink
-# decodes both directions) and over UDP loopback. It detects 1:200, fetches every parameter
-# (`plumb params --json` gives the count), `param set SR_IMU_HZ 25` halves HIGHRES_IMU's measured
-# rate, COMMAND_LONGs get their COMMAND_ACK, its connect-time requests stay under bounds taken
-# from its own retry logic, its `link` counters show no loss, a set parameter survives a restart
-# with the same --state-dir. PASS/FAIL per check, exit 0/1; about 75 s.
+# decodes both directions) and over UDP loopback both ways. It detects 1:200 (told the target, as
+# MAVProxy must be for a component whose HEARTBEAT says MAV_AUTOPILOT_INVALID; at 1:1 it adopts
+# Plumb by itself), fetches every parameter (`plumb params --json` gives the count), `param set
+# SR_IMU_HZ 25` halves HIGHRES_IMU's measured rate, COMMAND_LONGs get their COMMAND_ACK, its
+# connect-time requests stay under bounds taken from its own retry logic, its `link` counters show
+# no loss, a set parameter survives a restart with the same --state-dir. PASS/FAIL per check,
+# exit 0/1; about 75 s (tools/scripts/README.md).
 check-mavproxy: deps venv-mavproxy
 	@set -o pipefail; $(SWIFT) build --product plumb -j $(JOBS) 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]'
 	.venv/mavproxy/bin/python tools/scripts/check_mavproxy.py --plumb .build/debug/plumb
