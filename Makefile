@@ -26,11 +26,13 @@ build: deps
 	@rm -f .build-log.txt
 
 # The Swift tests, then the checks that use reference implementations in Python: pymavlink
-# decodes Plumb's MAVLink stream, allantools recomputes `plumb-cal allan`, hashlib the content
-# hash of calibration files through the snippet CALIBRATION-FILE.md gives.
-test: build venv
+# decodes Plumb's MAVLink stream, MAVProxy (a real ground station, about 75 s) talks to a running
+# `plumb` over a pty and over UDP (check-mavproxy), allantools recomputes `plumb-cal allan`,
+# hashlib the content hash of calibration files through the snippet CALIBRATION-FILE.md gives.
+test: build venv venv-mavproxy
 	$(SWIFT) test --skip-build --parallel -j $(JOBS)
 	.venv/bin/python tools/scripts/check_mavlink.py
+	.venv/mavproxy/bin/python tools/scripts/check_mavproxy.py --plumb .build/debug/plumb
 	.venv/bin/python tools/scripts/check_allan.py --plumb-cal .build/debug/plumb-cal
 	.venv/bin/python tools/scripts/check_calibration_hash.py --plumb-cal .build/debug/plumb-cal
 
@@ -81,7 +83,7 @@ lint: check-swift
 
 # Python test clients (pymavlink, allantools; pinned in tools/scripts/requirements*.txt) in a
 # local .venv; reinstalled when the requirements change.
-.PHONY: venv check-mavlink check-allan
+.PHONY: venv venv-mavproxy check-mavlink check-allan check-mavproxy
 venv: .venv/.requirements-installed
 
 .venv/.requirements-installed: tools/scripts/requirements.txt tools/scripts/requirements-cal.txt
@@ -90,9 +92,35 @@ venv: .venv/.requirements-installed
 	.venv/bin/pip install --quiet --disable-pip-version-check -r tools/scripts/requirements.txt -r tools/scripts/requirements-cal.txt
 	@touch $@
 
+# MAVProxy (pinned with every package it pulls in tools/scripts/requirements-mavproxy.txt) in a
+# venv of its own, .venv/mavproxy: its numpy, matplotlib, opencv and vtk clash with allantools'
+# pins and weigh about 1.3 GB. It sits inside .venv's folder so that what skips .venv skips it too
+# (the copy into the Debian 13 chroot, where a venv of the host's python would not run; make clean).
+# Wheels only: every pin has one for Debian 12's python3 3.11 and Debian 13's 3.13.
+venv-mavproxy: .venv/mavproxy/.requirements-installed
+
+.venv/mavproxy/.requirements-installed: tools/scripts/requirements-mavproxy.txt
+	@command -v python3 >/dev/null 2>&1 || { echo "plumb: python3 is missing: sudo apt-get install python3 python3-venv" >&2; exit 1; }
+	@test -x .venv/mavproxy/bin/python || python3 -m venv .venv/mavproxy || { rm -rf .venv/mavproxy; echo "plumb: could not create .venv/mavproxy: sudo apt-get install python3-venv" >&2; exit 1; }
+	.venv/mavproxy/bin/pip install --quiet --disable-pip-version-check --only-binary=:all: -r tools/scripts/requirements-mavproxy.txt
+	@touch $@
+
 # pymavlink (not Plumb's code) decodes the committed MAVLink golden stream and its sidecar.
 check-mavlink: venv
 	.venv/bin/python tools/scripts/check_mavlink.py
+
+# MAVProxy 1.8.75, headless and driven through its standard input, against the real `plumb` on the
+# simulated board (real time): over two pseudo-terminals the script bridges and taps (pymavlink
+# decodes both directions) and over UDP loopback both ways. It detects 1:200 (told the target, as
+# MAVProxy must be for a component whose HEARTBEAT says MAV_AUTOPILOT_INVALID; at 1:1 it adopts
+# Plumb by itself), fetches every parameter (`plumb params --json` gives the count), `param set
+# SR_IMU_HZ 25` halves HIGHRES_IMU's measured rate, COMMAND_LONGs get their COMMAND_ACK, its
+# connect-time requests stay under bounds taken from its own retry logic, its `link` counters show
+# no loss, a set parameter survives a restart with the same --state-dir. PASS/FAIL per check,
+# exit 0/1; about 75 s (tools/scripts/README.md).
+check-mavproxy: deps venv-mavproxy
+	@set -o pipefail; $(SWIFT) build --product plumb -j $(JOBS) 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]'
+	.venv/mavproxy/bin/python tools/scripts/check_mavproxy.py --plumb .build/debug/plumb
 
 # allantools (not Plumb's code) recomputes the Allan deviation `plumb-cal allan` reports.
 check-allan: build venv

@@ -90,6 +90,72 @@ def expect(condition, message):
         fail(message)
 
 
+def repack_problem(message):
+    """None when pymavlink re-packs `message` (same sequence, system, component) into the very
+    bytes that came over the link; otherwise what differs."""
+    header = message.get_header()
+    packer = mavlink2.MAVLink(None, srcSystem=header.srcSystem, srcComponent=header.srcComponent)
+    packer.seq = header.seq
+    repacked = message.pack(packer)
+    if repacked == message.get_msgbuf():
+        return None
+    return (f"pymavlink packs {repacked.hex()}, the link carried "
+            f"{bytes(message.get_msgbuf()).hex()}")
+
+
+def live_problems(message):
+    """The checks of this script that need no sidecar, for one packet Plumb sent on a live link
+    (tools/scripts/check_mavproxy.py): the byte-exact re-pack, HEARTBEAT's constant fields, the
+    quaternion's norm and zero repr_offset_q, finite values, HIGHRES_IMU's magnetometer at zero.
+    Returns a list of problems (empty when the packet is fine)."""
+    problems = []
+    repack = repack_problem(message)
+    if repack:
+        problems.append(repack)
+    kind = message.get_type()
+    for field in message.get_fieldnames():
+        value = getattr(message, field)
+        values = value if isinstance(value, (list, tuple)) else [value]
+        if any(isinstance(v, float) and not math.isfinite(v) for v in values):
+            problems.append(f"{field} = {value} is not finite")
+    if kind == "HEARTBEAT":
+        if message.mavlink_version != 3:
+            problems.append(f"mavlink_version {message.mavlink_version}, expected 3")
+        if message.type == mavlink2.MAV_TYPE_GCS:
+            problems.append("type MAV_TYPE_GCS: ground stations would not take Plumb for a vehicle")
+    elif kind == "ATTITUDE_QUATERNION":
+        norm = math.sqrt(message.q1 ** 2 + message.q2 ** 2 + message.q3 ** 2 + message.q4 ** 2)
+        if abs(norm - 1) > 1e-5:
+            problems.append(f"|q| = {norm:.7f}, expected 1")
+        if list(message.repr_offset_q) != [0.0, 0.0, 0.0, 0.0]:
+            problems.append(f"repr_offset_q {message.repr_offset_q}")
+    elif kind == "ATTITUDE":
+        for field in ("roll", "yaw"):
+            if abs(getattr(message, field)) > math.pi + 1e-6:
+                problems.append(f"{field} = {getattr(message, field)} outside [-pi, pi]")
+        if abs(message.pitch) > math.pi / 2 + 1e-6:
+            problems.append(f"pitch = {message.pitch} outside [-pi/2, pi/2]")
+    elif kind == "HIGHRES_IMU":
+        if (message.xmag, message.ymag, message.zmag) != (0, 0, 0):
+            problems.append("magnetometer not zero (Plumb has none)")
+        accel = math.sqrt(message.xacc ** 2 + message.yacc ** 2 + message.zacc ** 2)
+        if accel > 16 * 9.81:
+            problems.append(f"|acceleration| = {accel:.1f} m/s^2, beyond any range the chip has")
+    elif kind == "SYS_STATUS":
+        if not 0 <= message.load <= 1000:
+            problems.append(f"load {message.load} outside 0..1000")
+        if not 0 <= message.drop_rate_comm <= 10000:
+            problems.append(f"drop_rate_comm {message.drop_rate_comm} outside 0..10000")
+        if not -1 <= message.battery_remaining <= 100:
+            problems.append(f"battery_remaining {message.battery_remaining} outside -1..100")
+    elif kind == "PARAM_VALUE":
+        if not message.param_id or len(message.param_id) > 16:
+            problems.append(f"param_id {message.param_id!r}")
+        if message.param_index >= message.param_count and message.param_index != 65535:
+            problems.append(f"param_index {message.param_index} of {message.param_count}")
+    return problems
+
+
 def main(argv):
     if len(argv) > 3 or any(a in ("-h", "--help") for a in argv[1:]):
         print(__doc__)
@@ -159,13 +225,8 @@ def main(argv):
                    f"{where}: sequence {header.seq} after {previous_seq}")
         previous_seq = header.seq
 
-        packer = mavlink2.MAVLink(None, srcSystem=header.srcSystem,
-                                  srcComponent=header.srcComponent)
-        packer.seq = header.seq
-        repacked = message.pack(packer)
-        expect(repacked == message.get_msgbuf(),
-               f"{where}: pymavlink packs {repacked.hex()}, Plumb sent "
-               f"{bytes(message.get_msgbuf()).hex()}")
+        repack = repack_problem(message)
+        expect(repack is None, f"{where}: {repack}")
 
         kind = want["name"]
         if kind == "HEARTBEAT":
