@@ -92,9 +92,10 @@ venv: .venv/.requirements-installed
 	.venv/bin/pip install --quiet --disable-pip-version-check -r tools/scripts/requirements.txt -r tools/scripts/requirements-cal.txt
 	@touch $@
 
-# MAVProxy (pinned with every package it pulls in tools/scripts/requirements-mavproxy.txt) in a
-# venv of its own, .venv/mavproxy: its numpy, matplotlib, opencv and vtk clash with allantools'
-# pins and weigh about 1.3 GB. It sits inside .venv's folder so that what skips .venv skips it too
+# MAVProxy (and what its headless console imports, pinned in tools/scripts/requirements-mavproxy.txt
+# and installed without its declared dependencies: matplotlib, opencv and vtk, 1.3 GB, for maps and
+# graphs a console never loads) in a venv of its own, .venv/mavproxy: its numpy clashes with
+# allantools' pin. It sits inside .venv's folder so that what skips .venv skips it too
 # (the copy into the Debian 13 chroot, where a venv of the host's python would not run; make clean).
 # Wheels only: every pin has one for Debian 12's python3 3.11 and Debian 13's 3.13.
 venv-mavproxy: .venv/mavproxy/.requirements-installed
@@ -102,7 +103,7 @@ venv-mavproxy: .venv/mavproxy/.requirements-installed
 .venv/mavproxy/.requirements-installed: tools/scripts/requirements-mavproxy.txt
 	@command -v python3 >/dev/null 2>&1 || { echo "plumb: python3 is missing: sudo apt-get install python3 python3-venv" >&2; exit 1; }
 	@test -x .venv/mavproxy/bin/python || python3 -m venv .venv/mavproxy || { rm -rf .venv/mavproxy; echo "plumb: could not create .venv/mavproxy: sudo apt-get install python3-venv" >&2; exit 1; }
-	.venv/mavproxy/bin/pip install --quiet --disable-pip-version-check --only-binary=:all: -r tools/scripts/requirements-mavproxy.txt
+	.venv/mavproxy/bin/pip install --quiet --disable-pip-version-check --only-binary=:all: --no-deps -r tools/scripts/requirements-mavproxy.txt
 	@touch $@
 
 # pymavlink (not Plumb's code) decodes the committed MAVLink golden stream and its sidecar.
