@@ -199,10 +199,11 @@ private func asciiUppercase(_ byte: UInt8) -> UInt8 {
   byte >= 0x61 && byte <= 0x7A ? byte - 0x20 : byte
 }
 
-/// Decimal numbers as a person or a recording writes them (`25`, `-0.5`, `2.50`, `+3`), parsed
-/// without allocating: at most 15 significant digits, no exponent. The result is the double
-/// nearest the decimal (the digits form an exact integer below 2⁵³ and the power of ten an exact
-/// double, so one correctly rounded division or multiplication).
+/// Decimal numbers as a person or a recording writes them (`25`, `-0.5`, `2.50`, `+3`, `1e-05`:
+/// Swift writes a Float below 10⁻⁴ with an exponent), parsed without allocating: at most 15
+/// significant digits. The digits form an exact integer below 2⁵³; scaled by a power of ten up to
+/// 10²² (an exact double) it is one correctly rounded operation, the double nearest the decimal;
+/// further (a subnormal Float's `1e-45`) two, still well within what a Float's rounding needs.
 public enum DecimalNumber {
   private static let powersOfTen: [Double] = [
     1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
@@ -219,10 +220,11 @@ public enum DecimalNumber {
     var mantissa: Int64 = 0
     var significant = 0
     var digits = 0
-    var fraction = 0
+    var scale = 0
     var seenPoint = false
     while index < word.count {
       let byte = word[index]
+      if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") { break }
       index += 1
       if byte == UInt8(ascii: "."), !seenPoint {
         seenPoint = true
@@ -230,13 +232,47 @@ public enum DecimalNumber {
       }
       guard byte >= 0x30, byte <= 0x39 else { return nil }
       digits += 1
-      if seenPoint { fraction += 1 }
+      if seenPoint { scale -= 1 }
       if significant > 0 || byte != 0x30 { significant += 1 }
-      guard significant <= 15, fraction <= 22 else { return nil }
+      guard significant <= 15, scale >= -60 else { return nil }
       mantissa = mantissa * 10 + Int64(byte - 0x30)
     }
     guard digits > 0 else { return nil }
-    let value = Double(mantissa) / powersOfTen[fraction]
+    if index < word.count {
+      // An exponent: e, an optional sign, one to three digits.
+      index += 1
+      var exponentNegative = false
+      if index < word.count, word[index] == UInt8(ascii: "-") || word[index] == UInt8(ascii: "+") {
+        exponentNegative = word[index] == UInt8(ascii: "-")
+        index += 1
+      }
+      var exponent = 0
+      var exponentDigits = 0
+      while index < word.count {
+        let byte = word[index]
+        guard byte >= 0x30, byte <= 0x39, exponentDigits < 3 else { return nil }
+        exponent = exponent * 10 + Int(byte - 0x30)
+        exponentDigits += 1
+        index += 1
+      }
+      guard exponentDigits > 0 else { return nil }
+      scale += exponentNegative ? -exponent : exponent
+    }
+    var value = Double(mantissa)
+    if mantissa != 0 {
+      guard scale >= -60, scale <= 60 else { return nil }
+      var remaining = scale
+      while remaining < 0 {
+        let step = min(-remaining, 22)
+        value /= powersOfTen[step]
+        remaining += step
+      }
+      while remaining > 0 {
+        let step = min(remaining, 22)
+        value *= powersOfTen[step]
+        remaining -= step
+      }
+    }
     return negative ? -value : value
   }
 }

@@ -41,7 +41,8 @@ import Testing
       ("set SR_IMU_HZ 1 2", .unexpectedArgument(.set, "2")),
       ("set NOPE 1", .unknownParameter("NOPE")),
       ("set SR_IMU_HZ fast", .invalidNumber("fast")),
-      ("set SR_IMU_HZ 1e3", .invalidNumber("1e3")),
+      ("set SR_IMU_HZ 1e", .invalidNumber("1e")),
+      ("set SR_IMU_HZ 1e1000", .invalidNumber("1e1000")),
       ("set SR_IMU_HZ 2000", .parameterOutOfRange(.imuRate, value: 2000)),
       ("set SR_IMU_HZ -1", .parameterOutOfRange(.imuRate, value: -1)),
       ("set ATT_TAU_S 0.01", .parameterOutOfRange(.inclinationTimeConstant, value: 0.01)),
@@ -90,7 +91,9 @@ import Testing
       let line = HostCommand.set(parameter, value).line
       #expect(parse(line) == .success(.set(parameter, value)), "\(line)")
     }
-    for value: Float in [0, 0.1, 1 / 3, 99.99999, 1000] {
+    // Swift writes the smallest with an exponent (1e-05, and a subnormal's 1e-45).
+    for value: Float in [0, 0.1, 1 / 3, 99.99999, 1000, 0.00001, 1.2345e-7, .leastNonzeroMagnitude]
+    {
       let line = HostCommand.set(.attitudeRate, value).line
       #expect(parse(line) == .success(.set(.attitudeRate, value)), "\(line)")
     }
@@ -105,7 +108,11 @@ import Testing
     #expect(number("123456789012345") == 123_456_789_012_345)
     #expect(number("1234567890123456") == nil, "16 significant digits")
     #expect(number("") == nil && number("-") == nil && number(".") == nil)
-    #expect(number("1.2.3") == nil && number("1e5") == nil && number("0x10") == nil)
+    #expect(number("1.2.3") == nil && number("0x10") == nil && number("1e") == nil)
+    #expect(number("1e5") == 100_000 && number("2.5E-3") == 0.0025)
+    // Beyond 10²² two roundings: near, and the same Float.
+    #expect(number("1e-45").map { Float($0) } == Float("1e-45"))
+    #expect(number("-0") == 0 && number("1e+2") == 100 && number("1e1000") == nil)
   }
 
   @Test func streamDividersFollowTheOutputRate() {
