@@ -62,6 +62,8 @@ import Telemetry
         switch command {
         case .format(let format): context.format = format
         case .rate(let hertz): context.outputRateHz = hertz
+        case .set(let parameter, let value):
+          if let stream = parameter.stream { context.mavlinkRates[stream] = value }
         default: break
         }
       case .failure(let error)?:
