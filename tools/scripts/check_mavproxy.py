@@ -64,6 +64,7 @@ import os
 import re
 import select
 import shutil
+import shlex
 import signal
 import socket
 import subprocess
@@ -164,7 +165,7 @@ class Process:
         self.argv = argv
         self.lines = []  # (monotonic time, text)
         self.lock = threading.Lock()
-        log(f"start {name}: {' '.join(argv)}")
+        log(f"start {name}: {shlex.join(argv)}")
         self.popen = subprocess.Popen(
             argv, stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=ROOT,
@@ -496,7 +497,9 @@ class Harness:
                    XDG_CACHE_HOME=os.path.join(home, ".cache"))
         argv = [sys.executable, "-u", self.args.mavproxy, f"--master={master}",
                 "--state-basedir", state, "--source-system", str(SOURCE_SYSTEM),
-                "--source-component", str(SOURCE_COMPONENT)] + list(extra) + \
+                "--source-component", str(SOURCE_COMPONENT),
+                # its telemetry log written through at once (tlog_window reads it while it runs)
+                "--cmd=set flushlogs 1"] + list(extra) + \
             self.mavproxy_target_args() + list(self.args.mavproxy_arg or [])
         process = Process(label, argv, env=env, stdin=True)
         self.processes.append(process)
@@ -507,7 +510,7 @@ class Harness:
             status = process.popen.poll()
             print(f"check_mavproxy: --- last 30 lines of {process.name} "
                   f"({'running' if status is None else f'exit {status}'}): "
-                  f"{' '.join(process.argv)}")
+                  f"{shlex.join(process.argv)}")
             for line in process.tail(30):
                 print(f"    {line}")
 
