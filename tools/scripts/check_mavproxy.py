@@ -48,6 +48,8 @@ Checked (each a named check, PASS or FAIL with its numbers):
   fields      every packet Plumb sent passes check_mavlink.live_problems (re-packs byte for byte,
               unit quaternion, finite values, ...: the checks of check_mavlink.py that need no
               sidecar).
+  mavproxy-modules  MAVProxy printed no "Failed to load module", "No module named" or traceback
+              (its venv is installed with --no-deps: a missing import would change what it does).
   persist     (pty) after the set, Plumb is stopped with SIGINT (exit 0) and started again with
               the same --state-dir; MAVProxy fetches again and SR_IMU_HZ is still 25.
 
@@ -704,6 +706,14 @@ class Harness:
             f"{'none' if ack is None else f'result {ack.result}'}, AUTOPILOT_VERSION "
             f"{'received' if version else 'not received'}")
 
+    def check_mavproxy_clean(self, link, mavproxy):
+        """MAVProxy loaded every default module and raised nothing: its venv is installed with
+        --no-deps and a module missing an import would quietly change what it sends."""
+        bad = mavproxy.find_all(r"Failed to load module.*|No module named.*|Traceback.*")
+        self.results.check(f"{link}/mavproxy-modules", not bad,
+                           "MAVProxy loaded its default modules and printed no error" if not bad
+                           else f"MAVProxy printed {[m.group(0) for m in bad][:3]}")
+
     def check_link_counters(self, link, mavproxy, sent_by_plumb=None):
         since = mavproxy.mark()
         mavproxy.send("link")
@@ -801,6 +811,7 @@ class Harness:
              (m.get_srcSystem(), m.get_srcComponent()) == self.source]))
         self.check_crc("pty", tap)
         self.check_fields("pty", tap.from_plumb.between())
+        self.check_mavproxy_clean("pty", mavproxy)
         self.check_persist(tap, plumb, mavproxy, state_dir)
 
     def check_storm(self, link, window, source):
@@ -957,6 +968,7 @@ class Harness:
                                f"the listener's pymavlink counted {errors} receive errors in "
                                f"{len(listener.traffic.packets)} forwarded packets")
             self.check_fields("udp", listener.traffic.between())
+            self.check_mavproxy_clean("udp", mavproxy)
         finally:
             if len(self.results.failed) > failed_before:
                 self.failure_context([plumb, mavproxy])
@@ -1003,6 +1015,7 @@ class Harness:
                                f"the listener's pymavlink counted {errors} receive errors in "
                                f"{len(listener.traffic.packets)} forwarded packets")
             self.check_fields(link, listener.traffic.between())
+            self.check_mavproxy_clean(link, mavproxy)
         finally:
             if len(self.results.failed) > failed_before:
                 self.failure_context([plumb, mavproxy])
