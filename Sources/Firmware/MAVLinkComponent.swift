@@ -113,7 +113,7 @@ struct MAVLinkComponentState {
       (min(padded[0], 255) << 24) | (min(padded[1], 255) << 16) | (min(padded[2], 255) << 8)
       | 255
     return MAVLinkMessage.AutopilotVersion(
-      capabilities: MAVLink.protocolCapabilityMAVLink2 | MAVLink.protocolCapabilityCommandInt
+      capabilities: MAVLink.protocolCapabilityVersion2 | MAVLink.protocolCapabilityCommandInt
         | MAVLink.protocolCapabilityParamFloat | MAVLink.protocolCapabilityParamEncodeCCast,
       flightSoftwareVersion: packed, flightCustomVersion: MAVLinkBytes8(Array(version.utf8)))
   }

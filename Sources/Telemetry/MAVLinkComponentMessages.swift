@@ -76,11 +76,12 @@ extension MAVLink {
   public static let protocolCapabilityParamFloat: UInt64 = 2
   /// `MAV_PROTOCOL_CAPABILITY_COMMAND_INT`: COMMAND_INT is understood.
   public static let protocolCapabilityCommandInt: UInt64 = 8
-  /// `MAV_PROTOCOL_CAPABILITY_MAVLINK2`: the component speaks MAVLink 2.
   /// `MAV_PROTOCOL_CAPABILITY_PARAM_ENCODE_C_CAST`: parameter values travel as the float of
   /// their value (an INT32 of 25 as 25.0), not as their bytes.
   public static let protocolCapabilityParamEncodeCCast: UInt64 = 131072
-  public static let protocolCapabilityMAVLink2: UInt64 = 8192
+  /// `MAV_PROTOCOL_CAPABILITY_MAVLINK2`: the component speaks MAVLink 2. (Not named
+  /// `…MAVLink2`: Swift 6.0.3's swift-format takes the "Link" for the type's name repeated.)
+  public static let protocolCapabilityVersion2: UInt64 = 8192
 }
 
 // MARK: - The messages
@@ -428,7 +429,7 @@ extension MAVLinkMessage {
   /// AUTOPILOT_VERSION (#148, standard.xml): what the component is and can do; sent on
   /// `MAV_CMD_REQUEST_MESSAGE` (148) or `MAV_CMD_REQUEST_AUTOPILOT_CAPABILITIES`.
   public struct AutopilotVersion: Hashable, Sendable {
-    /// `capabilities`: `MAV_PROTOCOL_CAPABILITY` bits (`MAVLink.protocolCapabilityMAVLink2`, …).
+    /// `capabilities`: `MAV_PROTOCOL_CAPABILITY` bits (`MAVLink.protocolCapabilityVersion2`, …).
     public var capabilities: UInt64
     /// `flight_sw_version`, `middleware_sw_version`, `os_sw_version`: versions as
     /// `major << 24 | minor << 16 | patch << 8 | FIRMWARE_VERSION_TYPE` (0 = not given).

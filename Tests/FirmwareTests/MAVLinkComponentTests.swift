@@ -224,7 +224,7 @@ private struct Received {
     let version = received.packets.compactMap {
       if case .autopilotVersion(let m) = $0.message { m } else { nil }
     }.first
-    #expect(version?.capabilities ?? 0 & MAVLink.protocolCapabilityMAVLink2 != 0)
+    #expect((version?.capabilities ?? 0) & MAVLink.protocolCapabilityVersion2 != 0)
     #expect(version?.flightSoftwareVersion == 0x0001_00FF, "0.1.0, official")
     #expect(received.texts.contains { $0.hasPrefix("OK tare heading") })
     #expect(rig.loop.mavlinkStatistics.commands == 9)

@@ -331,7 +331,7 @@ enum PymavlinkVectors {
     #expect(MAVLink.parameterTypeInt32 == 6 && MAVLink.parameterTypeReal32 == 9)
     #expect(MAVLink.severityError == 3)
     #expect(MAVLink.sensor3DGyro == 1 && MAVLink.sensor3DAccel == 2)
-    #expect(MAVLink.protocolCapabilityMAVLink2 == 8192)
+    #expect(MAVLink.protocolCapabilityVersion2 == 8192)
     #expect(MAVLink.protocolCapabilityParamFloat == 2)
     #expect(MAVLink.protocolCapabilityCommandInt == 8)
     #expect(MAVLink.FTP.opcodeNAK == 129 && MAVLink.FTP.opcodeACK == 128)
