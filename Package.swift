@@ -361,6 +361,7 @@ targets += [
     name: "plumb-monitor",
     dependencies: [
       "Monitoring", "CommandLineSupport", "LinuxHardware", "HardwareAbstraction", "Telemetry",
+      "WebMonitor",
     ],
     path: "tools/plumb-monitor", swiftSettings: swift6),
   .testTarget(
@@ -379,6 +380,28 @@ targets += [
     swiftSettings: swift6),
 ]
 products += [.executable(name: "plumb-monitor", targets: ["plumb-monitor"])]
+
+// The monitor's web page (issue 26): a small HTTP server written for it (the page, a
+// Server-Sent Events stream of the decoded frames at up to 30 Hz, host commands when allowed)
+// on its own thread, so a slow or vanished browser never delays the serial reading; and the
+// self-contained page (no outside scripts or fonts).
+targets += [
+  .target(
+    name: "WebMonitor",
+    dependencies: [
+      "Monitoring", "Telemetry", "Geometry", "HardwareAbstraction", "POSIXSupport", "JSON",
+      "ByteFormats",
+    ],
+    exclude: ["README.md"],
+    swiftSettings: swift6),
+  .testTarget(
+    name: "WebMonitorTests",
+    dependencies: [
+      "WebMonitor", "Monitoring", "Telemetry", "Geometry", "HardwareAbstraction", "POSIXSupport",
+      "JSON", "LinuxHardware", "SimulatedHardware", "TestSupport",
+    ],
+    swiftSettings: swift6),
+]
 
 // Hardware-in-the-loop (issue 7): the HIL library (scenario runs through the real driver and
 // loop on the simulated MPU-6050, host-side decoding, truth comparison, reconciliation, reports,
