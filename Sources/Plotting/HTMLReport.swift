@@ -161,7 +161,8 @@ public struct HTMLReport: Sendable {
     let errors = checks.filter { $0.verdict == .error }.count
     var summary: String
     if failed == 0 && errors == 0 {
-      summary = "<p class=\"verdict pass\">PASS: all \(checks.count) checks passed</p>\n"
+      let passed = checks.count == 1 ? "the check passed" : "all \(checks.count) checks passed"
+      summary = "<p class=\"verdict pass\">PASS: \(passed)</p>\n"
     } else {
       var parts: [String] = []
       if failed > 0 { parts.append("\(failed) failed") }
@@ -206,7 +207,8 @@ public struct HTMLReport: Sendable {
     tr.pass td.verdict, p.verdict.pass { color: #17692a; }
     tr.fail td.verdict, tr.error td.verdict, p.verdict.fail { color: #b00020; }
     p.verdict { font-weight: 700; font-size: 1.1rem; }
-    pre { background: #f6f6f6; padding: 0.5rem; overflow-x: auto; font-size: 0.8rem; }
+    pre { background: #f6f6f6; padding: 0.5rem; white-space: pre-wrap; overflow-wrap: anywhere;
+      font-size: 0.8rem; }
     figure { margin: 1rem 0; }
     .plot svg { display: block; max-width: 100%; height: auto; }
     figcaption { color: #555; font-size: 0.9rem; }
@@ -214,7 +216,7 @@ public struct HTMLReport: Sendable {
       body { max-width: none; padding: 0; font-size: 10pt; }
       h2 { break-after: avoid; }
       figure, .table, p.verdict { break-inside: avoid; }
-      pre { white-space: pre-wrap; background: none; border: 1px solid #ccc; }
+      pre { background: none; border: 1px solid #ccc; }
       .table { overflow: visible; }
       tr.pass td.verdict, tr.fail td.verdict, p.verdict { color: #000; }
     }

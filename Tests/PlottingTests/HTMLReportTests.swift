@@ -72,7 +72,7 @@ import Testing
       title: "t", facts: [],
       sections: [HTMLReport.Section("c", [.checks([HTMLReport.Check("a", verdict: .pass)])])]
     ).html()
-    #expect(html.contains("PASS: all 1 checks passed"))
+    #expect(html.contains("PASS: the check passed"))
     #expect(HTMLCheck.problems(html) == [])
   }
 }
