@@ -325,7 +325,7 @@ targets += [
 targets += [
   .target(name: "Plotting", dependencies: ["ByteFormats"], swiftSettings: swift6),
   .testTarget(
-    name: "PlottingTests", dependencies: ["Plotting"], swiftSettings: swift6),
+    name: "PlottingTests", dependencies: ["Plotting", "TestSupport"], swiftSettings: swift6),
   .target(
     name: "Calibration",
     dependencies: [
