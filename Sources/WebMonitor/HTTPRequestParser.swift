@@ -137,6 +137,10 @@ public struct HTTPRequestParser: Sendable {
       guard let end = findHeadEnd() else {
         return bytes.count > maximumHeaderBytes ? .failed(.tooLarge) : .needMore
       }
+      guard end >= 0 else {
+        let inRequestLine = !bytes.prefix(scanned).contains(10)
+        return .failed(inRequestLine ? .malformedRequestLine : .malformedHeader)
+      }
       guard end <= maximumHeaderBytes else { return .failed(.tooLarge) }
       switch Self.parseHead(bytes[0..<end]) {
       case .failure(let error): return .failed(error)
@@ -153,12 +157,20 @@ public struct HTTPRequestParser: Sendable {
     return .complete(request)
   }
 
-  /// The index of the CRLF CRLF that ends the head, searching only new bytes.
+  /// The index of the CRLF CRLF that ends the head, searching only new bytes; `-1` on a bare
+  /// CR or LF (refused at once, not after the size limit).
   private mutating func findHeadEnd() -> Int? {
     var index = max(0, scanned - 3)
-    while index + 3 < bytes.count {
-      if bytes[index] == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13
-        && bytes[index + 3] == 10
+    while index < bytes.count {
+      let byte = bytes[index]
+      let bareLF = byte == 10 && (index == 0 || bytes[index - 1] != 13)
+      let bareCR = byte == 13 && index + 1 < bytes.count && bytes[index + 1] != 10
+      if bareLF || bareCR {
+        scanned = index
+        return -1
+      }
+      if index + 3 < bytes.count && byte == 13 && bytes[index + 1] == 10
+        && bytes[index + 2] == 13 && bytes[index + 3] == 10
       {
         return index
       }
