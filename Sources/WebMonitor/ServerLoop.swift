@@ -162,7 +162,9 @@ final class ServerLoop {
   // MARK: Reading
 
   private func read(_ client: Client, _ now: Int64) {
-    while !client.isClosed {
+    // At most 16 reads (64 KiB) per client and poll, so one client that keeps sending cannot
+    // starve the others; what is left is read at the next poll.
+    for _ in 0..<16 where !client.isClosed {
       let count = scratch.withUnsafeMutableBytes { raw in
         recv(client.descriptor.rawValue, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT))
       }
@@ -318,7 +320,7 @@ final class ServerLoop {
       opening += Array(
         WebEvents.event("frame", WebEvents.frame(frame, received: snapshot.framesReceived)).utf8)
     }
-    if client.output.append(opening) {
+    if client.append(opening, now: now) {
       statistics.eventsSent += snapshot.frame == nil ? 2 : 3
     } else {
       statistics.eventsDropped += 1
@@ -365,7 +367,7 @@ final class ServerLoop {
     }
     for client in clients
     where client.isStreaming && now - client.lastEventAt >= Self.keepaliveNanoseconds {
-      if client.output.append(Array(WebEvents.keepalive.utf8)) { client.lastEventAt = now }
+      _ = client.append(Array(WebEvents.keepalive.utf8), now: now)
     }
   }
 
@@ -373,9 +375,8 @@ final class ServerLoop {
   private func broadcast(_ event: [UInt8], now: Int64, after sequence: UInt64 = .max) {
     for client in clients where client.isStreaming {
       guard sequence == .max || client.joinedAfter < sequence else { continue }
-      if client.output.append(event) {
+      if client.append(event, now: now) {
         statistics.eventsSent += 1
-        client.lastEventAt = now
       } else {
         statistics.eventsDropped += 1
       }
@@ -488,6 +489,16 @@ final class Client {
     return false
   }
   var hasOutput: Bool { !output.isEmpty || bodyOffset < body.count }
+
+  /// Appends an event (whole, or not at all: false). Output that was idle starts its stall
+  /// clock now, not when it last drained.
+  func append(_ event: [UInt8], now: Int64) -> Bool {
+    let wasIdle = !hasOutput
+    guard output.append(event) else { return false }
+    if wasIdle { lastProgressAt = now }
+    lastEventAt = now
+    return true
+  }
 
   func startResponse(_ head: [UInt8], body: [UInt8], now: Int64) {
     phase = .responding
