@@ -172,6 +172,18 @@ import WebMonitor
     #expect(hub.framesReceived == 100_000)
   }
 
+  /// A page that reads keeps its stream however long it was idle before an event: the stall
+  /// clock runs only while output waits (here it is shorter than the 0.5 s between stats).
+  @Test func aQuietStreamIsNotClosedAsSlow() throws {
+    let (server, _, port) = try startedServer { $0.stallTimeoutNanoseconds = 400_000_000 }
+    defer { server.stop() }
+    let client = WebTestClient(port: port)
+    client.send("GET /events HTTP/1.1\r\n\r\n")
+    #expect(client.read(for: 20) { events("stats", in: $0).count >= 4 })
+    #expect(!client.sawEndOfFile)
+    #expect(server.statistics.clientsClosedSlow == 0)
+  }
+
   @Test func refusesBeyondTheClientLimit() throws {
     let (server, _, port) = try startedServer { $0.maximumClients = 2 }
     defer { server.stop() }
