@@ -97,7 +97,10 @@ public struct HTTPRequestParser: Sendable {
   /// The paths an absolute-form target may name (`http://host/events`); any other is refused.
   public static let knownPaths: Set<String> = ["/", "/index.html", "/events", "/command"]
 
+  /// The most bytes the request line and headers may take, the blank line that ends them
+  /// included.
   public let maximumHeaderBytes: Int
+  /// The longest `Content-Length` body.
   public let maximumBodyBytes: Int
   /// The most header lines kept.
   public static let maximumHeaderCount = 64
@@ -122,7 +125,7 @@ public struct HTTPRequestParser: Sendable {
   /// Takes the next bytes of the connection.
   public mutating func append(_ newBytes: some Collection<UInt8>) -> Progress {
     guard case .needMore = outcome else { return outcome }
-    let limit = maximumHeaderBytes + maximumBodyBytes + 4
+    let limit = maximumHeaderBytes + maximumBodyBytes
     let room = max(0, limit - bytes.count)
     bytes.append(contentsOf: newBytes.prefix(room))
     outcome = step()
@@ -135,13 +138,12 @@ public struct HTTPRequestParser: Sendable {
   private mutating func step() -> Progress {
     if head == nil {
       guard let end = findHeadEnd() else {
-        return bytes.count > maximumHeaderBytes ? .failed(.tooLarge) : .needMore
+        return bytes.count >= maximumHeaderBytes ? .failed(.tooLarge) : .needMore
       }
       guard end >= 0 else {
         let inRequestLine = !bytes.prefix(scanned).contains(10)
         return .failed(inRequestLine ? .malformedRequestLine : .malformedHeader)
       }
-      guard end <= maximumHeaderBytes else { return .failed(.tooLarge) }
       switch Self.parseHead(bytes[0..<end]) {
       case .failure(let error): return .failed(error)
       case .success(let (request, length)):
@@ -158,25 +160,28 @@ public struct HTTPRequestParser: Sendable {
   }
 
   /// The index of the CRLF CRLF that ends the head, searching only new bytes; `-1` on a bare
-  /// CR or LF (refused at once, not after the size limit).
+  /// CR or LF (refused at once, not after the size limit). Looks only at the first
+  /// `maximumHeaderBytes`, so the verdict is the same however the bytes arrive: a head that
+  /// does not end within them is too large.
   private mutating func findHeadEnd() -> Int? {
+    let window = min(bytes.count, maximumHeaderBytes)
     var index = max(0, scanned - 3)
-    while index < bytes.count {
+    while index < window {
       let byte = bytes[index]
       let bareLF = byte == 10 && (index == 0 || bytes[index - 1] != 13)
-      let bareCR = byte == 13 && index + 1 < bytes.count && bytes[index + 1] != 10
+      let bareCR = byte == 13 && index + 1 < window && bytes[index + 1] != 10
       if bareLF || bareCR {
         scanned = index
         return -1
       }
-      if index + 3 < bytes.count && byte == 13 && bytes[index + 1] == 10
-        && bytes[index + 2] == 13 && bytes[index + 3] == 10
+      if index + 3 < window && byte == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13
+        && bytes[index + 3] == 10
       {
         return index
       }
       index += 1
     }
-    scanned = bytes.count
+    scanned = window
     return nil
   }
 

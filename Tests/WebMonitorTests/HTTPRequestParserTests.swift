@@ -112,6 +112,26 @@ import WebMonitor
     #expect(outcome == .failed(.tooLarge))
   }
 
+  /// The limit counts the head with its blank line, and the verdict does not depend on how
+  /// the bytes arrive.
+  @Test func theLimitIsExactWhateverThePieces() {
+    let head = "GET / HTTP/1.1\r\nX: abc\r\n\r\n"
+    let size = head.utf8.count
+    for (limit, fits) in [(size, true), (size - 1, false)] {
+      var whole = HTTPRequestParser(maximumHeaderBytes: limit)
+      var pieces = HTTPRequestParser(maximumHeaderBytes: limit)
+      let verdict = whole.append(Array(head.utf8))
+      var last = HTTPRequestParser.Progress.needMore
+      for byte in head.utf8 { last = pieces.append([byte]) }
+      #expect(verdict == last)
+      if case .complete = verdict {
+        #expect(fits)
+      } else {
+        #expect(!fits && verdict == .failed(.tooLarge))
+      }
+    }
+  }
+
   @Test func staysRefusedAndIgnoresWhatFollowsARequest() {
     var parser = HTTPRequestParser()
     #expect(parser.append(Array("BAD\r\n\r\n".utf8)) == .failed(.malformedRequestLine))
