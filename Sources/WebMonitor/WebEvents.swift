@@ -62,15 +62,12 @@ public enum WebEvents {
   /// `stats`: the monitor's latest statistics (`nil`: none given yet, the counters `null`), the
   /// frames the hub has seen, and the server's own counters.
   public static func stats(
-    _ s: MonitorStatistics?, frames: UInt64, format: TelemetryFormat?,
+    _ s: WebLinkSummary?, frames: UInt64, format: TelemetryFormat?,
     server: WebServerStatistics
   ) -> JSONValue {
-    func counter(_ value: (MonitorStatistics) -> UInt64) -> JSONValue {
+    func counter(_ value: (WebLinkSummary) -> UInt64) -> JSONValue {
       s.map { count(value($0)) } ?? .null
     }
-    let latency = s?.latency
-    let mean = latency?.meanMicroseconds.map { number($0 / 1000) } ?? .null
-    let p99 = latency?.p99Microseconds.map { number(Double($0) / 1000) } ?? .null
     let serverMembers: [(key: String, value: JSONValue)] = [
       ("clients", .integer(server.clients)), ("eventsDropped", count(server.eventsDropped)),
       ("badRequests", count(server.badRequests)),
@@ -79,12 +76,13 @@ public enum WebEvents {
     return .object([
       ("format", (s?.format ?? format).map { .string($0.rawValue) } ?? .null),
       ("frames", count(frames)),
-      ("lost", counter(\.link.framesLost)),
-      ("crcErrors", counter(\.link.crcErrors)),
-      ("resyncs", counter(\.link.resyncs)),
-      ("bytesSkipped", counter(\.link.bytesSkipped)),
+      ("lost", counter(\.framesLost)),
+      ("crcErrors", counter(\.crcErrors)),
+      ("resyncs", counter(\.resyncs)),
+      ("bytesSkipped", counter(\.bytesSkipped)),
       ("rateHz", s?.frameRateHz.map(number) ?? .null),
-      ("latencyMeanMs", mean), ("latencyP99Ms", p99),
+      ("latencyMeanMs", s?.latencyMeanMilliseconds.map(number) ?? .null),
+      ("latencyP99Ms", s?.latencyP99Milliseconds.map(number) ?? .null),
       ("disconnects", counter(\.disconnects)), ("reopens", counter(\.reopens)),
       ("heartbeats", counter(\.heartbeats)),
       ("server", .object(serverMembers)),
@@ -137,5 +135,37 @@ public enum WebEvents {
   static func vector(_ v: Vector3?, scale: Double) -> JSONValue {
     guard let v else { return .null }
     return .array([number(v.x * scale), number(v.y * scale), number(v.z * scale)])
+  }
+}
+
+/// The numbers of `MonitorStatistics` the `stats` event shows, taken out of it (the latency
+/// percentiles computed) when the loop publishes them: the hub keeps these few words, not the
+/// statistics, whose latency histogram (72 KiB) the loop would otherwise copy on its next frame
+/// (copy on write) every time it published.
+public struct WebLinkSummary: Hashable, Sendable {
+  public var format: TelemetryFormat?
+  public var framesLost: UInt64
+  public var crcErrors: UInt64
+  public var resyncs: UInt64
+  public var bytesSkipped: UInt64
+  public var frameRateHz: Double?
+  public var latencyMeanMilliseconds: Double?
+  public var latencyP99Milliseconds: Double?
+  public var disconnects: UInt64
+  public var reopens: UInt64
+  public var heartbeats: UInt64
+
+  public init(_ s: MonitorStatistics) {
+    format = s.format
+    framesLost = s.link.framesLost
+    crcErrors = s.link.crcErrors
+    resyncs = s.link.resyncs
+    bytesSkipped = s.link.bytesSkipped
+    frameRateHz = s.frameRateHz
+    latencyMeanMilliseconds = s.latency.meanMicroseconds.map { $0 / 1000 }
+    latencyP99Milliseconds = s.latency.p99Microseconds.map { Double($0) / 1000 }
+    disconnects = s.disconnects
+    reopens = s.reopens
+    heartbeats = s.heartbeats
   }
 }

@@ -54,8 +54,11 @@ public final class WebMonitorHub: Sendable {
   /// The monitor's statistics now, for the `stats` event: the session emits `.statistics`
   /// events only every `--stats-every`, so the tool calls this from its loop about twice a
   /// second (`FrameMonitor.statistics`).
+  /// Takes out the few numbers the page shows (outside the lock; a walk of the latency
+  /// histogram for its 99th percentile, no allocation) and keeps those.
   public func publishStatistics(_ statistics: MonitorStatistics) {
-    state.withLock { $0.latestStatistics = statistics }
+    let summary = WebLinkSummary(statistics)
+    state.withLock { $0.latestStatistics = summary }
   }
 
   /// The oldest command a page posted and the loop has not taken yet (FIFO), or `nil`.
@@ -122,7 +125,7 @@ struct HubSnapshot: Sendable {
   var frame: MonitorFrame?
   /// Frames published so far: a new frame arrived when it changed.
   var framesReceived: UInt64
-  var statistics: MonitorStatistics?
+  var statistics: WebLinkSummary?
   var messages: [HubMessage]
   /// The sequence number of the newest message (0: none yet).
   var lastMessageSequence: UInt64
@@ -131,7 +134,7 @@ struct HubSnapshot: Sendable {
 private struct HubState: Sendable {
   var latestFrame: MonitorFrame?
   var framesReceived: UInt64 = 0
-  var latestStatistics: MonitorStatistics?
+  var latestStatistics: WebLinkSummary?
   var messages: [HubMessage] = []
   var nextMessageSequence: UInt64 = 1
   var messagesDropped: UInt64 = 0

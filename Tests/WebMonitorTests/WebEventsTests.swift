@@ -76,7 +76,8 @@ import WebMonitor
     var statistics = MonitorStatistics()
     statistics.link.crcErrors = 4
     statistics.format = .binary
-    let full = try parsed(WebEvents.stats(statistics, frames: 3, format: nil, server: server))
+    let full = try parsed(
+      WebEvents.stats(WebLinkSummary(statistics), frames: 3, format: nil, server: server))
     #expect(full["crcErrors"] == .integer(4))
     #expect(full["format"] == .string("binary"))
     #expect(full["latencyP99Ms"] == .null)

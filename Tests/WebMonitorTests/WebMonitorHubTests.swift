@@ -21,6 +21,19 @@ import WebMonitor
     #expect(hub.framesReceived == 200)
   }
 
+  /// Publishing statistics keeps no reference to the loop's latency histogram: the loop's next
+  /// frame does not copy it (72 KiB, copy on write). (Publishing itself walks the histogram for
+  /// its 99th percentile, which allocates in a debug build of Monitoring, not in release.)
+  @Test(.countsAllocations) func publishingStatisticsCostsTheLoopNoCopy() {
+    let hub = WebMonitorHub(input: "x", version: "0", commandsEnabled: false)
+    var statistics = MonitorStatistics()
+    statistics.latency.record(400)
+    statistics.latency.record(900)
+    hub.publishStatistics(statistics)
+    let allocations = AllocationCounter.count { statistics.latency.record(500) }
+    #expect(allocations == 0)
+  }
+
   @Test func keepsTheNewestMessagesAndCountsTheRest() {
     let hub = WebMonitorHub(input: "x", version: "0", commandsEnabled: false)
     for _ in 0..<(WebMonitorHub.messageQueueCapacity + 10) {
