@@ -97,7 +97,26 @@ public final class WebServer: Sendable {
   /// Binds, listens and starts the server's thread; returns the URL it serves
   /// (`http://127.0.0.1:8080/`, `http://[::1]:8080/`).
   public func start() throws(WebServerError) -> String {
-    guard control.withLock({ $0.thread == nil }) else { throw WebServerError.alreadyStarted }
+    // Claimed under the lock: one start at a time, and none while a stop is joining.
+    let claimed = control.withLock { control in
+      guard control.phase == .idle else { return false }
+      control.phase = .starting
+      return true
+    }
+    guard claimed else { throw WebServerError.alreadyStarted }
+    var succeeded = false
+    defer { if !succeeded { control.withLock { $0.phase = .idle } } }
+    let started = try startThread()
+    succeeded = true
+    control.withLock { control in
+      control.phase = .running(started.thread)
+      control.port = started.port
+    }
+    let host = configuration.host == "localhost" ? "127.0.0.1" : configuration.host
+    return "http://" + WebServerError.address(host, started.port) + "/"
+  }
+
+  private func startThread() throws(WebServerError) -> (port: UInt16, thread: pthread_t) {
     var listener = try Self.listen(configuration)
     let port = try Self.boundPort(listener.descriptor, configuration)
     shared.stopRequested.store(false, ordering: .releasing)
@@ -122,20 +141,21 @@ public final class WebServer: Sendable {
         call: "pthread_create", host: configuration.host, port: port,
         errno: Errno(rawValue: status))
     }
-    control.withLock { control in
-      control.thread = thread
-      control.port = port
-    }
-    let host = configuration.host == "localhost" ? "127.0.0.1" : configuration.host
-    return "http://" + WebServerError.address(host, port) + "/"
+    return (port, thread)
   }
 
   /// Closes every connection and the listening socket, and joins the thread. Idempotent.
   public func stop() {
-    guard let thread = control.withLock({ $0.thread }) else { return }
+    // Claimed under the lock, so that two callers cannot both join the thread.
+    let running = control.withLock { control -> pthread_t? in
+      guard case .running(let thread) = control.phase else { return nil }
+      control.phase = .stopping
+      return thread
+    }
+    guard let thread = running else { return }
     shared.stopRequested.store(true, ordering: .releasing)
     pthread_join(thread, nil)
-    control.withLock { $0.thread = nil }
+    control.withLock { $0.phase = .idle }
   }
 
   /// The port it listens on (the kernel's choice for port 0), after `start()`.
@@ -235,7 +255,12 @@ final class ServerShared: Sendable {
 }
 
 private struct ServerControl {
-  var thread: pthread_t?
+  enum Phase: Equatable {
+    case idle, starting
+    case running(pthread_t)
+    case stopping
+  }
+  var phase = Phase.idle
   var port: UInt16?
 }
 

@@ -298,6 +298,32 @@ import WebMonitor
     server.stop()
   }
 
+  /// A restarted monitor binds its port again at once, though its old connections are in
+  /// TIME_WAIT (the server closed them first); a stopped server starts again.
+  @Test func rebindsAtOnceAfterAStop() throws {
+    let (server, _, port) = try startedServer()
+    #expect(WebTestClient.exchange(port: port, "GET / HTTP/1.1\r\n\r\n").status == 200)
+    server.stop()
+    let hub = WebMonitorHub(input: "x", version: "0", commandsEnabled: false)
+    let again = WebServer(
+      configuration: WebServerConfiguration(host: "127.0.0.1", port: port), hub: hub, page: [])
+    _ = try again.start()
+    #expect(WebTestClient.exchange(port: port, "GET / HTTP/1.1\r\n\r\n").status == 200)
+    again.stop()
+    // The same object, twice more; a failed start leaves it startable.
+    let blocker = WebServer(
+      configuration: WebServerConfiguration(host: "127.0.0.1", port: port), hub: hub, page: [])
+    _ = try blocker.start()
+    #expect(throws: WebServerError.addressInUse(host: "127.0.0.1", port: port)) {
+      _ = try again.start()
+    }
+    blocker.stop()
+    _ = try again.start()
+    #expect(again.localPort == port)
+    again.stop()
+    again.stop()
+  }
+
   @Test func bindsIPv6Loopback() throws {
     let hub = WebMonitorHub(input: "x", version: "0", commandsEnabled: false)
     let server = WebServer(
