@@ -482,6 +482,7 @@ if Context.environment["PLUMB_FUZZ"] != nil {
     ("monitor-auto", ["MonitorFuzzing"]),
     ("mavlink", ["Telemetry", "ByteFormats"]),
     ("mavlink-receiver", ["Telemetry", "ByteFormats"]),
+    ("web-request", ["WebMonitor"]),
   ]
   for target in fuzzTargets {
     targets.append(
