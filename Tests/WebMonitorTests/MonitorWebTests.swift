@@ -107,11 +107,17 @@ import WebMonitor
   @Test func framesReachThePageAndThePagesCommandReachesTheBoard() throws {
     let board = Board(frame)
     let command = try parse([
-      "/dev/ttySIM", "--quiet", "--duration", "2", "--web", "127.0.0.1:0", "--web-commands",
+      "/dev/ttySIM", "--json", "--duration", "2", "--web", "127.0.0.1:0", "--web-commands",
     ])
-    let web = try MonitorWeb.start(try #require(command.web), input: "/dev/ttySIM")
+    // Small buffers, so that the page that never reads (below) fills its own at once.
+    var options = try #require(command.web)
+    options.configuration.clientBufferBytes = 4096
+    let web = try MonitorWeb.start(options, input: "/dev/ttySIM")
     defer { _ = web.finish() }
     let port = try #require(web.server.localPort)
+    // A page that asks for the stream and never reads it.
+    let stalled = WebTestClient(port: port, receiveBufferBytes: 1024)
+    stalled.send("GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
     #expect(web.announcement().contains("http://127.0.0.1:\(port)/"))
     #expect(web.announcement().contains("this machine only"))
 
@@ -161,6 +167,15 @@ import WebMonitor
       // The binary frame carries the quaternion as Float32: 10⁻⁵ ° of roll.
       #expect(abs(roll - sent.rollRadians * 180 / .pi) < 1e-4)
     }
+    // The stalled page cost the serial side nothing: every frame the board sent was read (the
+    // one due at the very end excepted), none lost. (That it loses events, counted, and is
+    // closed: WebServerTests.slowClientIsDroppedThenClosed.)
+    let documents = try lines.map { try JSONDocument(parsing: $0.text).root }
+    let final = try #require(documents.last { $0["type"] == .string("stats") })
+    #expect(
+      final["telemetryFrames"] == .integer(board.next)
+        || final["telemetryFrames"] == .integer(board.next - 1))
+    #expect(final["framesLost"] == .integer(0))
     // The statistics reach the page too.
     let stats = try events("stats", in: stream.text).map { try JSONDocument(parsing: $0).root }
     #expect(stats.contains { $0["lost"] == .integer(0) })
