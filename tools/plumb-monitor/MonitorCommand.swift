@@ -29,13 +29,21 @@ let monitorSpec = CommandSpec(
     (binary, text); calibration id, gyro-bias estimate (body, rad/s) and linear acceleration
     (reference frame, m/s²) (binary).
 
+    --web [ADDR:]PORT also serves a live page: the body as a 3D box, roll/pitch/yaw over the
+    last 30 s, the gyro bias, the flags, the temperature and the link, updated at up to 30 Hz
+    (Server-Sent Events at /events; Sources/WebMonitor/README.md). It binds 127.0.0.1 unless
+    given an address (0.0.0.0: every interface), and says where at start. --web-commands adds
+    buttons that send tare, status, format and rate to the board. The server has its own
+    thread: a slow or vanished page never delays the serial reading.
+
     The run ends at the end of a file, after --count frames or --duration seconds, on Ctrl-C
     (SIGINT), SIGTERM, SIGQUIT or a hang-up (SIGHUP), with the statistics, or, with --send and
     none of those, once the replies are in.
 
     Exit status: 0 done; 1 an expectation (--expect-frames, --expect-rate) was not met or a
     command was refused or unanswered; 64 usage error; 65 no Plumb stream in the input;
-    66 the input is missing, unreadable or not a terminal; 69 the device is busy; 74 an I/O
+    66 the input is missing, unreadable or not a terminal; 69 the device is busy, or the
+    --web port is in use or not allowed; 74 an I/O
     error, or the device disconnected (without --reopen).
     """,
   options: [
