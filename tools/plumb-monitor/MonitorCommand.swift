@@ -43,8 +43,8 @@ let monitorSpec = CommandSpec(
     Exit status: 0 done; 1 an expectation (--expect-frames, --expect-rate) was not met or a
     command was refused or unanswered; 64 usage error; 65 no Plumb stream in the input;
     66 the input is missing, unreadable or not a terminal; 69 the device is busy, or the
-    --web port is in use or not allowed; 74 an I/O
-    error, or the device disconnected (without --reopen).
+    --web port is in use or not allowed; 74 an I/O error, or the device disconnected (without
+    --reopen).
     """,
   options: [
     .option(
