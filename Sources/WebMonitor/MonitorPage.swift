@@ -22,7 +22,9 @@ public enum MonitorPage {
         --live: #17925a; --stale: #858c96; --down: #c0392b;
       }
       * { box-sizing: border-box; }
-      body { margin: 0; font: 14px/1.4 system-ui, sans-serif; background: var(--bg); color: var(--ink); }
+      body {
+        margin: 0; font: 14px/1.4 system-ui, sans-serif; background: var(--bg); color: var(--ink);
+      }
       header {
         display: flex; flex-wrap: wrap; align-items: center; gap: 8px 14px;
         padding: 10px 16px; background: #1c2430; color: #fff;
@@ -51,7 +53,9 @@ public enum MonitorPage {
       }
       canvas { display: block; width: 100%; }
       .num { font-family: ui-monospace, "DejaVu Sans Mono", monospace; }
-      .angles { display: flex; flex-wrap: wrap; gap: 6px 22px; margin-top: 8px; align-items: baseline; }
+      .angles {
+        display: flex; flex-wrap: wrap; gap: 6px 22px; margin-top: 8px; align-items: baseline;
+      }
       .angle .num { font-size: 26px; font-weight: 600; }
       .angle .label { font-size: 12px; color: var(--muted); display: block; }
       .angle.roll .num { color: var(--roll); }
@@ -78,7 +82,9 @@ public enum MonitorPage {
       td { padding: 2px 0; vertical-align: baseline; }
       td:last-child { text-align: right; }
       .grid2 { display: grid; grid-template-columns: 1fr 1fr; gap: 0 24px; }
-      .controls { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; margin-bottom: 8px; }
+      .controls {
+        display: flex; flex-wrap: wrap; gap: 8px; align-items: center; margin-bottom: 8px;
+      }
       button, select, input { font: inherit; padding: 3px 10px; }
       input[type=number] { width: 6em; }
       ol.log {
@@ -103,13 +109,19 @@ public enum MonitorPage {
       <section>
         <h2>Attitude</h2>
         <canvas id="box" width="560" height="400"
-          title="The board as a box, rotated by the frame's quaternion (body to reference)"></canvas>
+          title="The board as a box, rotated by the frame's quaternion (body to reference)">
+        </canvas>
         <div class="angles">
-          <span class="angle roll"><span class="label">roll °</span><span id="roll" class="num">—</span></span>
-          <span class="angle pitch"><span class="label">pitch °</span><span id="pitch" class="num">—</span></span>
-          <span class="angle yaw"><span class="label">yaw °</span><span id="yaw" class="num">—</span></span>
-          <span class="angle"><span class="label">frame</span><span id="seq" class="num">—</span></span>
-          <span class="angle"><span class="label">t s</span><span id="t" class="num">—</span></span>
+          <span class="angle roll">
+            <span class="label">roll °</span><span id="roll" class="num">—</span></span>
+          <span class="angle pitch">
+            <span class="label">pitch °</span><span id="pitch" class="num">—</span></span>
+          <span class="angle yaw">
+            <span class="label">yaw °</span><span id="yaw" class="num">—</span></span>
+          <span class="angle">
+            <span class="label">frame</span><span id="seq" class="num">—</span></span>
+          <span class="angle">
+            <span class="label">t s</span><span id="t" class="num">—</span></span>
         </div>
         <p class="small">
           Box: the quaternion body → reference (reference x = the heading at start, z up); top
@@ -123,7 +135,9 @@ public enum MonitorPage {
         <h2>Last 30 s</h2>
         <canvas id="plot" width="560" height="400"
           title="roll, pitch and yaw over the last 30 s of the board's clock"></canvas>
-        <p class="small">Yaw is drawn unwrapped (no jump at ±180°), so its axis may pass 180°.</p>
+        <p class="small">
+          Yaw is drawn unwrapped (no jump at ±180°), so its axis may pass 180°.
+        </p>
       </section>
       <section>
         <h2>Flags</h2>
@@ -132,7 +146,8 @@ public enum MonitorPage {
         <div class="grid2">
           <table>
             <tr><td>temperature</td><td><span id="temperature" class="num">—</span></td></tr>
-            <tr><td>latency (edge → write)</td><td><span id="latency" class="num">—</span></td></tr>
+            <tr><td>latency (edge → write)</td>
+              <td><span id="latency" class="num">—</span></td></tr>
             <tr><td>missed samples</td><td><span id="missed" class="num">—</span></td></tr>
             <tr><td>calibration id</td><td><span id="calibration" class="num">—</span></td></tr>
           </table>
@@ -140,16 +155,18 @@ public enum MonitorPage {
             <tr><td>gyro bias x</td><td><span id="bias-x" class="num">—</span></td></tr>
             <tr><td>gyro bias y</td><td><span id="bias-y" class="num">—</span></td></tr>
             <tr><td>gyro bias z</td><td><span id="bias-z" class="num">—</span></td></tr>
-            <tr><td>σ of the vertical bias</td><td><span id="bias-sigma" class="num">—</span></td></tr>
+            <tr><td>σ of the vertical bias</td>
+              <td><span id="bias-sigma" class="num">—</span></td></tr>
           </table>
         </div>
         <canvas id="bias-plot" width="560" height="110"
-          title="the gyro-bias estimate (body axes, °/s), one point every 2 s of the board's clock"></canvas>
+          title="the gyro-bias estimate (body axes, °/s), a point every 2 s of the board's clock">
+        </canvas>
         <p class="small" title="FORMATS.md, the flags table: headingUncertain">
-          Bias: the board's estimate in body axes (°/s), up to the last 10 minutes above. Frames carry the
-          estimate but not its uncertainty; what is known is the <i>headingUncertain</i> flag: it is
-          set while the bias about the vertical is not known to 0.1 °/s (1σ), and also for a while
-          after a gap in the samples, so "&gt; 0.1 °/s" may mean a recent gap instead.
+          Bias: the board's estimate in body axes (°/s), up to the last 10 minutes above. Frames
+          carry the estimate but not its uncertainty; what is known is the <i>headingUncertain</i>
+          flag: it is set while the bias about the vertical is not known to 0.1 °/s (1σ), and also
+          for a while after a gap in the samples, so "&gt; 0.1 °/s" may mean a recent gap instead.
         </p>
       </section>
       <section>
@@ -188,7 +205,8 @@ public enum MonitorPage {
           </div>
         </div>
         <p id="commands-off" class="small">
-          Commands are off: start plumb-monitor with <code>--web-commands</code> to send them from here.
+          Commands are off: start plumb-monitor with <code>--web-commands</code> to send them from
+          here.
         </p>
         <ol id="replies" class="log" aria-label="commands and replies"></ol>
         <h2 style="margin-top: 12px">Notices</h2>
@@ -212,7 +230,8 @@ public enum MonitorPage {
         ['rest', 'the rest detector says still; the bias is being re-estimated', 'good big'],
         ['gap', 'samples were missed just before this frame', 'bad'],
         ['clipping', 'a raw reading at 98 % of full scale or more', 'bad'],
-        ['accelerationRejected', 'a sustained acceleration is being rejected: the gyro carries the tilt', ''],
+        ['accelerationRejected',
+          'a sustained acceleration is being rejected: the gyro carries the tilt', ''],
         ['recovering', 'the filter is converging again after a gap, reset or fault', ''],
         ['degradedTiming', 'no data-ready edges: polling on a timer', ''],
         ['i2cRecovery', 'the driver is recovering the bus or the chip', 'bad'],
@@ -346,7 +365,8 @@ public enum MonitorPage {
           previousYaw = null;
         }
         if (finite(frame.yaw)) {
-          unwrappedYaw = previousYaw === null ? frame.yaw : unwrappedYaw + wrap180(frame.yaw - previousYaw);
+          unwrappedYaw = previousYaw === null
+            ? frame.yaw : unwrappedYaw + wrap180(frame.yaw - previousYaw);
           previousYaw = frame.yaw;
         }
         const since = history.lastTime();
@@ -407,7 +427,8 @@ public enum MonitorPage {
         on('stats', onStats);
         on('reply', (data) => addLog($('replies'), data.text || data.status || '?',
           data.status === 'OK' ? 'ok' : 'err'));
-        on('notice', (data) => addLog($('notices'), (data.kind || 'notice') + ': ' + (data.text || '')));
+        on('notice', (data) => addLog($('notices'),
+          (data.kind || 'notice') + ': ' + (data.text || '')));
       }
 
       // ---- state: live, stale, disconnected
@@ -506,7 +527,8 @@ public enum MonitorPage {
         $('latency').textContent = withUnit(f.latencyMs, 2, 'ms');
         $('missed').textContent = count(f.missed);
         $('calibration').textContent = finite(f.calibrationId)
-          ? (f.calibrationId === 0 ? 'none' : f.calibrationId.toString(16).padStart(8, '0')) : '—';
+          ? (f.calibrationId === 0 ? 'none' : f.calibrationId.toString(16).padStart(8, '0'))
+          : '—';
         const bias = Array.isArray(f.biasDps) ? f.biasDps : [null, null, null];
         ['x', 'y', 'z'].forEach((axis, i) => {
           $('bias-' + axis).textContent = withUnit(bias[i], 3, '°/s');
@@ -518,7 +540,8 @@ public enum MonitorPage {
           light.classList.toggle('unknown', !flags);
         }
         $('flags-note').textContent = flags ? ''
-          : 'The ' + (f.format || 'input') + ' format carries no flags, temperature or bias.';
+          : 'Frames in the ' + (f.format || 'input')
+            + ' format carry no flags, temperature or bias.';
         $('bias-sigma').textContent = !flags ? '—'
           : flags.includes('headingUncertain') ? '> 0.1 °/s (heading uncertain)' : '≤ 0.1 °/s';
       }
@@ -545,9 +568,11 @@ public enum MonitorPage {
         const ratio = window.devicePixelRatio || 1;
         const width = canvas.clientWidth || canvas.width;
         const height = Math.round(width * aspect);
-        if (canvas.width !== Math.round(width * ratio) || canvas.height !== Math.round(height * ratio)) {
-          canvas.width = Math.round(width * ratio);
-          canvas.height = Math.round(height * ratio);
+        const bitmapWidth = Math.round(width * ratio);
+        const bitmapHeight = Math.round(height * ratio);
+        if (canvas.width !== bitmapWidth || canvas.height !== bitmapHeight) {
+          canvas.width = bitmapWidth;
+          canvas.height = bitmapHeight;
           canvas.style.height = height + 'px';
         }
         const ctx = canvas.getContext('2d');
@@ -561,15 +586,19 @@ public enum MonitorPage {
       const dot = (a, b) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
       const cross = (a, b) => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
         a[0] * b[1] - a[1] * b[0]];
-      const normalised = (a) => { const n = Math.hypot(a[0], a[1], a[2]); return a.map((v) => v / n); };
+      const normalised = (a) => {
+        const n = Math.hypot(a[0], a[1], a[2]);
+        return a.map((v) => v / n);
+      };
+      const minus = (a, b) => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
       const CAMERA = [-2.4, -4.2, 2.7]; // from behind the right side, above
-      const TARGET = [0, 0, -0.35];
-      const FORWARD = normalised([TARGET[0] - CAMERA[0], TARGET[1] - CAMERA[1], TARGET[2] - CAMERA[2]]);
+      const TARGET = [0, 0, -0.6];
+      const FORWARD = normalised(minus(TARGET, CAMERA));
       const RIGHT = normalised(cross(FORWARD, [0, 0, 1]));
       const UP = cross(RIGHT, FORWARD);
       const LIGHT = normalised([0.3, -0.6, 1]);
-      const GROUND = -1.15;
-      const BOARD = [1.6, 1.0, 0.16]; // length (x), width (y), thickness (z)
+      const GROUND = -1.3;
+      const BOARD = [1.9, 1.2, 0.18]; // length (x), width (y), thickness (z)
       const FACES = [ // body normal, vertex indices (bit 0: +x, bit 1: +y, bit 2: +z), colour
         [[1, 0, 0], [1, 3, 7, 5], [208, 69, 58]],
         [[-1, 0, 0], [0, 4, 6, 2], [150, 156, 165]],
@@ -592,11 +621,11 @@ public enum MonitorPage {
 
       function drawBox() {
         const { ctx, width, height } = context2d($('box'), 0.72);
-        const focal = 1.25 * Math.min(width, height / 0.72 * 0.8);
+        const focal = 1.02 * width;
         const project = (p) => {
-          const d = [p[0] - CAMERA[0], p[1] - CAMERA[1], p[2] - CAMERA[2]];
-          const depth = dot(d, FORWARD);
-          return [width / 2 + focal * dot(d, RIGHT) / depth, height / 2 - focal * dot(d, UP) / depth];
+          const d = minus(p, CAMERA);
+          const scale = focal / dot(d, FORWARD);
+          return [0.47 * width + scale * dot(d, RIGHT), 0.5 * height - scale * dot(d, UP)];
         };
         const line = (a, b, colour, lineWidth, dash) => {
           const p = project(a);
@@ -624,10 +653,12 @@ public enum MonitorPage {
           ctx.closePath();
           ctx.fill();
           if (label) {
-            ctx.font = '12px system-ui, sans-serif';
-            ctx.fillText(label, r[0] + 6 * Math.cos(angle) + 3, r[1] + 8 * Math.sin(angle) + 4);
+            const x = r[0] + 6 * Math.cos(angle) + 3;
+            const y = r[1] + 8 * Math.sin(angle) + 4;
+            labels.push([label, colour, x, y]);
           }
         };
+        const labels = []; // drawn last, over the board
         const polygon = (points, fill, stroke) => {
           ctx.beginPath();
           points.forEach((p, i) => (i ? ctx.lineTo(p[0], p[1]) : ctx.moveTo(p[0], p[1])));
@@ -647,7 +678,7 @@ public enum MonitorPage {
           line([c, -1.6, GROUND], [c, 1.6, GROUND], '#dde2e8', 1);
           line([-1.6, c, GROUND], [1.6, c, GROUND], '#dde2e8', 1);
         }
-        arrow([0, 0, GROUND], [2.1, 0, GROUND], '#8f2f27', 2, 'x: heading at start');
+        arrow([0, 0, GROUND], [2.0, 0, GROUND], '#8f2f27', 2, 'x: heading at start');
         arrow([0, 0, GROUND], [0, 1.8, GROUND], '#1f6e46', 2, 'y');
         arrow([-1.6, 1.6, GROUND], [-1.6, 1.6, GROUND + 1.5], '#2b4f8f', 2, 'up (z)');
 
@@ -671,13 +702,12 @@ public enum MonitorPage {
         const nose = rotate(m, [1, 0, 0]);
         const level = Math.hypot(nose[0], nose[1]);
         if (level > 0.15) {
-          arrow([0, 0, GROUND], [1.5 * nose[0] / level, 1.5 * nose[1] / level, GROUND], '#555d69', 1.5,
-            'heading now', [5, 4]);
+          const heading = [1.5 * nose[0] / level, 1.5 * nose[1] / level, GROUND];
+          arrow([0, 0, GROUND], heading, '#555d69', 1.5, 'heading now', [5, 4]);
         }
 
         // the board: the faces that look at the camera (a box is convex), lit from above
-        const visible = (normal, centre) => dot(normal, [CAMERA[0] - centre[0], CAMERA[1] - centre[1],
-          CAMERA[2] - centre[2]]) > 0;
+        const visible = (normal, centre) => dot(normal, minus(CAMERA, centre)) > 0;
         const noseFace = rotate(m, [half[0], 0, 0]);
         const noseVisible = visible(nose, noseFace);
         const noseTip = rotate(m, [half[0] + 0.55, 0, 0]);
@@ -688,7 +718,8 @@ public enum MonitorPage {
           if (!visible(normal, centre)) continue;
           const shade = 0.62 + 0.38 * Math.max(0, dot(normal, LIGHT));
           const rgb = colour.map((c) => Math.round(c * shade));
-          polygon(indices.map((i) => project(vertices[i])), 'rgb(' + rgb.join(',') + ')', '#2a3240');
+          const corners = indices.map((i) => project(vertices[i]));
+          polygon(corners, 'rgb(' + rgb.join(',') + ')', '#2a3240');
           if (bodyNormal[2] !== 0) {
             // the forward arrow on the top (or bottom) face
             const z = bodyNormal[2] * (half[2] + 0.001);
@@ -699,26 +730,34 @@ public enum MonitorPage {
         }
         if (noseVisible) arrow(noseFace, noseTip, '#8f2f27', 3, 'x');
 
+        ctx.font = '12px system-ui, sans-serif';
+        for (const [text, colour, x, y] of labels) {
+          ctx.fillStyle = colour;
+          ctx.fillText(text, x, y);
+        }
         ctx.fillStyle = '#66707c';
         ctx.font = '12px ui-monospace, monospace';
-        ctx.fillText(q ? 'q = [' + q.map((v) => fixed(v, 3)).join(', ') + ']' : 'no attitude yet', 8, 16);
+        const caption = q ? 'q = [' + q.map((v) => fixed(v, 3)).join(', ') + ']'
+          : 'no attitude yet';
+        ctx.fillText(caption, 8, 16);
       }
 
       /** The convex hull of 2D points (Andrew's monotone chain). */
       function hull(points) {
         const p = points.slice().sort((a, b) => a[0] - b[0] || a[1] - b[1]);
         const turn = (o, a, b) => (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
-        const lower = [];
-        const upper = [];
-        for (const point of p) {
-          while (lower.length >= 2 && turn(lower[lower.length - 2], lower[lower.length - 1], point) <= 0) lower.pop();
-          lower.push(point);
-        }
-        for (let i = p.length - 1; i >= 0; i--) {
-          while (upper.length >= 2 && turn(upper[upper.length - 2], upper[upper.length - 1], p[i]) <= 0) upper.pop();
-          upper.push(p[i]);
-        }
-        return lower.slice(0, -1).concat(upper.slice(0, -1));
+        const chain = (points) => {
+          const kept = [];
+          for (const point of points) {
+            while (kept.length >= 2
+              && turn(kept[kept.length - 2], kept[kept.length - 1], point) <= 0) {
+              kept.pop();
+            }
+            kept.push(point);
+          }
+          return kept.slice(0, -1);
+        };
+        return chain(p).concat(chain(p.slice().reverse()));
       }
 
       // ---- plots
@@ -731,8 +770,11 @@ public enum MonitorPage {
         return power * (unit < 1.5 ? 1 : unit < 3.5 ? 2 : unit < 7.5 ? 5 : 10);
       }
 
-      /** Draws the columns of `ring` from `t0` to `t1` in the box `area`, one trace each. */
-      function strip(ctx, ring, traces, area, t0, t1, minimumSpan, title) {
+      /**
+       * Draws the columns of `ring` from `t0` to `t1` in the box `area`, one trace each; points
+       * more than `breakAfter` seconds apart are not joined (the stream paused).
+       */
+      function strip(ctx, ring, traces, area, t0, t1, minimumSpan, breakAfter, title) {
         const [left, top, w, h] = area;
         let low = Infinity;
         let high = -Infinity;
@@ -767,18 +809,16 @@ public enum MonitorPage {
           ctx.moveTo(left, y(v));
           ctx.lineTo(left + w, y(v));
           ctx.stroke();
-          ctx.fillText(fixed(v, step < 0.01 ? 3 : step < 0.1 ? 2 : step < 1 ? 1 : 0), left - 4, y(v) + 4);
+          const digits = step < 0.01 ? 3 : step < 0.1 ? 2 : step < 1 ? 1 : 0;
+          ctx.fillText(fixed(v, digits), left - 4, y(v) + 4);
         }
         ctx.strokeStyle = '#c4cbd4';
         ctx.strokeRect(left, top, w, h);
-        ctx.textAlign = 'left';
-        ctx.fillText(title, left + 4, top + 12);
 
         ctx.save();
         ctx.beginPath();
         ctx.rect(left, top, w, h);
         ctx.clip();
-        const breakAfter = Math.max(0.5, (t1 - t0) / 100); // a pause in the stream breaks the line
         for (const [name, colour] of traces) {
           const column = ring.columns[name];
           ctx.strokeStyle = colour;
@@ -797,6 +837,11 @@ public enum MonitorPage {
           ctx.stroke();
         }
         ctx.restore();
+        ctx.textAlign = 'left';
+        ctx.fillStyle = 'rgba(255, 255, 255, 0.85)';
+        ctx.fillRect(left + 1, top + 1, ctx.measureText(title).width + 8, 15);
+        ctx.fillStyle = '#66707c';
+        ctx.fillText(title, left + 4, top + 12);
       }
 
       function drawPlot() {
@@ -809,18 +854,20 @@ public enum MonitorPage {
         const t0 = t1 === null ? -HISTORY_SECONDS : t1 - HISTORY_SECONDS;
         const end = t1 === null ? 0 : t1;
         const rows = [
-          ['roll', '--roll', 'roll °'], ['pitch', '--pitch', 'pitch °'], ['yaw', '--yaw', 'yaw ° (unwrapped)'],
+          ['roll', '--roll', 'roll °'], ['pitch', '--pitch', 'pitch °'],
+          ['yaw', '--yaw', 'yaw ° (unwrapped)'],
         ];
         const style = getComputedStyle(document.documentElement);
         rows.forEach(([name, colour, title], row) => {
           strip(ctx, history, [[name, style.getPropertyValue(colour).trim()]],
-            [left, 4 + row * (h + gap), w, h], t0, end, 10, title);
+            [left, 4 + row * (h + gap), w, h], t0, end, 10, 0.5, title);
         });
         ctx.fillStyle = '#66707c';
         ctx.font = '11px ui-monospace, monospace';
         ctx.textAlign = 'center';
         for (let s = 0; s <= HISTORY_SECONDS; s += 5) {
-          ctx.fillText(s === 0 ? 'now' : '−' + s + ' s', left + w - s / HISTORY_SECONDS * w, height - 6);
+          const label = s === 0 ? 'now' : '−' + s + ' s';
+          ctx.fillText(label, left + w - s / HISTORY_SECONDS * w, height - 6);
         }
         ctx.textAlign = 'left';
       }
@@ -833,7 +880,7 @@ public enum MonitorPage {
         // the span of what is kept, at least a minute (at most 10, the ring's size)
         const span = Math.max(60, end - first);
         strip(ctx, biasHistory, [['x', '#d0453a'], ['y', '#17925a'], ['z', '#2c6fd6']],
-          [44, 4, width - 52, height - 10], end - span, end, 0.2,
+          [44, 4, width - 52, height - 10], end - span, end, 0.2, 3 * BIAS_STEP_SECONDS,
           'bias °/s over the last ' + Math.round(span / 60) + ' min: x red, y green, z blue');
       }
 

@@ -445,7 +445,8 @@ SNAPSHOT = """(() => {
     elements: document.getElementsByTagName('*').length,
     flagsOn: Array.from(document.querySelectorAll('[data-flag].on')).map((e) => e.dataset.flag),
     lights: document.querySelectorAll('[data-flag]').length,
-    replies: Array.from(document.querySelectorAll('#replies li')).map((e) => [e.className, e.textContent]),
+    replies: Array.from(document.querySelectorAll('#replies li'))
+      .map((e) => [e.className, e.lastChild ? e.lastChild.textContent : '']),
     commandsShown: !(document.getElementById('commands') || {hidden: true}).hidden,
   };
 })()"""
@@ -699,6 +700,11 @@ def main():
         if not os.access(path, os.X_OK):
             print("check_web: %s is missing: build it (%s)" % (path, what), file=sys.stderr)
             return 2
+    def interrupted(signum, _frame):  # so the finally blocks end every child
+        raise SystemExit("check_web: stopped by signal %d" % signum)
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, interrupted)
     folder = tempfile.mkdtemp(prefix="plumb-check-web-")
     try:
         return run(args, folder)
