@@ -60,7 +60,7 @@ import WebMonitor
     let names = MonitorPrinter.flagNames(TelemetryFlags(rawValue: 0x07FF))
     #expect(names.count == 11)
     for name in names {
-      #expect(occurrences(of: "['\(name)', ", in: page) == 1, "the light for \(name)")
+      #expect(occurrences(of: "['\(name)',", in: page) == 1, "the light for \(name)")
     }
   }
 
