@@ -59,6 +59,10 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 VERBOSE = False
+# The page keeps fixed-size arrays and lists; its heap may move with the engine's own caches, not
+# with time. 2 MB is far above that noise and far below what a growing history would add in an
+# hour (30 frames a second of ~1 kB objects).
+HEAP_GROWTH_BOUND = 2_000_000
 CHROMIUM_FIX = ("check_web: Chromium is missing: install Debian's chromium "
                 "(apt-get install --no-install-recommends chromium), or give --chromium PATH")
 
@@ -370,8 +374,9 @@ class Chromium:
             self.next_id += 1
             number = self.next_id
         message = {"id": number, "method": method, "params": params or {}}
-        if session and self.session:
-            message["sessionId"] = self.session
+        session = self.session if session is True else session
+        if session:
+            message["sessionId"] = session
         os.write(self.commands, json.dumps(message).encode() + b"\0")
         deadline = time.monotonic() + timeout
         with self.lock:
@@ -387,28 +392,41 @@ class Chromium:
             raise RuntimeError("%s: %s" % (method, answer["error"]))
         return answer.get("result", {})
 
-    def open_page(self):
+    def open_page(self, another=False):
+        """Attaches to the first tab (the default session), or to a new one: its session id."""
         targets = self.call("Target.getTargets", session=False)["targetInfos"]
-        page = next((t for t in targets if t["type"] == "page"), None)
+        page = None if another else next((t for t in targets if t["type"] == "page"), None)
         if page is None:
-            page = {"targetId": self.call("Target.createTarget", {"url": "about:blank"},
+            # a window of its own: a background tab would get no animation frames
+            page = {"targetId": self.call("Target.createTarget",
+                                          {"url": "about:blank", "newWindow": another},
                                           session=False)["targetId"]}
-        self.session = self.call("Target.attachToTarget",
-                                 {"targetId": page["targetId"], "flatten": True},
-                                 session=False)["sessionId"]
+        session = self.call("Target.attachToTarget",
+                            {"targetId": page["targetId"], "flatten": True},
+                            session=False)["sessionId"]
+        if not another:
+            self.session = session
         for domain in ("Runtime", "Log", "Network", "Page"):
-            self.call(domain + ".enable")
+            self.call(domain + ".enable", session=session)
+        return session, page["targetId"]
 
-    def evaluate(self, expression, timeout=15):
+    def evaluate(self, expression, timeout=15, session=True):
         answer = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True,
-                                                "awaitPromise": True}, timeout)
+                                                "awaitPromise": True}, timeout, session)
         if "exceptionDetails" in answer:
             raise RuntimeError("page script failed: %s" % answer["exceptionDetails"])
         return answer["result"].get("value")
 
+    def heap_bytes(self):
+        """The page's JavaScript heap in use after a garbage collection."""
+        self.call("HeapProfiler.collectGarbage")
+        return self.call("Runtime.getHeapUsage")["usedSize"]
+
     def events_named(self, *names):
+        """The events of the first tab with these names."""
         with self.lock:
-            return [e for e in self.events if e.get("method") in names]
+            return [e for e in self.events
+                    if e.get("method") in names and e.get("sessionId") == self.session]
 
     def close(self):
         try:
@@ -448,6 +466,7 @@ SNAPSHOT = """(() => {
     replies: Array.from(document.querySelectorAll('#replies li'))
       .map((e) => [e.className, e.lastChild ? e.lastChild.textContent : '']),
     commandsShown: !(document.getElementById('commands') || {hidden: true}).hidden,
+    clients: text('clients'),
   };
 })()"""
 
@@ -465,6 +484,28 @@ def as_number(text):
         return float(text)
     except (TypeError, ValueError):
         return None
+
+
+def soak(browser, snapshot, seconds, results):
+    """--soak: the page left open; its heap, elements and history sampled every 10 s."""
+    start = time.monotonic()
+    heaps = []
+    while True:
+        s = snapshot()
+        heaps.append(browser.heap_bytes())
+        log("soak %4.0f s: state %s, history %d, %d elements, heap %.0f kB"
+            % (time.monotonic() - start, s["state"], s["historyLength"], s["elements"],
+               heaps[-1] / 1e3))
+        if time.monotonic() - start >= seconds:
+            break
+        time.sleep(10)
+    baseline = min(heaps[:3])
+    results.check("soak", max(heaps[3:] or [0]) <= baseline + HEAP_GROWTH_BOUND
+                  and s["historyLength"] <= s["historyCapacity"],
+                  "%.0f s: JS heap after GC %.0f kB at the start, %.0f kB at most later, %.0f kB "
+                  "at the end; history %d; %d elements"
+                  % (time.monotonic() - start, baseline / 1e3, max(heaps) / 1e3, heaps[-1] / 1e3,
+                     s["historyLength"], s["elements"]))
 
 
 def run(args, folder):
@@ -489,6 +530,7 @@ def run(args, folder):
         browser.evaluate("window.checkWebMarker = 'no reload'; 1")
         time.sleep(1.0)
         first = snapshot()
+        first_heap = browser.heap_bytes()
         errors = []
         for event in browser.events_named("Runtime.exceptionThrown", "Runtime.consoleAPICalled",
                                           "Log.entryAdded"):
@@ -567,6 +609,23 @@ def run(args, folder):
                          len(samples) - len(flag_problems), len(samples),
                          "; " + flag_problems[0] if flag_problems else ""))
 
+        # pages: a second tab on the same stream; the server counts both, then one again
+        second, second_target = browser.open_page(another=True)
+        browser.call("Page.navigate", {"url": url}, session=second)
+        second_live = wait_until(lambda: browser.evaluate(
+            "window.plumbPage && window.plumbPage.state", session=second) == "live", 15, 0.2)
+        clients = lambda: snapshot()["clients"]  # noqa: E731
+        two = wait_until(lambda: clients() == "2", 5, 0.1)
+        first_live = snapshot()["state"] == "live"
+        browser.call("Target.closeTarget", {"targetId": second_target}, session=False)
+        one = wait_until(lambda: clients() == "1", 10, 0.1)
+        results.check("pages", second_live and first_live and two and one,
+                      "a second page: %s, the first %s; #clients 2 while both are open: %s; "
+                      "1 after it closed: %s"
+                      % ("live" if second_live else "NOT live", "live" if first_live
+                         else "NOT live", "yes" if two else "NO (%s)" % clients(),
+                         "yes" if one else "NO (%s)" % clients()))
+
         # commands: the status button, its reply from the board
         shown = snapshot()["commandsShown"]
         before = len(snapshot()["replies"])
@@ -630,14 +689,20 @@ def run(args, folder):
                           0.5)
         time.sleep(2.0)
         last = snapshot()
+        heap = browser.heap_bytes()
         results.check(
             "memory", full is not None and last["historyLength"] == last["historyCapacity"] <= 1100
-            and last["elements"] <= first["elements"] + 2 * 20,
+            and last["elements"] <= first["elements"] + 2 * 20
+            and heap <= first_heap + HEAP_GROWTH_BOUND,
             "history %s, %d points 2 s later (capacity %d) after %d frame events in %.0f s; "
-            "%d elements (%d at the start; the logs keep 20 lines each)"
+            "%d elements (%d at the start; the logs keep 20 lines each); JS heap after GC "
+            "%.0f kB (%.0f kB at the start, bound +%.0f kB)"
             % ("full" if full else "NOT full in time", last["historyLength"],
                last["historyCapacity"], last["framesReceived"], time.monotonic() - started,
-               last["elements"], first["elements"]))
+               last["elements"], first["elements"], heap / 1e3, first_heap / 1e3,
+               HEAP_GROWTH_BOUND / 1e3))
+        if args.soak > 0:
+            soak(browser, snapshot, args.soak, results)
 
         # screenshot: live, a known frame, 30 s of plots
         metrics = browser.call("Page.getLayoutMetrics")
@@ -688,6 +753,8 @@ def main():
                         default=os.path.join(ROOT, ".build", "web", "plumb-monitor-page.png"))
     parser.add_argument("--fake", action="store_true",
                         help="serve with tools/scripts/fake_web_monitor.py (development)")
+    parser.add_argument("--soak", type=float, default=0, metavar="SECONDS",
+                        help="then leave the page open this long and check its heap stays put")
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args()
     VERBOSE = args.verbose
