@@ -3,7 +3,7 @@
 the DevTools protocol, against the real monitor fed by a simulated board over pseudo-terminals.
 
     check_web.py [--plumb PATH] [--monitor PATH] [--chromium PATH] [--board FILE]
-                 [--screenshot PATH] [--fake] [-v]
+                 [--screenshot PATH] [--soak SECONDS] [--fake] [-v]
 
 Standard library only; needs Debian's `chromium` (`make test` installs it). The setup:
 
@@ -17,20 +17,28 @@ The monitor's --json output gives every frame it decoded (sequence, angles, quat
 the page against. Checked, one line each, PASS or FAIL with the numbers:
   load        the page loads and goes live with no console error, no uncaught exception, and no
               request to anything but the monitor (every URL is http://127.0.0.1:PORT/...)
-  numbers     sampled 10 times: #seq/#roll/#pitch/#yaw equal, to the page's rounding, the frame
-              the monitor printed with that sequence, and that frame is at most 0.2 s (board
-              clock) older than the newest the monitor had printed when the sample was taken
+  numbers     sampled every 0.5 s, 10 times or more: #seq/#roll/#pitch/#yaw equal, to the
+              page's rounding, the frame the monitor printed with that sequence, and that frame
+              is at most 0.2 s (board clock) older than the newest the monitor had printed when
+              the sample was taken
   box         the box's quaternion (window.plumbPage.boxQuaternion) equals the frame's of #seq,
-              and over the samples it turns by more than 10° (as those frames' quaternions do)
+              and over the samples it turns by more than 10° (as those frames' quaternions do;
+              sampling goes on, 20 s at most, until it has)
   flags       the flag lights are the flags of the frame shown
+  pages       a second page (its own window) goes live too; the server's client count, shown
+              on the first page, is 2, then 1 once the second is closed
   commands    #cmd-status (the monitor runs with --web-commands) brings a reply into #replies
   stale       SIGSTOP to `plumb run` for 3 s: #state becomes stale ("no frames for N s");
               SIGCONT: live again and #seq advances
   reconnect   plumb-monitor killed: #state disconnected; started again on the same port: live
               again, without a reload (a marker set in the page survives)
-  screenshot  a PNG of the page, live, after the above, saved to --screenshot
-  memory      the plots keep at most historyCapacity points, and the page's element count does
-              not grow between the first and the last sample
+  memory      the plots' ring fills (historyLength = historyCapacity, 1024: 30 s of frames at up
+              to 34 a second) and stays full; the page's element count and its JavaScript heap
+              after a garbage collection do not grow (by 2 logs of 20 lines, by 2 MB at most)
+  screenshot  a PNG of the page, live, with 30 s in its plots, saved to --screenshot (the
+              frame shown, its time and angles printed)
+  soak        (--soak SECONDS) the page left open that long: its heap sampled every 10 s stays
+              within 2 MB of the first samples'
 Exit 0 when every check passes, 1 otherwise, 2 on usage errors (or no Chromium). Every process
 it starts is ended and its temporary folders removed; the port is a free one picked by the
 kernel. --fake runs tools/scripts/fake_web_monitor.py in place of plumb-monitor's server (the
@@ -479,6 +487,12 @@ def quaternion_angle_degrees(a, b):
     return math.degrees(2 * math.acos(min(1.0, d)))
 
 
+def turned_since_first(samples):
+    """The largest rotation of the page's box from the first sample's, degrees."""
+    boxes = [s["box"] for s, _ in samples if s["box"]]
+    return max([quaternion_angle_degrees(boxes[0], b) for b in boxes] or [0.0])
+
+
 def as_number(text):
     try:
         return float(text)
@@ -552,17 +566,22 @@ def run(args, folder):
                ", ".join(sorted(set(u[len(origin):] for u in requests if u.startswith(origin)))),
                outside or "none", errors or "none"))
 
-        # numbers, box, flags: samples over a few seconds of the scenario's motion
+        # numbers, box, flags: samples over a few seconds of the scenario's motion (10, and more,
+        # for at most 20 s, until the box has turned: a slow start may begin them in a rest)
         samples = []
         problems = []
         worst_lag = 0.0
-        for _ in range(10):
+        sampling_deadline = time.monotonic() + 25
+        while len(samples) < 10 or (time.monotonic() < sampling_deadline
+                                    and turned_since_first(samples) <= 10):
             newest = monitor.newest()
             s = snapshot()
             seq = as_number(s["seq"])
             frame = monitor.frame(int(seq)) if seq is not None else None
             if frame is None:
                 problems.append("#seq %s is no frame the monitor printed" % s["seq"])
+                if len(problems) > 20 or time.monotonic() > sampling_deadline:
+                    break
             else:
                 for key, name in (("roll", "rollDegrees"), ("pitch", "pitchDegrees"),
                                   ("yaw", "yawDegrees")):
@@ -576,24 +595,19 @@ def run(args, folder):
                     problems.append("frame %d shown %.3f s after the newest" % (seq, lag))
                 samples.append((s, frame))
             time.sleep(0.5)
-        results.check("numbers", not problems and len(samples) == 10,
+        results.check("numbers", not problems and len(samples) >= 10,
                       "%d samples, #seq/#roll/#pitch/#yaw match the monitor's frames, worst lag "
                       "%.3f s of board clock (bound 0.2 s)%s"
                       % (len(samples), worst_lag, "; " + "; ".join(problems[:4]) if problems else ""))
 
         box_problems = []
-        turned = 0.0
-        frames_turned = 0.0
         for s, frame in samples:
             box = s["box"]
             if not box or quaternion_angle_degrees(box, frame["attitude"]) > 0.01:
                 box_problems.append("frame %s: box %s, frame %s" % (s["seq"], box, frame["attitude"]))
-        if samples:
-            for s, frame in samples[1:]:
-                if s["box"] and samples[0][0]["box"]:
-                    turned = max(turned, quaternion_angle_degrees(samples[0][0]["box"], s["box"]))
-                frames_turned = max(frames_turned, quaternion_angle_degrees(
-                    samples[0][1]["attitude"], frame["attitude"]))
+        turned = turned_since_first(samples)
+        frames_turned = max([quaternion_angle_degrees(samples[0][1]["attitude"], f["attitude"])
+                             for _, f in samples] or [0.0])
         results.check("box", not box_problems and turned > 10 and abs(turned - frames_turned) < 0.1,
                       "boxQuaternion = the shown frame's q in %d/%d samples; turned by up to "
                       "%.1f° over %.1f s (the frames: %.1f°)%s"
