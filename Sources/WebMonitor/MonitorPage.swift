@@ -324,7 +324,6 @@ public enum MonitorPage {
         const light = document.createElement('span');
         light.className = ('flag ' + look).trim();
         light.dataset.flag = name;
-        light.dataset.look = look;
         light.title = meaning;
         light.textContent = name;
         $('flags').appendChild(light);
