@@ -325,7 +325,7 @@ targets += [
 targets += [
   .target(name: "Plotting", dependencies: ["ByteFormats"], swiftSettings: swift6),
   .testTarget(
-    name: "PlottingTests", dependencies: ["Plotting"], swiftSettings: swift6),
+    name: "PlottingTests", dependencies: ["Plotting", "TestSupport"], swiftSettings: swift6),
   .target(
     name: "Calibration",
     dependencies: [
@@ -482,6 +482,7 @@ if Context.environment["PLUMB_FUZZ"] != nil {
     ("monitor-auto", ["MonitorFuzzing"]),
     ("mavlink", ["Telemetry", "ByteFormats"]),
     ("mavlink-receiver", ["Telemetry", "ByteFormats"]),
+    ("web-request", ["WebMonitor"]),
   ]
   for target in fuzzTargets {
     targets.append(

@@ -36,7 +36,10 @@ public enum HILReportFiles {
   public static let rest = "rest.svg"
   public static let gyroBias = "gyro-bias.svg"
   public static let latency = "latency.svg"
-  public static let all = [json, attitudeError, rest, gyroBias, latency]
+  /// The page that shows them all: the checks, every figure of report.json, the plots inline.
+  public static let html = "report.html"
+  public static let plots = [attitudeError, rest, gyroBias, latency]
+  public static let all = [json] + plots + [html]
 }
 
 extension HILResult {
@@ -277,7 +280,7 @@ extension HILResult {
           ("monitor_bytes_dropped", .number(Double(monitorBytesDropped))),
         ])
       ))
-    members.append(("plots", .array(HILReportFiles.all.dropFirst().map { .string($0) })))
+    members.append(("plots", .array(HILReportFiles.plots.map { .string($0) })))
     return .object(members)
   }
 
@@ -429,14 +432,20 @@ extension HILResult {
     return Figure(title: "\(scenario): latency", charts: charts, chartHeight: 280)
   }
 
-  /// Writes `report.json` and the four plots into `directory` (made if missing).
-  public func writeReport(to directory: String) throws(HILReportError) {
+  /// Writes `report.json`, the four plots and `report.html` (the page of them all, with the
+  /// checks: `htmlReport`) into `directory` (made if missing).
+  public func writeReport(
+    to directory: String, checks: [HTMLReport.Check] = [], tool: String = "plumb-hil run",
+    version: String = ""
+  ) throws(HILReportError) {
     try makeDirectories(directory)
     try writeText(json.formatted(), to: directory + "/" + HILReportFiles.json)
     try writeText(attitudeErrorFigure.svg(), to: directory + "/" + HILReportFiles.attitudeError)
     try writeText(restFigure.svg(), to: directory + "/" + HILReportFiles.rest)
     try writeText(gyroBiasFigure.svg(), to: directory + "/" + HILReportFiles.gyroBias)
     try writeText(latencyFigure.svg(), to: directory + "/" + HILReportFiles.latency)
+    let page = htmlReport(checks: checks, tool: tool, version: version)
+    try writeText(page.html(), to: directory + "/" + HILReportFiles.html)
   }
 }
 

@@ -108,6 +108,31 @@ public struct MonitorResult: Hashable, Sendable {
   }
 }
 
+/// What a live viewer (`plumb-monitor --web`) hooks into a running session: the statistics so
+/// far at a steady pace, and host commands to send while it runs. Both are called on the
+/// session's own thread, between reads; they must return at once (the web server takes a lock
+/// for a copy and never waits on the network), or they would delay the serial reading.
+public struct MonitorLiveHooks {
+  /// How often `statistics` is called, ns of the session's clock.
+  public var statisticsIntervalNanoseconds: Int64
+  /// Given the statistics so far. Copy out only the numbers needed: keeping the whole value
+  /// would make the session copy its latency histogram (74 KB) at its next frame.
+  public var statistics: (MonitorStatistics) -> Void
+  /// The next command to send (one line, without the line end), or `nil`. Unlike `--send`,
+  /// these are not expectations: no reply or an `ERR` is reported as an event, never a failure.
+  public var nextCommand: () -> String?
+
+  public init(
+    statisticsIntervalNanoseconds: Int64 = 500_000_000,
+    statistics: @escaping (MonitorStatistics) -> Void,
+    nextCommand: @escaping () -> String? = { nil }
+  ) {
+    self.statisticsIntervalNanoseconds = statisticsIntervalNanoseconds
+    self.statistics = statistics
+    self.nextCommand = nextCommand
+  }
+}
+
 /// Runs a monitor over an input: reads it, decodes, sends commands, handles a device that goes
 /// away, stops when asked, and checks the expectations.
 public enum MonitorSession {
@@ -115,12 +140,15 @@ public enum MonitorSession {
   /// iteration: the tool's SIGINT/SIGTERM flag), or the input fails. `clock` measures
   /// `durationNanoseconds` and the reply timeout and makes the pauses (`sleep(until:)`) when
   /// a live input has nothing: `LinuxMonotonicClock` in the tool, a manual clock in tests.
-  /// Events go to `events` in order; the last is the final `.statistics`.
+  /// Events go to `events` in order; the last is the final `.statistics`. `live` hooks a
+  /// viewer in (statistics at its pace, commands it sends).
   public static func run<Clock: MonotonicClock>(
     _ input: MonitorInput, options: MonitorOptions, clock: inout Clock,
-    shouldStop: () -> Bool = { false }, events: (MonitorEvent) -> Void
+    shouldStop: () -> Bool = { false }, live: MonitorLiveHooks? = nil,
+    events: (MonitorEvent) -> Void
   ) -> MonitorResult {
     var session = Session(input: input, options: options, start: clock.now())
+    session.live = live
     let ending = session.loop(clock: &clock, shouldStop: shouldStop, events: events)
     return session.finish(ending, events: events)
   }
@@ -138,6 +166,12 @@ private struct Session {
   var outgoingOffset = 0
   var commandEnds: [(end: Int, command: String)] = []
   var commandsSentAt: Timestamp?
+  /// Where the `--send` commands end in `outgoing` (live commands come after them), and
+  /// whether they have all been written.
+  var sendCommandsEnd = 0
+  var sendCommandsWritten = false
+  var live: MonitorLiveHooks?
+  var nextLiveStatistics: Timestamp?
   var replies: [HostReply] = []
   var lastReplyAt: Timestamp?
   var framesAtLastReply: UInt64 = 0
@@ -150,6 +184,28 @@ private struct Session {
     monitor = FrameMonitor(
       format: options.format, statisticsIntervalNanoseconds: options.statisticsIntervalNanoseconds)
     for command in options.commands {
+      outgoing += Array(command.utf8) + [UInt8(ascii: "\n")]
+      commandEnds.append((outgoing.count, command))
+    }
+    sendCommandsEnd = outgoing.count
+    sendCommandsWritten = options.commands.isEmpty
+  }
+
+  /// Calls the live hooks: the statistics when due, and queues the commands waiting.
+  mutating func serveLive(at now: Timestamp) {
+    guard let live else { return }
+    if nextLiveStatistics.map({ now >= $0 }) ?? true {
+      live.statistics(monitor.statistics)
+      nextLiveStatistics = now.advanced(byNanoseconds: live.statisticsIntervalNanoseconds)
+    }
+    while let command = live.nextCommand() {
+      // Only a serial device can take commands; the tool offers them for nothing else.
+      guard input.kind == .serialDevice else { continue }
+      if outgoingOffset == outgoing.count && sendCommandsWritten {
+        // All written: start again from the front, so hours of commands use no more memory.
+        outgoing.removeAll(keepingCapacity: true)
+        outgoingOffset = 0
+      }
       outgoing += Array(command.utf8) + [UInt8(ascii: "\n")]
       commandEnds.append((outgoing.count, command))
     }
@@ -170,6 +226,7 @@ private struct Session {
       if shouldStop() { return .interrupted }
       let now = clock.now()
       if let deadline, now >= deadline { return .durationElapsed }
+      serveLive(at: now)
       if let ending = sendPending(at: now, events: events) { return ending }
       if let ending = checkReplies(at: now, events: events) { return ending }
 
@@ -272,7 +329,10 @@ private struct Session {
       events(.notice(.sent(command: first.command)))
       commandEnds.removeFirst()
     }
-    if outgoingOffset == outgoing.count { commandsSentAt = now }
+    if !sendCommandsWritten && outgoingOffset >= sendCommandsEnd {
+      sendCommandsWritten = true
+      commandsSentAt = now
+    }
     return nil
   }
 
@@ -307,6 +367,7 @@ private struct Session {
     var lastRefusal: SerialError.Kind?
     while true {
       if shouldStop() { return .interrupted }
+      serveLive(at: clock.now())
       var wake = clock.now().advanced(byNanoseconds: options.reopenIntervalNanoseconds)
       if let deadline {
         if clock.now() >= deadline { return .durationElapsed }

@@ -28,8 +28,10 @@ public struct Figure: Sendable {
     self.chartHeight = chartHeight
   }
 
-  /// The SVG document (UTF-8 text, ending in a newline).
-  public func svg() -> String {
+  /// The SVG document (UTF-8 text, ending in a newline). `idPrefix` starts every element id
+  /// (the plot areas' clip paths): figures put inline in one HTML page need distinct ones, or
+  /// each chart would clip to the first figure's plot area.
+  public func svg(idPrefix: String = "") -> String {
     let titleHeight: Double = title.isEmpty ? 0 : 34
     let height = titleHeight + chartHeight * Double(charts.count)
     var out = SVGText()
@@ -45,7 +47,7 @@ public struct Figure: Sendable {
     for (index, chart) in charts.enumerated() {
       let panel = Panel(
         chart: chart, originY: titleHeight + chartHeight * Double(index), width: chartWidth,
-        height: chartHeight, id: index)
+        height: chartHeight, id: escapeXML(idPrefix) + "plot-area-\(index)")
       panel.draw(into: &out)
     }
     out.line("</svg>")
@@ -258,7 +260,8 @@ struct Panel {
   let originY: Double
   let width: Double
   let height: Double
-  let id: Int
+  /// The plot area's clip-path id, unique in the document.
+  let id: String
 
   // Margins around the plot area, pixels.
   static let left: Double = 84
@@ -291,7 +294,7 @@ struct Panel {
     let x = ResolvedAxis.resolve(chart.xAxis, values: xs, pixelLow: plotLeft, pixelHigh: plotRight)
     let y = ResolvedAxis.resolve(
       chart.yAxis, values: ys, pixelLow: plotBottom, pixelHigh: plotTop)
-    let clipId = "plot-area-\(id)"
+    let clipId = id
 
     out.line("<g class=\"chart\">")
     if !chart.title.isEmpty {

@@ -31,7 +31,8 @@ let calibrateSpec = CommandSpec(
     their standard errors, the residuals and a verdict (good, usable, poor: poor is not
     written). The file gets the accelerometer section and the gyroscope's matrix (schema 2); an
     existing gyroscope bias model (plumb-cal save, with its temperature fit) is kept, else the
-    session's bias is written. --plot draws the residuals per pose. --recording REC runs the
+    session's bias is written. --plot draws the residuals per pose; --html writes the figures,
+    the residuals and that plot on one self-contained page. --recording REC runs the
     same session over a recording of one (plumb record while following the instructions, e.g.
     on a board with no terminal at hand): the same checks and messages, then the fit; the board
     file still names the axes (its mounting) and the unit.
@@ -67,6 +68,9 @@ let calibrateSpec = CommandSpec(
       default: "9.80665"),
     .option("plot", value: "FILE.svg", help: "imu: write the residuals per pose"),
     .option(
+      "html", value: "FILE.html",
+      help: "imu: write the solution, the residuals and their plot as one self-contained page"),
+    .option(
       "recording", value: "REC",
       help:
         "imu: run the session over a recording of one (.plumbraw from plumb record, or the CSV "
@@ -78,6 +82,7 @@ let calibrateSpec = CommandSpec(
   examples: [
     "plumb calibrate imu --board /etc/plumb/board.json --output /etc/plumb/calibration/unit1.json",
     "plumb calibrate imu --board Boards/simulated.json --output sim-cal.json --plot residuals.svg",
+    "plumb calibrate imu --board Boards/simulated.json --output sim-cal.json --html imu.html",
     "plumb calibrate imu --board /etc/plumb/board.json --recording session.plumbraw --output unit1.json",
     "plumb calibrate accel --board /etc/plumb/board.json --output /etc/plumb/calibration/unit1.json",
     "plumb calibrate accel --board Boards/simulated.json --output sim-cal.json",
@@ -97,7 +102,7 @@ func calibrateCommand(_ arguments: ParsedArguments) throws {
   let hold = try arguments.double("hold", in: 1...30) ?? 2
   let gravity = try arguments.double("gravity", in: 9.7...9.9) ?? standardGravity
   if !imu,
-    let option = ["turns-per-axis", "hold", "gravity", "plot", "recording"].first(where: {
+    let option = ["turns-per-axis", "hold", "gravity", "plot", "html", "recording"].first(where: {
       arguments.value($0) != nil
     })
   {
@@ -116,11 +121,13 @@ func calibrateCommand(_ arguments: ParsedArguments) throws {
     throw CommandFailure(.configuration, "\(error)")
   }
   let existing = try checkCalibrationOutput(output, boardPath: boardPath)
-  try arguments.refuseOutput(
-    "plot",
-    overwriting: [
-      CommandInput(boardPath, "the board file"), CommandInput(output, "the calibration file"),
-    ])
+  for option in ["plot", "html"] {
+    try arguments.refuseOutput(
+      option,
+      overwriting: [
+        CommandInput(boardPath, "the board file"), CommandInput(output, "the calibration file"),
+      ])
+  }
   let recordingPath = arguments.value("recording")
   var recording: InertialRecording?
   if let recordingPath {
@@ -171,6 +178,12 @@ func calibrateCommand(_ arguments: ParsedArguments) throws {
     if let plot {
       try writeText(imuResidualFigure(result, board: setup.board.name).svg(), to: plot)
       print("wrote \(plot)")
+    }
+    if let html = arguments.value("html") {
+      let page = imuCalibrationHTML(
+        result, board: setup.board.name, boardPath: boardPath, recordingPath: recordingPath)
+      try writeText(page.html(), to: html)
+      print("wrote \(html)")
     }
     let (verdict, reason) = result.solution.verdict
     guard verdict != .poor else {

@@ -1,6 +1,7 @@
 import Calibration
 import CommandLineSupport
 import Geometry
+import TestSupport
 import Testing
 
 @testable import plumb_cal
@@ -360,5 +361,99 @@ import Testing
       let expected = try #require(reference.readOffs[axis]?.randomWalk)
       #expect(abs(n - expected) / expected < 0.01, "\(axis): N \(n) against \(expected)")
     }
+  }
+}
+
+/// `plumb-cal allan --html` and `plumb-cal gyro --html` (issue 26): the text report's figures
+/// as tables on one self-contained page with the plot inline.
+@Suite struct PlumbCalHTMLTests {
+  let group = CommandGroup(
+    name: "plumb-cal", abstract: "test", subcommands: [allanCommand, gyroCommand])
+  let files = PlumbCalCommandTests()
+
+  /// The figures of a text report's tables: the value cells (the last `count` words) of every
+  /// indented line whose last word is a number.
+  func figures(_ report: String, count: Int = 3) -> [String] {
+    report.split(separator: "\n").filter { $0.hasPrefix("  ") }.flatMap { line -> [String] in
+      let words = line.split(separator: " ").map(String.init)
+      guard words.count > count,
+        Double(words.last!.filter { $0 != "+" }) != nil
+      else { return [] }
+      return Array(words.suffix(count))
+    }
+  }
+
+  @Test func allanWritesItsFiguresAndPlotOnOnePage() throws {
+    let recording = StillSensorSimulation.seed000.record(sampleCount: 3000, seed: 12)
+    // A hostile file name: shown as text, never as markup.
+    let csv = files.temporaryPath("<script>alert(1).csv")
+    let html = files.temporaryPath("allan.html")
+    let again = files.temporaryPath("allan-again.html")
+    defer {
+      for path in [csv, html, again] { unlink(path) }
+    }
+    files.writeCSV(recording, to: csv)
+    #expect(group.run(["allan", csv, "--html", html]) == 0)
+    #expect(group.run(["allan", csv, "--html", again]) == 0)
+    let page = files.read(html)
+    #expect(page == files.read(again))
+    #expect(HTMLCheck.problems(page) == [])
+    #expect(!page.contains("<script>"))
+    #expect(page.contains("&lt;script&gt;alert(1).csv"))
+    #expect(page.contains("<svg xmlns=\"http://www.w3.org/2000/svg\""))
+    #expect(page.contains("Gyroscope: overlapping Allan deviation"))
+    // Every figure of the text report's tables is a cell of the page.
+    let analysis = try AllanAnalysis.analyze(recording)
+    let text = allanReport(
+      analysis, source: csv,
+      thresholds: RestDetectorThresholds.derive(from: recording, timing: analysis.timing),
+      sensors: [.gyroscope, .accelerometer])
+    let cells = HTMLCheck.cells(page)
+    let expected = figures(text)
+    #expect(expected.count >= 3 * 2 * 6)
+    for figure in expected { #expect(cells.contains(figure), "\(figure)") }
+    #expect(page.contains("angle random walk N"))
+    #expect(page.contains("bias instability B"))
+    #expect(page.contains("rate random walk K"))
+    #expect(page.contains("minimum σ at τ"))
+  }
+
+  @Test func gyroWritesTheTemperatureFitOnOnePage() throws {
+    var simulation = StillSensorSimulation.seed000
+    simulation.startTemperatureCelsius = 22
+    simulation.finalTemperatureCelsius = 42
+    let recording = simulation.record(sampleCount: 20_000, seed: 4)
+    let csv = files.temporaryPath("warm-up.csv")
+    let html = files.temporaryPath("gyro.html")
+    defer {
+      for path in [csv, html] { unlink(path) }
+    }
+    files.writeCSV(recording, to: csv)
+    #expect(group.run(["gyro", csv, "--html", html]) == 0)
+    let page = files.read(html)
+    #expect(HTMLCheck.problems(page) == [])
+    #expect(page.contains("Bias versus temperature"))
+    #expect(page.split(separator: "<svg xmlns=").count == 2)
+    // The static bias and the fits: three figures per row, numbers but for the chosen model.
+    let cells = HTMLCheck.cells(page)
+    #expect(cells.count == 3 * 15)
+    #expect(cells.suffix(6).prefix(3).allSatisfy { ["linear", "quadratic"].contains($0) })
+    #expect(cells.dropLast(6).allSatisfy { Double($0) != nil }, "\(cells)")
+    for row in ["bias (rad/s)", "standard error (rad/s)", "linear c1 (rad/s/°C)", "chosen"] {
+      #expect(page.contains("<th scope=\"row\">\(row)</th>"), "\(row)")
+    }
+  }
+
+  /// An output that cannot be written fails as --plot does (the same status, the path named).
+  @Test func anUnwritablePageFailsAsAPlotDoes() {
+    let recording = StillSensorSimulation.seed000.record(sampleCount: 1500, seed: 5)
+    let csv = files.temporaryPath("unwritable.csv")
+    defer { unlink(csv) }
+    files.writeCSV(recording, to: csv)
+    let plot = group.run(["allan", csv, "--plot", "/nonexistent/folder/allan.svg"])
+    #expect(plot != 0)
+    #expect(group.run(["allan", csv, "--html", "/nonexistent/folder/allan.html"]) == plot)
+    #expect(group.run(["gyro", csv, "--html", "/nonexistent/folder/gyro.html"]) == plot)
+    #expect(group.run(["allan", csv, "--html", csv]) == 64)
   }
 }

@@ -227,6 +227,24 @@ def receiver_seeds():
         "message_interval", "ftp_nak", "statustext_error")))
 
 
+# --- Web monitor requests ----------------------------------------------------------------------
+
+def web_request_seeds():
+    # The first byte picks the limits (WebRequestFuzz): bits 0-2 the head's, 3-5 the body's.
+    # 0x00: 8192-byte head, 64-byte body, as plumb-monitor --web runs.
+    write("web-request", "page", b"\x00GET / HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n"
+          b"User-Agent: Mozilla/5.0\r\nAccept: text/html\r\n\r\n")
+    write("web-request", "events", b"\x00GET /events?x=1 HTTP/1.1\r\nHost: [::1]:8080\r\n"
+          b"Accept: text/event-stream\r\nLast-Event-ID: 3\r\n\r\n")
+    write("web-request", "command", b"\x00POST /command HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n"
+          b"Origin: http://127.0.0.1:8080\r\nX-Plumb-Command: 1\r\nContent-Type: text/plain\r\n"
+          b"Content-Length: 7\r\n\r\nrate 50")
+    write("web-request", "absolute", b"\x00GET http://localhost:8080/index.html HTTP/1.0\r\n\r\n")
+    write("web-request", "mistakes", b"\x02POST /command HTTP/1.1\r\nTransfer-Encoding: chunked\r\n"
+          b"Content-Length: 4\r\ncontent-length: 4\r\n folded\r\n\r\ntare")
+    write("web-request", "pipelined", b"\x18GET / HTTP/1.1\r\n\r\nGET /x HTTP/1.1\nbare\n\n")
+
+
 def main():
     if CORPUS.exists():
         shutil.rmtree(CORPUS)
@@ -236,6 +254,7 @@ def main():
     host_command_seeds()
     stream_seeds()
     receiver_seeds()
+    web_request_seeds()
     (CORPUS / ".gitattributes").write_text(
         "# Seeds are inputs byte for byte: never converted (line endings, encodings) by git.\n"
         "* -text -diff\n")

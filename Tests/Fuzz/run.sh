@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-all_targets="json board-file calibration-file csv plumbraw host-commands mavlink mavlink-receiver monitor-binary monitor-text monitor-mavlink monitor-auto"
+all_targets="json board-file calibration-file csv plumbraw host-commands mavlink mavlink-receiver monitor-binary monitor-text monitor-mavlink monitor-auto web-request"
 seconds=${FUZZ_SECONDS:-300}
 targets=${FUZZ_TARGETS:-$all_targets}
 jobs=${FUZZ_JOBS:-$(nproc)}

@@ -122,6 +122,9 @@ import Testing
       program: "plumb-cal", arguments: ["allan", "CSV", "--plot", "/dev/full"], status: 74,
       says: "no space left on the device"),
     Case(
+      program: "plumb-cal", arguments: ["gyro", "CSV", "--html", "/dev/full"], status: 74,
+      says: "no space left on the device"),
+    Case(
       program: "plumb-cal", arguments: ["save", "CSV", "--output", "/dev/full"], status: 74,
       says: "no space left on the device"),
     Case(

@@ -5,6 +5,7 @@ import MPU6050Simulation
 import MotionScenarios
 import PlumbRuntime
 import Randomness
+import TestSupport
 import Testing
 
 /// `plumb calibrate imu`, the file it writes, and that file in `plumb check-board` and
@@ -243,5 +244,62 @@ import Testing
         !FileManager.default.fileExists(atPath: directory.appendingPathComponent("other.json").path)
       )
     }
+  }
+
+  /// `--html`: the solution on one self-contained page, its figures those of the file written
+  /// (to the digits printed), the residual plot inline, the recording's name escaped, and the
+  /// same session gives the same bytes.
+  @Test func theSessionPageShowsTheFileFigures() throws {
+    let directory = try temporaryDirectory()
+    let (text, _, _) = Self.sessionCSV()
+    let input = directory.appendingPathComponent("<script>session.csv").path
+    try text.write(toFile: input, atomically: true, encoding: .utf8)
+    var pages: [String] = []
+    for run in 1...2 {
+      let output = directory.appendingPathComponent("unit-\(run).json").path
+      let html = directory.appendingPathComponent("imu-\(run).html").path
+      let result = try runPlumb([
+        "calibrate", "imu", "--board", "Boards/simulated.json", "--recording", input, "--output",
+        output, "--html", html,
+      ])
+      #expect(result.status == 0, "\(result.standardError)")
+      pages.append(try String(contentsOfFile: html, encoding: .utf8))
+    }
+    let page = pages[0]
+    #expect(pages[1] == page)
+    #expect(HTMLCheck.problems(page) == [])
+    #expect(!page.contains("<script>"))
+    #expect(page.contains("the recording \(directory.path)/&lt;script&gt;session.csv"))
+    #expect(page.contains("<svg xmlns=\"http://www.w3.org/2000/svg\""))
+    #expect(page.contains("PASS: the check passed"))
+    let file = try CalibrationFile.load(path: directory.appendingPathComponent("unit-1.json").path)
+    let accelerometer = try #require(file.accelerometer)
+    let gyroMatrix = try #require(file.gyroscope?.matrix)
+    /// The figures of the row named `name`.
+    func row(_ name: String) -> [Double] {
+      guard let start = page.firstRange(of: "<th scope=\"row\">\(name)</th>") else { return [] }
+      let rest = page[start.upperBound...].prefix { $0 != "\n" }
+      return HTMLCheck.cells(String(rest)).compactMap(Double.init)
+    }
+    func expectClose(_ shown: [Double], _ truth: [Double], digits: Double, _ name: String) {
+      #expect(shown.count == truth.count, "\(name): \(shown)")
+      for (a, b) in zip(shown, truth) {
+        #expect(abs(a - b) <= 0.5 * pow(10, -digits) + 1e-12, "\(name): \(a) against \(b)")
+      }
+    }
+    let o = accelerometer.offset
+    expectClose(row("offset"), [o.x, o.y, o.z], digits: 4, "offset")
+    let a = accelerometer.matrix
+    let g = gyroMatrix
+    for (index, (aRow, gRow)) in [(a.row0, g.row0), (a.row1, g.row1), (a.row2, g.row2)]
+      .enumerated()
+    {
+      expectClose(row("A row \(index + 1)"), [aRow.x, aRow.y, aRow.z], digits: 6, "A")
+      expectClose(row("G row \(index + 1)"), [gRow.x, gRow.y, gRow.z], digits: 6, "G")
+    }
+    // A row per pose: its residual and, after a turn, the turn's angle and residual.
+    let poses = (1...60).map { row("pose \($0)") }.filter { !$0.isEmpty }
+    #expect(poses.count >= 6)
+    #expect(poses.contains { $0.count == 3 } && poses.allSatisfy { $0.count == 1 || $0.count == 3 })
   }
 }

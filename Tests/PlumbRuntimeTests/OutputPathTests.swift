@@ -30,6 +30,7 @@ import Testing
     ("plumb", ["calibrate", "accel", "--board", "Boards/simulated.json", "--output", "OUT"]),
     ("plumb-cal", ["save", "CSV", "--output", "OUT"]),
     ("plumb-cal", ["allan", "CSV", "--plot", "OUT"]),
+    ("plumb-cal", ["allan", "CSV", "--html", "OUT"]),
     ("plumb-hil", ["run", "rest", "--seconds", "1", "--junit", "OUT"]),
   ]
 

@@ -45,6 +45,7 @@ let allanSpec = CommandSpec(
   options: [
     .flag("table", help: "print the curves as CSV (tau_s,gyr_x,…,acc_z; all six axes) instead"),
     .option("plot", value: "FILE.svg", help: "write a log-log plot per sensor to FILE.svg"),
+    htmlOption,
     .option(
       "axes", value: "SENSORS", help: "gyro, accel or all (read-offs and plot)", default: "all"),
     .flag("timing", help: "report read and analysis times on standard error"),
@@ -57,6 +58,7 @@ let allanSpec = CommandSpec(
   examples: [
     "plumb-cal allan still-2h.csv",
     "plumb-cal allan still-2h.csv --axes gyro --plot allan.svg",
+    "plumb-cal allan still-2h.csv --html allan.html",
     "plumb-cal allan still-2h.csv --table > allan.csv",
   ])
 
@@ -69,7 +71,9 @@ let allanCommand = CommandGroup.Subcommand(allanSpec) { arguments in
   }
   let table = arguments.flag("table")
   let path = arguments.positionals[0]
-  try arguments.refuseOutput("plot", overwriting: [CommandInput(path, "the recording REC")])
+  for option in ["plot", "html"] {
+    try arguments.refuseOutput(option, overwriting: [CommandInput(path, "the recording REC")])
+  }
   let source = try openRecording(path, skipDamaged: arguments.flag("skip-damaged"))
   var statistics = ChannelStatistics()
   let (timing, readMilliseconds) = try timed { () throws(CommandFailure) -> SampleTiming in
@@ -95,6 +99,11 @@ let allanCommand = CommandGroup.Subcommand(allanSpec) { arguments in
   }
   if let plot = arguments.value("plot") {
     try writeText(allanFigure(analysis, sensors: sensors, source: path).svg(), to: plot)
+  }
+  if let html = arguments.value("html") {
+    let page = allanHTML(
+      analysis, source: path, thresholds: restWindows?.thresholds(), sensors: sensors)
+    try writeText(page.html(), to: html)
   }
   if table {
     print(allanTable(analysis), terminator: "")
@@ -175,8 +184,57 @@ func allanReport(
   let unitWidth = 10
   // σ at the decades, for a quick look (the full curve: --table).
   let axes = sensors.flatMap(\.axes)
-  // The point nearest each decade, within 5 %: a real chip's period is not exactly 10 ms, and
-  // then no cluster is exactly 0.1 s or 1 s long (the row shows the τ it has).
+  let decades = allanDecadeRows(analysis, axes: axes)
+  if !decades.isEmpty {
+    lines.append("")
+    lines.append(
+      NumberText.padRight("σ(τ) at the decades", label + unitWidth)
+        + axes.map { cell($0.columnName) }.joined())
+    for row in decades {
+      lines.append(
+        "  " + NumberText.padRight(row.name, label - 2) + NumberText.padRight(row.unit, unitWidth)
+          + row.values.map { cell($0) }.joined())
+    }
+  }
+  for sensor in sensors {
+    let units = SensorUnits.of(sensor)
+    let (rows, notes) = allanReadOffRows(analysis, sensor: sensor)
+    lines.append("")
+    lines.append(
+      NumberText.padRight(units.title, label + unitWidth) + cell("x") + cell("y") + cell("z"))
+    for row in rows {
+      lines.append(
+        "  " + NumberText.padRight(row.name, label - 2) + NumberText.padRight(row.unit, unitWidth)
+          + row.values.map { cell($0) }.joined())
+    }
+    for note in notes { lines.append("  " + note) }
+  }
+  lines.append("")
+  lines.append(allanMethodNote)
+  if let thresholds { lines.append(restDetectorNote(thresholds)) }
+  return lines.joined(separator: "\n") + "\n"
+}
+
+/// How the read-offs are made, under the tables.
+let allanMethodNote =
+  "N: −½ line fitted over 0.1–1 s, read at 1 s. B = σ_min / 0.664. K: +½ line σ = K·√(τ/3) beyond 2 × the minimum's τ, white noise removed."
+
+/// The rest detector's thresholds derived from the recording.
+func restDetectorNote(_ thresholds: RestDetectorThresholds) -> String {
+  "Rest detector (k = \(NumberText.compact(thresholds.noiseMultiple)) × the median \(NumberText.compact(thresholds.windowSeconds)) s-window statistic): gyro deviation < \(sci(thresholds.gyroDeviationRadiansPerSecond)) rad/s, accel-magnitude deviation < \(sci(thresholds.accelDeviationMetersPerSecondSquared)) m/s², dwell \(NumberText.compact(thresholds.dwellSeconds)) s"
+}
+
+/// A row of a report table: what it is, its unit, a value per axis.
+struct ReportRow {
+  var name: String
+  var unit: String
+  var values: [String]
+}
+
+/// σ(τ) at the points nearest each decade (within 5 %: a real chip's period is not exactly
+/// 10 ms, and then no cluster is exactly 0.1 s or 1 s long; the row shows the τ it has).
+func allanDecadeRows(_ analysis: AllanAnalysis, axes: [InertialAxis]) -> [ReportRow] {
+  let taus = analysis.tauSeconds
   var decades: [Int] = []
   for decade in [0.01, 0.1, 1, 10, 100, 1000] {
     guard
@@ -185,75 +243,61 @@ func allanReport(
     else { continue }
     decades.append(i)
   }
-  if !decades.isEmpty {
-    lines.append("")
-    lines.append(
-      NumberText.padRight("σ(τ) at the decades", label + unitWidth)
-        + axes.map { cell($0.columnName) }.joined())
-    for i in decades {
-      lines.append(
-        "  " + NumberText.padRight("τ = " + seconds(taus[i]), label - 2)
-          + NumberText.padRight("rad/s, m/s²", unitWidth)
-          + axes.map { cell(analysis.curves[$0].map { sci($0.deviation[i]) } ?? "–") }.joined())
-    }
+  return decades.map { i in
+    ReportRow(
+      name: "τ = " + seconds(taus[i]), unit: "rad/s, m/s²",
+      values: axes.map { analysis.curves[$0].map { sci($0.deviation[i]) } ?? "–" })
   }
-  for sensor in sensors {
-    let units = SensorUnits.of(sensor)
-    // `AllanAnalysis.analyze` refuses an axis without read-offs; one missing shows as "–".
-    let readOffs = sensor.axes.map { analysis.readOffs[$0] }
-    lines.append("")
-    lines.append(
-      NumberText.padRight(units.title, label + unitWidth) + cell("x") + cell("y") + cell("z"))
-    func row(_ name: String, _ unit: String, _ values: [String]) {
-      lines.append(
-        "  " + NumberText.padRight(name, label - 2) + NumberText.padRight(unit, unitWidth)
-          + values.map { cell($0) }.joined())
-    }
-    func optional(_ value: Double?, _ factor: Double = 1) -> String {
-      value.map { sci($0 * factor) } ?? "not reached"
-    }
-    func cells(_ text: (NoiseReadOffs) -> String) -> [String] {
-      readOffs.map { $0.map(text) ?? "–" }
-    }
-    row(units.randomWalkName, units.randomWalkUnit, cells { optional($0.randomWalk) })
-    row(
-      "", units.randomWalkAlternative.unit,
-      cells { optional($0.randomWalk, units.randomWalkAlternative.factor) })
-    row(
-      "  slope over 0.1–1 s", "",
-      cells { $0.randomWalkFitSlope.map { NumberText.fixed($0, 3) } ?? "–" })
-    row("bias instability B", units.instabilityUnit, cells { sci($0.biasInstability) })
-    row(
-      "", units.instabilityAlternative.unit,
-      cells { sci($0.biasInstability * units.instabilityAlternative.factor) })
-    row(
-      "  minimum σ at τ", "s",
-      cells { NumberText.compact($0.minimumTauSeconds, 4) + ($0.minimumReached ? "" : "+") })
-    row("rate random walk K", units.rateRandomWalkUnit, cells { optional($0.rateRandomWalk) })
-    row(
-      "", units.rateRandomWalkAlternative.unit,
-      cells { optional($0.rateRandomWalk, units.rateRandomWalkAlternative.factor) })
-    let present = readOffs.compactMap { $0 }
-    if present.contains(where: { !$0.minimumReached }) {
-      lines.append(
-        "  + the curve is still falling at the longest τ: B is an upper bound; record longer")
-    }
-    if present.contains(where: { abs(($0.randomWalkFitSlope ?? -0.5) + 0.5) > 0.1 }) {
-      lines.append(
-        "  note: the slope near 1 s is not −½ on some axis: white noise does not dominate there, so N is an upper bound"
-      )
-    }
+}
+
+/// One sensor's read-offs (N, B with the τ of the minimum, K; per axis, in SI and customary
+/// units) and the notes on them, as the text report and the page show them.
+func allanReadOffRows(_ analysis: AllanAnalysis, sensor: InertialSensor) -> (
+  rows: [ReportRow], notes: [String]
+) {
+  let units = SensorUnits.of(sensor)
+  // `AllanAnalysis.analyze` refuses an axis without read-offs; one missing shows as "–".
+  let readOffs = sensor.axes.map { analysis.readOffs[$0] }
+  var rows: [ReportRow] = []
+  func row(_ name: String, _ unit: String, _ values: [String]) {
+    rows.append(ReportRow(name: name, unit: unit, values: values))
   }
-  lines.append("")
-  lines.append(
-    "N: −½ line fitted over 0.1–1 s, read at 1 s. B = σ_min / 0.664. K: +½ line σ = K·√(τ/3) beyond 2 × the minimum's τ, white noise removed."
-  )
-  if let thresholds {
-    lines.append(
-      "Rest detector (k = \(NumberText.compact(thresholds.noiseMultiple)) × the median \(NumberText.compact(thresholds.windowSeconds)) s-window statistic): gyro deviation < \(sci(thresholds.gyroDeviationRadiansPerSecond)) rad/s, accel-magnitude deviation < \(sci(thresholds.accelDeviationMetersPerSecondSquared)) m/s², dwell \(NumberText.compact(thresholds.dwellSeconds)) s"
+  func optional(_ value: Double?, _ factor: Double = 1) -> String {
+    value.map { sci($0 * factor) } ?? "not reached"
+  }
+  func cells(_ text: (NoiseReadOffs) -> String) -> [String] {
+    readOffs.map { $0.map(text) ?? "–" }
+  }
+  row(units.randomWalkName, units.randomWalkUnit, cells { optional($0.randomWalk) })
+  row(
+    "", units.randomWalkAlternative.unit,
+    cells { optional($0.randomWalk, units.randomWalkAlternative.factor) })
+  row(
+    "  slope over 0.1–1 s", "",
+    cells { $0.randomWalkFitSlope.map { NumberText.fixed($0, 3) } ?? "–" })
+  row("bias instability B", units.instabilityUnit, cells { sci($0.biasInstability) })
+  row(
+    "", units.instabilityAlternative.unit,
+    cells { sci($0.biasInstability * units.instabilityAlternative.factor) })
+  row(
+    "  minimum σ at τ", "s",
+    cells { NumberText.compact($0.minimumTauSeconds, 4) + ($0.minimumReached ? "" : "+") })
+  row("rate random walk K", units.rateRandomWalkUnit, cells { optional($0.rateRandomWalk) })
+  row(
+    "", units.rateRandomWalkAlternative.unit,
+    cells { optional($0.rateRandomWalk, units.rateRandomWalkAlternative.factor) })
+  var notes: [String] = []
+  let present = readOffs.compactMap { $0 }
+  if present.contains(where: { !$0.minimumReached }) {
+    notes.append(
+      "+ the curve is still falling at the longest τ: B is an upper bound; record longer")
+  }
+  if present.contains(where: { abs(($0.randomWalkFitSlope ?? -0.5) + 0.5) > 0.1 }) {
+    notes.append(
+      "note: the slope near 1 s is not −½ on some axis: white noise does not dominate there, so N is an upper bound"
     )
   }
-  return lines.joined(separator: "\n") + "\n"
+  return (rows, notes)
 }
 
 /// The log-log plot: one chart per sensor, three axes each, slope guides and read-offs.

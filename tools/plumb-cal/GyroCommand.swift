@@ -25,6 +25,7 @@ let gyroSpec = CommandSpec(
     """,
   options: [
     .option("plot", value: "FILE.svg", help: "write bias versus temperature with the fits"),
+    htmlOption,
     .option(
       "fit", value: "MODEL", help: "linear, quadratic or auto (per axis)", default: "auto"),
     .option(
@@ -38,6 +39,7 @@ let gyroSpec = CommandSpec(
   examples: [
     "plumb-cal gyro still.csv",
     "plumb-cal gyro warm-up.csv --plot bias-vs-temperature.svg",
+    "plumb-cal gyro warm-up.csv --html gyro.html",
     "plumb-cal gyro warm-up.csv --fit quadratic",
   ])
 
@@ -45,7 +47,9 @@ let gyroCommand = CommandGroup.Subcommand(gyroSpec) { arguments in
   let fitChoice = try arguments.choice("fit", from: ["linear", "quadratic", "auto"]) ?? "auto"
   let window = try arguments.double("window", in: 0.1...3600) ?? 10
   let path = arguments.positionals[0]
-  try arguments.refuseOutput("plot", overwriting: [CommandInput(path, "the recording REC")])
+  for option in ["plot", "html"] {
+    try arguments.refuseOutput(option, overwriting: [CommandInput(path, "the recording REC")])
+  }
   let source = try openRecording(path, skipDamaged: arguments.flag("skip-damaged"))
   var statistics = ChannelStatistics()
   let timing = try measureTiming(source) { statistics.add($0) }
@@ -81,6 +85,12 @@ let gyroCommand = CommandGroup.Subcommand(gyroSpec) { arguments in
     }
     try writeText(gyroFigure(fit, source: path).svg(), to: plot)
   }
+  if let html = arguments.value("html") {
+    let page = gyroHTML(
+      source: path, temperatureRange: hasTemperature ? statistics.temperatureRange : nil,
+      analysis, biases, fit, fitProblem)
+    try writeText(page.html(), to: html)
+  }
   print(
     gyroReport(
       source: path, temperatureRange: hasTemperature ? statistics.temperatureRange : nil,
@@ -112,35 +122,58 @@ func gyroReport(
   func row(_ name: String, _ values: [String]) {
     lines.append("  " + NumberText.padRight(name, width - 2) + values.map { cell($0) }.joined())
   }
-  row("bias (rad/s)", biases.map { sci($0.bias) })
-  row("bias (°/s)", biases.map { sci($0.bias * degreesPerRadian) })
-  row("standard error (rad/s)", biases.map { sci($0.standardError) })
-  row(
-    "effective independent samples", biases.map { NumberText.compact($0.effectiveSampleCount, 3) })
-  row("naive σ/√n (rad/s)", biases.map { sci($0.naiveStandardError) })
+  for r in gyroBiasRows(biases) { row(r.name, r.values) }
   lines.append(
     "  standard error = the Allan deviation extrapolated to the record length (\(seconds(timing.durationSeconds)))"
   )
   lines.append("")
   if let fit {
-    lines.append(
-      "Bias versus temperature: \(fit.windowTemperatures.count) windows of \(NumberText.compact(fit.windowSeconds)) s, T_ref = \(NumberText.fixed(fit.referenceTemperatureCelsius, 2)) °C, bias = c0 + c1·(T − T_ref) + c2·(T − T_ref)²"
-    )
+    lines.append(gyroFitLine(fit))
     lines.append(NumberText.padRight("", width) + cell("x") + cell("y") + cell("z"))
-    row("linear c1 (rad/s/°C)", fit.linear.map { sci($0.coefficients[1]) })
-    row("  R²", fit.linear.map { NumberText.fixed($0.rSquared, 4) })
-    row("  residual RMS (rad/s)", fit.linear.map { sci($0.residualRMS) })
-    row("quadratic c1 (rad/s/°C)", fit.quadratic.map { sci($0.coefficients[1]) })
-    row("  c2 (rad/s/°C²)", fit.quadratic.map { sci($0.coefficients[2]) })
-    row("  R²", fit.quadratic.map { NumberText.fixed($0.rSquared, 4) })
-    row("  residual RMS (rad/s)", fit.quadratic.map { sci($0.residualRMS) })
-    row("  F (quadratic term)", fit.quadraticFStatistic.map { NumberText.compact($0, 4) })
-    row("chosen", fit.chosen.map(\.rawValue))
-    row("bias at T_ref c0 (rad/s)", fit.chosenFits.map { sci($0.coefficients[0]) })
+    for r in gyroFitRows(fit) { row(r.name, r.values) }
   } else if let problem {
     lines.append("Bias versus temperature: skipped: \(problem)")
   }
   return lines.joined(separator: "\n") + "\n"
+}
+
+/// The static bias per axis (the unit in the name, as the text report shows it).
+func gyroBiasRows(_ biases: [AxisBias]) -> [ReportRow] {
+  [
+    ReportRow(name: "bias (rad/s)", unit: "", values: biases.map { sci($0.bias) }),
+    ReportRow(name: "bias (°/s)", unit: "", values: biases.map { sci($0.bias * degreesPerRadian) }),
+    ReportRow(
+      name: "standard error (rad/s)", unit: "", values: biases.map { sci($0.standardError) }),
+    ReportRow(
+      name: "effective independent samples", unit: "",
+      values: biases.map { NumberText.compact($0.effectiveSampleCount, 3) }),
+    ReportRow(
+      name: "naive σ/√n (rad/s)", unit: "", values: biases.map { sci($0.naiveStandardError) }),
+  ]
+}
+
+/// What the temperature fit is: its windows, its reference temperature and its model.
+func gyroFitLine(_ fit: BiasTemperatureFit) -> String {
+  "Bias versus temperature: \(fit.windowTemperatures.count) windows of \(NumberText.compact(fit.windowSeconds)) s, T_ref = \(NumberText.fixed(fit.referenceTemperatureCelsius, 2)) °C, bias = c0 + c1·(T − T_ref) + c2·(T − T_ref)²"
+}
+
+/// The temperature fits per axis: linear and quadratic, their quality, and the one chosen.
+func gyroFitRows(_ fit: BiasTemperatureFit) -> [ReportRow] {
+  func row(_ name: String, _ values: [String]) -> ReportRow {
+    ReportRow(name: name, unit: "", values: values)
+  }
+  return [
+    row("linear c1 (rad/s/°C)", fit.linear.map { sci($0.coefficients[1]) }),
+    row("  R²", fit.linear.map { NumberText.fixed($0.rSquared, 4) }),
+    row("  residual RMS (rad/s)", fit.linear.map { sci($0.residualRMS) }),
+    row("quadratic c1 (rad/s/°C)", fit.quadratic.map { sci($0.coefficients[1]) }),
+    row("  c2 (rad/s/°C²)", fit.quadratic.map { sci($0.coefficients[2]) }),
+    row("  R²", fit.quadratic.map { NumberText.fixed($0.rSquared, 4) }),
+    row("  residual RMS (rad/s)", fit.quadratic.map { sci($0.residualRMS) }),
+    row("  F (quadratic term)", fit.quadraticFStatistic.map { NumberText.compact($0, 4) }),
+    row("chosen", fit.chosen.map(\.rawValue)),
+    row("bias at T_ref c0 (rad/s)", fit.chosenFits.map { sci($0.coefficients[0]) }),
+  ]
 }
 
 func gyroFigure(_ fit: BiasTemperatureFit, source: String) -> Figure {

@@ -1,4 +1,5 @@
 import Boards
+import BuildInfo
 import ByteFormats
 import Calibration
 import CommandLineSupport
@@ -61,7 +62,8 @@ let runSpec = CommandSpec(
     .option("seed", value: "S", help: "seeds the scenario, the unit and the faults", default: "1"),
     .option(
       "report", value: "DIR",
-      help: "write report.json and the plots (attitude error, rest, gyro bias, latency) there"),
+      help: "write report.json, the plots (attitude error, rest, gyro bias, latency) and "
+        + "report.html (the checks, the figures and the plots on one page, readable offline) there"),
     .option(
       "format", value: "FORMAT",
       help: "binary, text or mavlink (default: the board file's, or binary)"),
@@ -136,7 +138,9 @@ let soakSpec = CommandSpec(
   options: [
     .option("hours", value: "H", help: "simulated hours", default: "24"),
     .option("seed", value: "S", help: "seeds everything", default: "1"),
-    .option("report", value: "DIR", help: "write the report there"),
+    .option(
+      "report", value: "DIR",
+      help: "write the report there (report.json, the plots, and report.html with the checks)"),
     .option(
       "junit", value: "FILE.xml", help: "also write a JUnit XML report for CI (one case per check)"),
   ],
@@ -243,11 +247,12 @@ func runCommand(_ arguments: ParsedArguments) throws {
   }
   if let report = arguments.value("report") {
     do {
-      try result.writeReport(to: report)
+      try result.writeReport(
+        to: report, checks: result.checks(limits: limits), version: PlumbVersion.current)
     } catch {
       throw outputFailure(error)
     }
-    printError("plumb-hil: report in \(report)/ (report.json and four plots)")
+    printError("plumb-hil: report in \(report)/ (report.json, four plots and report.html)")
   }
   if let framesPath {
     do {
@@ -355,14 +360,16 @@ func soakCommand(_ arguments: ParsedArguments) throws {
     throw CommandFailure(.software, error.description)
   }
   let elapsed = wallSeconds() - started
+  let verdict = SoakVerdict(result: result, memory: memory, requestedSeconds: hours * 3600)
   if let report = arguments.value("report") {
     do {
-      try result.writeReport(to: report)
+      try result.writeReport(
+        to: report, checks: verdict.checks.map(\.html), tool: "plumb-hil soak",
+        version: PlumbVersion.current)
     } catch {
       throw outputFailure(error)
     }
   }
-  let verdict = SoakVerdict(result: result, memory: memory, requestedSeconds: hours * 3600)
   if let junitPath {
     do {
       try writeBytes(Array(HILJUnitReport(soak: verdict, hours: hours).xml.utf8), to: junitPath)
