@@ -27,12 +27,16 @@ build: deps
 
 # The Swift tests, then the checks that use reference implementations in Python: pymavlink
 # decodes Plumb's MAVLink stream, MAVProxy (a real ground station, about 75 s) talks to a running
-# `plumb` over a pty and over UDP (check-mavproxy), allantools recomputes `plumb-cal allan`,
-# hashlib the content hash of calibration files through the snippet CALIBRATION-FILE.md gives.
+# `plumb` over a pty and over UDP (check-mavproxy), headless Chromium (Debian's `chromium`,
+# installed here when missing) loads `plumb-monitor --web`'s live page (check-web, about 50 s),
+# allantools recomputes `plumb-cal allan`, hashlib the content hash of calibration files through
+# the snippet CALIBRATION-FILE.md gives.
 test: build venv venv-mavproxy
+	@tools/scripts/install-deps.sh chromium
 	$(SWIFT) test --skip-build --parallel -j $(JOBS)
 	.venv/bin/python tools/scripts/check_mavlink.py
 	.venv/mavproxy/bin/python tools/scripts/check_mavproxy.py --plumb .build/debug/plumb
+	python3 tools/scripts/check_web.py --screenshot .build/web/plumb-monitor-page.png
 	.venv/bin/python tools/scripts/check_allan.py --plumb-cal .build/debug/plumb-cal
 	.venv/bin/python tools/scripts/check_calibration_hash.py --plumb-cal .build/debug/plumb-cal
 
@@ -122,6 +126,18 @@ check-mavlink: venv
 check-mavproxy: deps venv-mavproxy
 	@set -o pipefail; $(SWIFT) build --product plumb -j $(JOBS) 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]'
 	.venv/mavproxy/bin/python tools/scripts/check_mavproxy.py --plumb .build/debug/plumb
+
+# Headless Chromium (Debian's `chromium`, through the DevTools protocol on a pipe: the standard
+# library only) loads the live page of `plumb-monitor --web`, which reads `plumb run` on the
+# simulated board over pseudo-terminals, and checks that the page's numbers are the frames'
+# within one update, the box turns with the scenario, two pages at once, stale and live again when
+# the board stops and resumes, disconnected and live again when the monitor restarts, bounded
+# memory; it writes the README's screenshot to .build/web/. PASS/FAIL per check, exit 0/1
+# (tools/scripts/README.md).
+.PHONY: check-web
+check-web: build
+	@tools/scripts/install-deps.sh chromium
+	python3 tools/scripts/check_web.py --screenshot .build/web/plumb-monitor-page.png
 
 # allantools (not Plumb's code) recomputes the Allan deviation `plumb-cal allan` reports.
 check-allan: build venv

@@ -398,7 +398,8 @@ targets += [
     name: "WebMonitorTests",
     dependencies: [
       "WebMonitor", "Monitoring", "Telemetry", "Geometry", "HardwareAbstraction", "POSIXSupport",
-      "JSON", "LinuxHardware", "SimulatedHardware", "TestSupport",
+      "JSON", "LinuxHardware", "SimulatedHardware", "TestSupport", "plumb-monitor",
+      "CommandLineSupport",
     ],
     swiftSettings: swift6),
 ]

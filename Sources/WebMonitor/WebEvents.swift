@@ -73,20 +73,27 @@ public enum WebEvents {
       ("badRequests", count(server.badRequests)),
       ("framesCoalesced", count(server.framesCoalesced)),
     ]
-    return .object([
-      ("format", (s?.format ?? format).map { .string($0.rawValue) } ?? .null),
-      ("frames", count(frames)),
-      ("lost", counter(\.framesLost)),
-      ("crcErrors", counter(\.crcErrors)),
-      ("resyncs", counter(\.resyncs)),
-      ("bytesSkipped", counter(\.bytesSkipped)),
-      ("rateHz", s?.frameRateHz.map(number) ?? .null),
-      ("latencyMeanMs", s?.latencyMeanMilliseconds.map(number) ?? .null),
-      ("latencyP99Ms", s?.latencyP99Milliseconds.map(number) ?? .null),
-      ("disconnects", counter(\.disconnects)), ("reopens", counter(\.reopens)),
-      ("heartbeats", counter(\.heartbeats)),
-      ("server", .object(serverMembers)),
-    ])
+    // Built member by member: one literal of them all is more than Swift 6.0.3's type checker
+    // takes in reasonable time.
+    var members: [(key: String, value: JSONValue)] = []
+    let formatName: JSONValue = (s?.format ?? format).map { .string($0.rawValue) } ?? .null
+    members.append(("format", formatName))
+    members.append(("frames", count(frames)))
+    members.append(("lost", counter(\.framesLost)))
+    members.append(("crcErrors", counter(\.crcErrors)))
+    members.append(("resyncs", counter(\.resyncs)))
+    members.append(("bytesSkipped", counter(\.bytesSkipped)))
+    let rate: JSONValue = s?.frameRateHz.map(number) ?? .null
+    members.append(("rateHz", rate))
+    let mean: JSONValue = s?.latencyMeanMilliseconds.map(number) ?? .null
+    members.append(("latencyMeanMs", mean))
+    let p99: JSONValue = s?.latencyP99Milliseconds.map(number) ?? .null
+    members.append(("latencyP99Ms", p99))
+    members.append(("disconnects", counter(\.disconnects)))
+    members.append(("reopens", counter(\.reopens)))
+    members.append(("heartbeats", counter(\.heartbeats)))
+    members.append(("server", .object(serverMembers)))
+    return .object(members)
   }
 
   /// `reply`: a host command's answer.

@@ -301,7 +301,21 @@ import WebMonitor
   /// A restarted monitor binds its port again at once, though its old connections are in
   /// TIME_WAIT (the server closed them first); a stopped server starts again.
   @Test func rebindsAtOnceAfterAStop() throws {
-    let (server, _, port) = try startedServer()
+    // A port below Linux's ephemeral range (32768–60999): between the stop and the new bind, no
+    // other test's connection (or port-0 server) can be given it.
+    let hubs = WebMonitorHub(input: "x", version: "0", commandsEnabled: false)
+    var found: (WebServer, UInt16)?
+    for offset in 0..<2000 {
+      let candidate = UInt16(20_000 + (Int(getpid()) &* 7 &+ offset) % 10_000)
+      let trial = WebServer(
+        configuration: WebServerConfiguration(host: "127.0.0.1", port: candidate), hub: hubs,
+        page: [])
+      if (try? trial.start()) != nil {
+        found = (trial, candidate)
+        break
+      }
+    }
+    let (server, port) = try #require(found)
     #expect(WebTestClient.exchange(port: port, "GET / HTTP/1.1\r\n\r\n").status == 200)
     server.stop()
     let hub = WebMonitorHub(input: "x", version: "0", commandsEnabled: false)

@@ -111,10 +111,11 @@ lock_debian13() {
 # lld comes with swiftlang), and the packages (dpkg-dev's dpkg-shlibdeps, which reads the arm64
 # run-time libraries' symbol files, so those are installed beside the amd64 ones; arm64 strip;
 # help2man for the manual pages; lintian, which reads foreign binaries with binutils-multiarch;
-# systemd-analyze), and libxml2 for arm64, which the arm64 test bundle's Foundation loads.
+# systemd-analyze), libxml2 for arm64, which the arm64 test bundle's Foundation loads, and
+# chromium for `make test`'s browser check of the live page.
 packages=(swiftlang libc6-dev libstdc++-14-dev libgpiod-dev libi2c-dev pkg-config make git
   python3 python3-venv python3-dev ca-certificates qemu-user lintian binutils-multiarch
-  binutils-aarch64-linux-gnu systemd dpkg-dev fakeroot help2man
+  binutils-aarch64-linux-gnu systemd dpkg-dev fakeroot help2man chromium
   libc6:arm64 libgcc-s1:arm64 libstdc++6:arm64 libgpiod3:arm64 libi2c0:arm64 libxml2:arm64)
 
 prepare_debian13() {

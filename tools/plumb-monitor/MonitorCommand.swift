@@ -67,6 +67,14 @@ let monitorSpec = CommandSpec(
     .flag(
       "reopen",
       help: "when the serial device is not there yet or disappears, wait for it and carry on"),
+    .option(
+      "web", value: "[ADDR:]PORT",
+      help: "also serve a live page (3D attitude, plots, flags, link) at http://ADDR:PORT/; "
+        + "ADDR 127.0.0.1 (this machine only) unless given, e.g. --web 8080"),
+    .flag(
+      "web-commands",
+      help: "with --web: the page gets buttons that send host commands (tare, status, format, "
+        + "rate) to the board"),
   ],
   positionals: [
     PositionalSpec(
@@ -79,6 +87,8 @@ let monitorSpec = CommandSpec(
     "plumb-monitor /dev/ttyUSB0 --send status",
     "plumb-monitor capture.bin --quiet --expect-frames 6000 --expect-rate 100",
     "plumb run --board Boards/simulated.json --duration 5 | plumb-monitor - --json",
+    "plumb-monitor /dev/ttyUSB0 --web 8080",
+    "plumb-monitor /dev/serial0 --reopen --web 0.0.0.0:8080 --web-commands",
   ])
 
 /// The command line, validated.
@@ -87,6 +97,8 @@ struct MonitorCommandLine {
   var baudRate: Int?
   var style: MonitorPrinter.Style
   var options: MonitorOptions
+  /// `--web`, `--web-commands`.
+  var web: MonitorWebOptions?
 }
 
 /// The longest host command line (FORMATS.md §7: 64 bytes before the line end).
@@ -142,7 +154,8 @@ func parseMonitorCommandLine(_ arguments: ParsedArguments) throws(UsageError)
   let style: MonitorPrinter.Style =
     arguments.flag("json") ? .json : arguments.flag("quiet") ? .quiet : .frames
   return MonitorCommandLine(
-    input: arguments.positionals[0], baudRate: baudRate, style: style, options: options)
+    input: arguments.positionals[0], baudRate: baudRate, style: style, options: options,
+    web: try parseWebOptions(arguments))
 }
 
 /// Seconds to whole nanoseconds (the ranges above keep it far from overflow).
@@ -177,6 +190,12 @@ func checked(_ input: MonitorInput, _ command: MonitorCommandLine) throws(Comman
     if command.options.reopen {
       throw CommandFailure(
         .usage, "--reopen waits for a serial device to come back, but \(input.name) is not one")
+    }
+    if command.web?.configuration.commandsEnabled == true {
+      throw CommandFailure(
+        .usage,
+        "--web-commands sends host commands to a serial device, but \(input.name) is not one: "
+          + "leave it out to watch the page")
     }
   }
   return input
@@ -214,7 +233,7 @@ func openMonitorInputWaiting(
 
 /// Runs the session and prints through `write`; throws the failure that sets the exit status.
 func runMonitor<Clock: MonotonicClock>(
-  _ command: MonitorCommandLine, input: MonitorInput, clock: inout Clock,
+  _ command: MonitorCommandLine, input: MonitorInput, clock: inout Clock, web: MonitorWeb? = nil,
   shouldStop: () -> Bool, write: (MonitorLine) -> Void
 ) throws(CommandFailure) {
   let printer = MonitorPrinter(style: command.style, inputName: input.name)
@@ -223,9 +242,11 @@ func runMonitor<Clock: MonotonicClock>(
       MonitorLine(
         "plumb-monitor: --baud ignored: \(input.name) is not a serial device", isDiagnostic: true))
   }
+  let hub = web?.hub
   let result = MonitorSession.run(
-    input, options: command.options, clock: &clock, shouldStop: shouldStop
+    input, options: command.options, clock: &clock, shouldStop: shouldStop, live: web?.hooks()
   ) { event in
+    hub?.publish(event)
     for line in printer.lines(for: event) { write(line) }
   }
   input.close()
@@ -279,13 +300,18 @@ func plumbMonitor(_ arguments: [String]) -> Int32 {
   runCommand(arguments, spec: monitorSpec) { parsed in
     let command = try parseMonitorCommandLine(parsed)
     installStopHandlers()
+    let web = try command.web.map { options throws(CommandFailure) in
+      try MonitorWeb.start(options, input: command.input)
+    }
+    if let web { printError(web.announcement()) }
+    defer { if let web { printError(web.finish()) } }
     let input = try openMonitorInputWaiting(command) {
       stopRequested.load(ordering: .relaxed)
     }
     var clock = LinuxMonotonicClock()
     do {
       try runMonitor(
-        command, input: input, clock: &clock,
+        command, input: input, clock: &clock, web: web,
         shouldStop: {
           stopRequested.load(ordering: .relaxed)
             || standardOutputErrno.load(ordering: .relaxed) != 0
