@@ -426,8 +426,7 @@ public enum MonitorPage {
         on('stats', onStats);
         on('reply', (data) => addLog($('replies'), data.text || data.status || '?',
           data.status === 'OK' ? 'ok' : 'err'));
-        on('notice', (data) => addLog($('notices'),
-          (data.kind || 'notice') + ': ' + (data.text || '')));
+        on('notice', (data) => addLog($('notices'), data.text || data.kind || 'notice'));
       }
 
       // ---- state: live, stale, disconnected

@@ -35,8 +35,10 @@ the page against. Checked, one line each, PASS or FAIL with the numbers:
   memory      the plots' ring fills (historyLength = historyCapacity, 1024: 30 s of frames at up
               to 34 a second) and stays full; the page's element count and its JavaScript heap
               after a garbage collection do not grow (by 2 logs of 20 lines, by 2 MB at most)
-  screenshot  a PNG of the page, live, with 30 s in its plots, saved to --screenshot (the
-              frame shown, its time and angles printed)
+  screenshot  a PNG of the page, live, with 30 s in its plots, saved to --screenshot, at a
+              known instant: `plumb run` stopped once the board's clock passes 45 s and the page
+              showing its last frame (seeded scenario: nearly the same picture every run; the frame,
+              its time and angles printed)
   soak        (--soak SECONDS) the page left open that long: its heap sampled every 10 s stays
               within 2 MB of the first samples'
 Exit 0 when every check passes, 1 otherwise, 2 on usage errors (or no Chromium). Every process
@@ -71,6 +73,7 @@ VERBOSE = False
 # with time. 2 MB is far above that noise and far below what a growing history would add in an
 # hour (30 frames a second of ~1 kB objects).
 HEAP_GROWTH_BOUND = 2_000_000
+SCREENSHOT_AT_SECONDS = 45.0  # board clock
 CHROMIUM_FIX = ("check_web: Chromium is missing: install Debian's chromium "
                 "(apt-get install --no-install-recommends chromium), or give --chromium PATH")
 
@@ -720,19 +723,31 @@ def run(args, folder):
         if args.soak > 0:
             soak(browser, snapshot, args.soak, results)
 
-        # screenshot: live, a known frame, 30 s of plots
+        # screenshot: a known instant: the board stopped once its clock passes 45 s (the
+        # scenario is seeded, so that is the same attitude and plots every run), the page live
         metrics = browser.call("Page.getLayoutMetrics")
         height = int(math.ceil(metrics["cssContentSize"]["height"]))
         browser.call("Emulation.setDeviceMetricsOverride",
                      {"width": 1280, "height": height, "deviceScaleFactor": 1, "mobile": False})
-        time.sleep(0.5)
-        shot = snapshot()
-        png = base64.b64decode(browser.call("Page.captureScreenshot", {"format": "png"})["data"])
+        board_time = lambda: monitor.newest()[1]["sampleTimeNanoseconds"] / 1e9  # noqa: E731
+        wait_until(lambda: board_time() >= SCREENSHOT_AT_SECONDS, 30, 0.02)
+        board.signal(signal.SIGSTOP)
+        try:
+            last_sent = wait_until(lambda: (lambda n: n if time.monotonic() - n[0] > 0.15
+                                            else None)(monitor.newest()), 1, 0.02)
+            newest_seq = str(last_sent[1]["sequence"]) if last_sent else None
+            wait_until(lambda: snapshot()["seq"] == newest_seq, 0.5, 0.02)
+            shot = snapshot()
+            png = base64.b64decode(browser.call("Page.captureScreenshot",
+                                                {"format": "png"})["data"])
+        finally:
+            board.signal(signal.SIGCONT)
         os.makedirs(os.path.dirname(os.path.abspath(args.screenshot)), exist_ok=True)
         with open(args.screenshot, "wb") as f:
             f.write(png)
         frame = monitor.frame(int(as_number(shot["seq"]) or -1))
-        results.check("screenshot", png.startswith(b"\x89PNG") and shot["state"] == "live",
+        results.check("screenshot", png.startswith(b"\x89PNG") and shot["state"] == "live"
+                      and shot["seq"] == newest_seq,
                       "%s, 1280x%d, %d bytes, state %s, frame %s (t = %s s, roll %s pitch %s "
                       "yaw %s)" % (args.screenshot, height, len(png), shot["state"], shot["seq"],
                                    "%.2f" % (frame["sampleTimeNanoseconds"] / 1e9) if frame else "?",
