@@ -1,5 +1,4 @@
 import Monitoring
-import Synchronization
 import Telemetry
 
 /// Where the serial loop leaves what the web server sends, and where the server leaves the
@@ -22,7 +21,7 @@ public final class WebMonitorHub: Sendable {
   /// Whether pages may post commands (`--web-commands`).
   public let commandsEnabled: Bool
 
-  private let state = Mutex(HubState())
+  private let state = Locked(HubState())
 
   public init(input: String, version: String, commandsEnabled: Bool) {
     self.input = input

@@ -82,7 +82,7 @@ public final class WebServer: Sendable {
   public let hub: WebMonitorHub
   private let page: [UInt8]
   private let shared = ServerShared()
-  private let control = Mutex(ServerControl())
+  private let control = Locked(ServerControl())
 
   public init(configuration: WebServerConfiguration, hub: WebMonitorHub, page: [UInt8]) {
     self.configuration = configuration
@@ -251,7 +251,7 @@ public final class WebServer: Sendable {
 /// What the caller's thread and the server's thread share.
 final class ServerShared: Sendable {
   let stopRequested = Atomic(false)
-  let statistics = Mutex(WebServerStatistics())
+  let statistics = Locked(WebServerStatistics())
 }
 
 private struct ServerControl {
