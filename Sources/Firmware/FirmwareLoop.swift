@@ -127,6 +127,11 @@ public struct FirmwareLoop<
   private var samplesSinceStart: UInt64 = 0
   private var frameSequence: UInt32 = 0
   private var headingTare = Quaternion.identity
+  /// The variance of the tilt error an accelerometer offset makes, rad², which the estimator
+  /// cannot see (it takes the corrected reading for gravity's direction), added to its tilt
+  /// uncertainty in the frames: the MPU-6050's zero-g tolerance without a calibration (PS
+  /// §6.2: ±50 mg on x and y, taken as 2σ: 25 mg, 1.4°), a 2 mg residual with one (0.11°).
+  private let accelerometerTiltVariance: Double
   private var pendingFlags: TelemetryFlags = []
   /// Whether an estimate has left the estimator's start-up window: after that, an estimator
   /// that averages the accelerometer again (its tilt restarted after a gap) is `recovering`,
@@ -183,6 +188,10 @@ public struct FirmwareLoop<
     // would take every 40 ms interval for a gap of three missed samples until it re-acquired
     // the period, and count them as missed in the status, the frames and a recording.
     var estimatorSettings = settings.estimator
+    let calibrated =
+      settings.correction.accelerometerOffset != .zero
+      || settings.correction.accelerometerMatrix != .identity
+    accelerometerTiltVariance = calibrated ? 0.002 * 0.002 : 0.025 * 0.025
     estimatorSettings.sampleClock.nominalPeriodSeconds = 1 / driver.configuration.sampleRateHertz
     estimator = AttitudeEstimator(settings: estimatorSettings)
     estimate = AttitudeEstimate(
@@ -496,7 +505,9 @@ public struct FirmwareLoop<
     let period = estimate.samplePeriodSeconds
     let perSample = period > 0 ? 1 / period.squareRoot() : 0
     return EstimateUncertainty(
-      tiltRadians: attitude.tiltRadians, headingRadians: attitude.headingRadians,
+      tiltRadians: (attitude.tiltRadians * attitude.tiltRadians + accelerometerTiltVariance)
+        .squareRoot(),
+      headingRadians: attitude.headingRadians,
       gyroBiasRadiansPerSecond: estimate.gyroBiasUncertaintyRadiansPerSecond,
       gyroNoiseRadiansPerSecond: noise.gyroNoiseDensity * perSample,
       accelerometerNoiseMetersPerSecondSquared: noise.accelerometerNoiseDensity * perSample)
