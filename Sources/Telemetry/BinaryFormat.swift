@@ -154,8 +154,10 @@ public enum BinaryFormat {
     return UInt16(truncatingIfNeeded: Int32(counts + 0.5))
   }
 
+  /// Counts back to the σ, divided by the counts per unit (10⁴, 10⁵: exact) rather than
+  /// multiplied by the step, so that 12 counts of 10⁻⁵ read 0.00012, not 0.00012000000000000002.
   static func unsigma(_ counts: UInt16, lsb: Double) -> Double {
-    counts == unknownSigma ? .nan : Double(counts) * lsb
+    counts == unknownSigma ? .nan : Double(counts) / (1 / lsb).rounded()
   }
 
   /// Writes one reply frame (at most 55 bytes) into `output`; returns its length.
