@@ -117,7 +117,7 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
             self.reader.start()
             self.get_logger().info(
                 f"reading {self.source.name}; publishing {self.imu_pub.topic_name}, {self.temp_pub.topic_name}, "
-                f"/diagnostics; service {self.tare_srv.srv_name}" + (f"; bag {p['bag']}" if self.bag else "")
+                f"/diagnostics; service {self.resolve_service_name('~/tare', only_expand=True)}" + (f"; bag {p['bag']}" if self.bag else "")
             )
 
         # -- parameters ------------------------------------------------------------------------
