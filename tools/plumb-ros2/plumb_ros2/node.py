@@ -61,7 +61,7 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
     from sensor_msgs.msg import Imu, Temperature
     from std_srvs.srv import Trigger
 
-    from .bag import BagError, BagWriter
+    from .bag import BagError, ThreadedBagWriter
 
     class PlumbImuNode(Node):
         def __init__(self) -> None:
@@ -98,10 +98,10 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
             self.temp_pub = self.create_publisher(Temperature, "imu/temperature", qos)
             self.diag_pub = self.create_publisher(DiagnosticArray, "/diagnostics", 10)
             self.tare_srv = self.create_service(Trigger, "~/tare", self.on_tare)
-            self.bag: Optional[BagWriter] = None
-            self.bag_lock = threading.Lock()
+            self.bag: Optional[ThreadedBagWriter] = None
+            self.bag_error_said = False
             if p["bag"]:
-                self.bag = BagWriter(
+                self.bag = ThreadedBagWriter(
                     p["bag"],
                     imu_topic=self.imu_pub.topic_name,
                     temperature_topic=self.temp_pub.topic_name,
@@ -138,9 +138,18 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
         def read_loop(self) -> None:
             pace_origin: Optional[tuple[int, float]] = None  # file input: (board ns, monotonic s)
             warned_foreign = False
+            was_connected = False
             while not self.stop.is_set():
                 self.run_commands()
                 data = self.link.poll(0.05)
+                if self.link.state.connected != was_connected:
+                    was_connected = self.link.state.connected
+                    if was_connected:
+                        self.get_logger().info(f"{self.source.name}: open" + (
+                            f" (reconnect {self.link.state.reconnects})" if self.link.state.reconnects else ""))
+                    elif not self.source.finished:
+                        self.get_logger().error(f"{self.link.state.last_error}; reopening every 0.5 s"
+                                                if self.link.reopen else self.link.state.last_error)  # fmt: skip
                 if not data:
                     continue
                 arrival = self.get_clock().now().nanoseconds
@@ -157,8 +166,14 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
                     if msg.kind == 1 and not self.core.warned_no_rates:
                         self.core.warned_no_rates = True
                         self.get_logger().warning(f"{self.source.name}: {NO_RATES_MESSAGE}")
-                    self.imu_pub.publish(to_imu(imu))
-                    self.temp_pub.publish(to_temperature(temp))
+                    try:
+                        self.imu_pub.publish(to_imu(imu))
+                        self.temp_pub.publish(to_temperature(temp))
+                    except Exception as err:  # the context shut down under us (SIGTERM, Ctrl-C)
+                        if not self.context.ok():
+                            self.stop.set()
+                            break
+                        self.get_logger().error(f"publishing failed: {err}")
                     self.to_bag(imu, arrival)
                     self.to_bag(temp, arrival)
                 foreign = self.decoder.foreign_message()
@@ -182,12 +197,10 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
         def to_bag(self, out: Any, timestamp_ns: int) -> None:
             if self.bag is None:
                 return
-            with self.bag_lock:
-                try:
-                    self.bag.write(out, timestamp_ns)
-                except Exception as err:  # a full disk: say it once and stop writing the bag
-                    self.get_logger().error(f"bag {self.params['bag']}: writing failed, no more messages go to it: {err}")
-                    self.bag = None
+            self.bag.write(out, timestamp_ns)
+            if self.bag.error and not self.bag_error_said:
+                self.bag_error_said = True
+                self.get_logger().error(self.bag.error)
 
         # -- tare ------------------------------------------------------------------------------
         def run_commands(self) -> None:
@@ -263,11 +276,12 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
         def shutdown(self) -> None:
             self.stop.set()
             self.reader.join(timeout=2.0)
-            with self.bag_lock:
-                if self.bag is not None:
-                    self.bag.close()
-                    self.get_logger().info(f"bag {self.params['bag']}: {self.bag.counts}")
-                    self.bag = None
+            if self.bag is not None:
+                self.bag.close()
+                counts = ", ".join(f"{n} {k}" for k, n in self.bag.counts.items())
+                print(f"plumb-ros2: bag {self.params['bag']}: {counts}" + (f"; {self.bag.error}" if self.bag.error else ""),
+                      file=sys.stderr)  # fmt: skip
+                self.bag = None
 
     def stamp(ns: int) -> Any:
         from builtin_interfaces.msg import Time
