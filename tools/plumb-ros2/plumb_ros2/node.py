@@ -71,8 +71,15 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
                 automatically_declare_parameters_from_overrides=False,
             )
             for name, default, description in PARAMETERS:
-                self.declare_parameter(name, default, ParameterDescriptor(description=description))
+                # float parameters also take an integer (stale_timeout:=2), as people write them
+                dynamic = isinstance(default, float)
+                self.declare_parameter(name, default, ParameterDescriptor(description=description, dynamic_typing=dynamic))
             p = {name: self.get_parameter(name).value for name, _, _ in PARAMETERS}
+            for name, default, _ in PARAMETERS:
+                if isinstance(default, float):
+                    if isinstance(p[name], bool) or not isinstance(p[name], (int, float)):
+                        raise LinkError(f"parameter {name} = {p[name]!r}: give a number")
+                    p[name] = float(p[name])
             self.params = p
             problems = []
             if p["stale_timeout"] <= 0:
@@ -127,11 +134,15 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
                     return SetParametersResult(successful=False,
                                                reason=f"{prm.name} is read at start: restart the node to change it")  # fmt: skip
                 if prm.name in ("stale_timeout", "heading_uncertain_yaw_variance") and not (
-                    isinstance(prm.value, float) and prm.value > 0 and math.isfinite(prm.value)
+                    isinstance(prm.value, (int, float)) and not isinstance(prm.value, bool)
+                    and prm.value > 0 and math.isfinite(prm.value)
                 ):
                     return SetParametersResult(successful=False, reason=f"{prm.name} must be a finite number > 0")
+                if prm.name == "frame_id" and not isinstance(prm.value, str):
+                    return SetParametersResult(successful=False, reason="frame_id must be a string")
             for prm in params:
-                setattr(self.core.settings, prm.name, prm.value)
+                value = prm.value if prm.name == "frame_id" else float(prm.value)
+                setattr(self.core.settings, prm.name, value)
             return SetParametersResult(successful=True)
 
         # -- the reader thread -----------------------------------------------------------------
@@ -139,17 +150,21 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
             pace_origin: Optional[tuple[int, float]] = None  # file input: (board ns, monotonic s)
             warned_foreign = False
             was_connected = False
+            said = ""  # the last error logged: each new one once, not every 0.5 s
             while not self.stop.is_set():
                 self.run_commands()
                 data = self.link.poll(0.05)
-                if self.link.state.connected != was_connected:
-                    was_connected = self.link.state.connected
+                st = self.link.state
+                if st.connected != was_connected:
+                    was_connected = st.connected
                     if was_connected:
+                        said = ""
                         self.get_logger().info(f"{self.source.name}: open" + (
-                            f" (reconnect {self.link.state.reconnects})" if self.link.state.reconnects else ""))
-                    elif not self.source.finished:
-                        self.get_logger().error(f"{self.link.state.last_error}; reopening every 0.5 s"
-                                                if self.link.reopen else self.link.state.last_error)  # fmt: skip
+                            f" (reconnect {st.reconnects})" if st.reconnects else ""))  # fmt: skip
+                if not st.connected and st.last_error and st.last_error != said:
+                    said = st.last_error
+                    self.get_logger().error(f"{said}; trying again every 0.5 s" if self.link.reopen or
+                                            not st.reconnects else said)  # fmt: skip
                 if not data:
                     continue
                 arrival = self.get_clock().now().nanoseconds
@@ -251,8 +266,9 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
                 with self.reply_lock:
                     self.reply_waiter = None
                 response.success = False
+                foreign = self.decoder.foreign_message()
                 response.message = (f"timeout: no reply from {self.source.name} within {TARE_TIMEOUT:.0f} s "
-                                    "(is plumb reading commands on this line?)")  # fmt: skip
+                                    + (f"({foreign})" if foreign else "(is plumb reading commands on this line?)"))
                 return response
             reply = replies[0]
             response.success = reply.ok
@@ -328,13 +344,20 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
     node = None
     code = 0
     try:
-        node = PlumbImuNode()
+        try:
+            node = PlumbImuNode()
+        except (LinkError, BagError) as err:
+            print(f"plumb-ros2: {err}", file=sys.stderr)
+            return 2
+        except (KeyboardInterrupt, ExternalShutdownException):
+            return 0
+        except Exception as err:  # rclpy's parameter exceptions: a wrong type, an unknown name
+            print(f"plumb-ros2: bad parameter: {err} (parameters: {', '.join(n for n, _, _ in PARAMETERS)}; "
+                  "see plumb-ros2 --help)", file=sys.stderr)  # fmt: skip
+            return 2
         rclpy.spin(node)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
-    except (LinkError, BagError) as err:
-        print(f"plumb-ros2: {err}", file=sys.stderr)
-        code = 2
     finally:
         if node is not None:
             node.shutdown()
