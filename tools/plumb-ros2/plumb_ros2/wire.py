@@ -509,13 +509,13 @@ class StreamDecoder:
         if not block:
             return  # the empty block between two frames' delimiters
         decoded = cobs_decode(block)
-        if decoded is None or len(decoded) < 3:
+        if decoded is None or len(decoded) < 4:
             self._drop(block, "not a COBS block")
             return
         payload, crc = decoded[:-2], decoded[-2:]
         if crc16(payload) != int.from_bytes(crc, "little"):
             self.stats.crc_errors += 1
-            self.stats.bytes_skipped += len(block) + 1
+            self.stats.bytes_skipped += len(block)
             self._damaged = True
             return
         msg = parse_payload(payload)
@@ -537,7 +537,7 @@ class StreamDecoder:
     def _drop(self, block: bytes, why: str) -> None:
         self.stats.malformed += 1
         self.stats.last_malformed = why
-        self.stats.bytes_skipped += len(block) + 1
+        self.stats.bytes_skipped += len(block)
         self._damaged = True
 
     def _track_sequence(self, seq: int) -> None:
