@@ -300,6 +300,17 @@ class ForeignStreamTests(unittest.TestCase):
         self.assertEqual(d.foreign_format(), "mavlink")
         self.assertIn("MAVLink", d.foreign_message() or "")
 
+    def test_switch_to_text_at_run_time_is_reported(self) -> None:
+        with open(os.path.join(VECTORS, "text_v1.txt"), "rb") as f:
+            text = f.read()
+        d = StreamDecoder()
+        d.feed(b"".join(kind3_stream(20)))
+        self.assertIsNone(d.foreign_format())
+        d.feed(text)
+        self.assertEqual(d.foreign_format(), "text")
+        d.feed(b"".join(kind3_stream(1, start_seq=20)))  # binary again
+        self.assertIsNone(d.foreign_format())
+
     def test_binary_stream_is_not_foreign(self) -> None:
         d = StreamDecoder()
         d.feed(b"".join(kind3_stream(50)))
