@@ -53,8 +53,9 @@ _KIND3 = struct.Struct("<BBIq4f3f3h3hhHIIIHH3HHH")  # 84 bytes
 assert _KIND1.size == 58 and _KIND3.size == 84
 
 #: A block between delimiters longer than this cannot be a Plumb frame (the longest, kind 3,
-#: is 87 bytes encoded); the decoder stops collecting and skips to the next delimiter.
-MAX_BLOCK = 96
+#: is 87 bytes encoded); the decoder stops collecting and skips to the next delimiter (as
+#: BinaryFormat.maximumEncodedCount in the firmware's decoder).
+MAX_BLOCK = 87
 
 I16_NAN = -32768
 U16_UNKNOWN = 0xFFFF
