@@ -99,6 +99,7 @@ class BridgeCore:
         self.last_sample: Optional[Sample] = None
         self.last_frame_at: Optional[float] = None  # monotonic seconds (caller's clock)
         self.published = 0
+        self.last_stamp_ns = 0  # the last published stamp
         self.warned_no_rates = False
 
     def process(self, sample: Sample, arrival_ns: int, now_s: float) -> tuple[ImuOut, TemperatureOut]:
@@ -106,6 +107,7 @@ class BridgeCore:
         self.last_frame_at = now_s
         self.published += 1
         stamp = self.stamper.stamp(sample.time_ns, sample.latency_us, arrival_ns, sample.sequence)
+        self.last_stamp_ns = stamp
         w, x, y, z = sample.attitude
         if sample.kind == KIND_TELEMETRY:
             rate = (0.0, 0.0, 0.0)

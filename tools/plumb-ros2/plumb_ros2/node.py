@@ -189,8 +189,10 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
                             self.stop.set()
                             break
                         self.get_logger().error(f"publishing failed: {err}")
-                    self.to_bag(imu, arrival)
-                    self.to_bag(temp, arrival)
+                    # file input: the bag's record time is the stamp (board time), as offline
+                    record = imu.stamp_ns if self.source.is_file else arrival
+                    self.to_bag(imu, record)
+                    self.to_bag(temp, record)
                 foreign = self.decoder.foreign_message()
                 if foreign and not warned_foreign:
                     warned_foreign = True
@@ -279,7 +281,8 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
         # -- diagnostics -----------------------------------------------------------------------
         def publish_diagnostics(self) -> None:
             st = self.link.state
-            now = self.get_clock().now().nanoseconds
+            # file input: on the recording's (board) time line, like its imu messages
+            now = self.core.last_stamp_ns if self.source.is_file else self.get_clock().now().nanoseconds
             out = self.core.diagnostics(
                 now, time.monotonic(), self.decoder.stats,
                 connected=st.connected, finished=self.source.finished, reconnects=st.reconnects,
