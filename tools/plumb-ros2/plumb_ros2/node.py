@@ -147,6 +147,18 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
 
         # -- the reader thread -----------------------------------------------------------------
         def read_loop(self) -> None:
+            while not self.stop.is_set():
+                try:
+                    self.read_frames()
+                    break
+                except Exception:  # a bug must not silently end the reading: say it, go on
+                    import traceback
+
+                    self.get_logger().error("reader failed, restarting it:\n" + traceback.format_exc())
+                    time.sleep(0.5)
+            self.link.close()
+
+        def read_frames(self) -> None:
             pace_origin: Optional[tuple[int, float]] = None  # file input: (board ns, monotonic s)
             warned_foreign = False
             was_connected = False
@@ -197,7 +209,6 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
                 if foreign and not warned_foreign:
                     warned_foreign = True
                     self.get_logger().error(f"{self.source.name}: {foreign}")
-            self.link.close()
 
         def pace(self, board_ns: int, origin: Optional[tuple[int, float]]) -> tuple[int, float]:
             """File input: publish at the recording's own pace (board time)."""
