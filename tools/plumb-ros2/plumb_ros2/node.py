@@ -267,7 +267,7 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
             replies: list = []
             with self.reply_lock:
                 self.reply_waiter = (got, replies)
-            written, result = threading.Event(), []
+            written, result = threading.Event(), []  # type: tuple[threading.Event, list[Optional[str]]]
             self.commands.put((b"tare\n", written, result))
             if not written.wait(TARE_TIMEOUT) or result[0] is not None:
                 with self.reply_lock:
