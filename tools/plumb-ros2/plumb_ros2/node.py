@@ -268,6 +268,7 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
             with self.reply_lock:
                 self.reply_waiter = (got, replies)
             written, result = threading.Event(), []  # type: tuple[threading.Event, list[Optional[str]]]
+            deadline = time.monotonic() + TARE_TIMEOUT  # the whole exchange, write and reply
             self.commands.put((b"tare\n", written, result))
             if not written.wait(TARE_TIMEOUT) or result[0] is not None:
                 with self.reply_lock:
@@ -275,7 +276,7 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
                 response.success = False
                 response.message = f"could not send tare: {result[0] if result else 'the reader is stuck'}"
                 return response
-            if not got.wait(TARE_TIMEOUT):
+            if not got.wait(max(0.0, deadline - time.monotonic())):
                 with self.reply_lock:
                     self.reply_waiter = None
                 response.success = False
