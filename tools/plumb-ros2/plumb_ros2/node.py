@@ -4,6 +4,7 @@ the pure ones) import anywhere."""
 from __future__ import annotations
 
 import math
+import os
 import queue
 import sys
 import threading
@@ -355,7 +356,19 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
             m.status.append(st)
         return m
 
-    rclpy.init(args=["plumb-ros2", *ros_args])
+    try:
+        rclpy.init(args=["plumb-ros2", *ros_args])
+    except Exception as err:  # a bad --ros-args, an RMW that is not installed
+        rmw = os.environ.get("RMW_IMPLEMENTATION")
+        hint = (f" (RMW_IMPLEMENTATION={rmw}: is it installed? unset it for the default, rmw_fastrtps_cpp)"
+                if rmw else "")  # fmt: skip
+        if type(err).__name__ == "UnknownROSArgsError":
+            print(f"plumb-ros2: unknown ROS arguments: {err} "
+                  "(after --ros-args: -p NAME:=VALUE, -r FROM:=TO, --params-file FILE, --log-level LEVEL)",
+                  file=sys.stderr)  # fmt: skip
+            return 2
+        print(f"plumb-ros2: ROS 2 could not start: {err}{hint}", file=sys.stderr)
+        return 2
     node = None
     code = 0
     try:
