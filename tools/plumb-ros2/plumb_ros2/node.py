@@ -161,7 +161,7 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
 
         def read_frames(self) -> None:
             pace_origin: Optional[tuple[int, float]] = None  # file input: (board ns, monotonic s)
-            warned_foreign = False
+            warned_foreign: Optional[str] = None
             was_connected = False
             said = ""  # the last error logged: each new one once, not every 0.5 s
             while not self.stop.is_set():
@@ -207,9 +207,12 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
                     self.to_bag(imu, record)
                     self.to_bag(temp, record)
                 foreign = self.decoder.foreign_message()
-                if foreign and not warned_foreign:
-                    warned_foreign = True
-                    self.get_logger().error(f"{self.source.name}: {foreign}")
+                if foreign != warned_foreign:  # said when it starts, and when binary frames are back
+                    if foreign:
+                        self.get_logger().error(f"{self.source.name}: {foreign}")
+                    elif warned_foreign:
+                        self.get_logger().info(f"{self.source.name}: binary frames again")
+                    warned_foreign = foreign
 
         def pace(self, board_ns: int, origin: Optional[tuple[int, float]]) -> tuple[int, float]:
             """File input: publish at the recording's own pace (board time)."""
