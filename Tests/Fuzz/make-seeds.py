@@ -167,6 +167,10 @@ def stream_seeds():
         if line and not line.startswith("#"):
             frames.append(bytes.fromhex(line))
     binary_vectors = b"".join(frames)
+    imu_vectors = b"".join(
+        bytes.fromhex(line)
+        for line in (VECTORS / "binary_imu_v1.hex").read_text().splitlines()
+        if line and not line.startswith("#"))
     text_vectors = (VECTORS / "text_v1.txt").read_bytes()
     mavlink = (VECTORS / "mavlink_stream.raw").read_bytes()
     binary_run = (GOLDEN / "run-simulated-10s-binary.bin").read_bytes()
@@ -175,6 +179,9 @@ def stream_seeds():
     write("monitor-binary", "vectors.bin", binary_vectors)
     write("monitor-binary", "run.bin", binary_run[:63 * 8])
     write("monitor-binary", "joined-mid-frame.bin", binary_run[40:63 * 6])
+    # binary-imu (kind 3) frames, and both kinds in one stream (the format switched).
+    write("monitor-binary", "vectors-imu.bin", imu_vectors)
+    write("monitor-binary", "both-kinds.bin", binary_vectors + imu_vectors + binary_run[:63 * 2])
     write("monitor-text", "vectors.txt", text_vectors)
     write("monitor-text", "run.txt", lines(GOLDEN / "run-simulated-10s-text.txt", 10))
     write("monitor-mavlink", "stream.raw", mavlink[:640])
@@ -194,6 +201,7 @@ def stream_seeds():
     write("monitor-auto", "switching.bin",
           binary_run[:63 * 4] + text_run[:200] + mavlink[:300])
     write("monitor-auto", "text-then-binary.txt", text_vectors + binary_vectors)
+    write("monitor-auto", "imu-then-text.bin", imu_vectors + text_vectors)
 
 
 # --- The firmware's MAVLink receiver -------------------------------------------------------------
