@@ -1,0 +1,777 @@
+#!/usr/bin/env python3
+"""plumb-ros2 end to end, with the real ROS 2 middleware (rclpy and Fast DDS from PyPI wheels):
+
+    plumb run --board Boards/simulated.json --format binary-imu --serial <pty A>   (real time)
+    this script's forwarder: pty A -> pty B (every byte from the board recorded to a file;
+        it damages some frames' CRC and adds garbage on the way, and cuts the link for a few
+        seconds: pty B closed and the path the bridge opened removed, then a new one there)
+    plumb-ros2 --serial <link to pty B>                                  (its own process)
+    this script: an rclpy node (another process) that records every Imu, Temperature and
+        DiagnosticArray message and calls the bridge's ~/tare service
+
+    check_ros2.py [--plumb PATH] [--monitor PATH] [--bridge CMD] [--format binary-imu|binary]
+                  [--board FILE] [--keep DIR] [-v]
+
+After the run the recorded bytes are decoded by plumb-monitor FILE --json (the Swift decoder;
+the σ fields by this folder's wire.py) and each published message is held against its frame.
+One line per check, PASS or FAIL with the numbers (what each checks: the `CHECKS` list below);
+exit 0 when all pass, 1 otherwise, 2 on usage errors. Every process it starts is ended and
+its temporary folder removed (--keep DIR keeps the logs, the recording and the messages there).
+
+The ROS domain is picked at random per run (printed) and discovery kept to this host
+(ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST), so runs side by side on one machine do not hear each
+other. Nothing here bounds wall-clock time tightly: rates are regression slopes over many
+seconds, stamps are compared with the board's own sample times, timeouts are generous.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import select
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import tty
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+sys.path.insert(0, HERE)
+import wire  # noqa: E402
+
+VERBOSE = False
+CLEAN_SECONDS = 20.0  # the undisturbed stretch the rate is measured over
+CORRUPT_SECONDS = 5.0
+CUT_SECONDS = 4.0
+AFTER_SECONDS = 6.0
+CORRUPT_EVERY = 17  # every 17th telemetry frame gets one attitude bit flipped (CRC then fails)
+GARBAGE_EVERY = 23  # 25 random non-zero bytes after every 23rd frame
+YAW_VARIANCE = 2.5  # heading_uncertain_yaw_variance given to the bridge, rad²
+# Two frames within this long before a cut (or the end) may be lost with the pty they sat in.
+UNCERTAIN_SECONDS = 1.0
+
+CHECKS = """\
+  rate         messages per second (slope of arrivals over the clean stretch) within 1 % of
+               the frames per second (slope of the frames' sample times)
+  messages     every frame forwarded whole has exactly one Imu message, in order; no message
+               that is not a frame's (frames forwarded within 1 s before a cut may be lost)
+  quaternion   each message's (x, y, z, w) equals its frame's (w, x, y, z) to f32 precision
+  fields       frame_id imu_link; kind 3: angular_velocity = rate, linear_acceleration =
+               specific force (i16 × 0.005); temperature = the frame's, same stamp
+  covariance   the contract's diagonals from the frame's σ fields (kind 1: [0] = -1)
+  stamps       strictly increasing; each step equals the frames' sample-time step within
+               1 ms + 0.1 % (board and host share CLOCK_MONOTONIC here: the offset is constant
+               but for the estimator's slewing, and no real slew exceeds 1000 ppm)
+  tare         ~/tare returns success; yaw before it > 10°, after it < 1.5°
+  crc          no message for a damaged frame; diagnostics' crc_errors >= frames damaged
+  link         diagnostics 'plumb_ros2: link' OK before the cut, ERROR during it, OK after
+"""
+
+
+def log(text: str) -> None:
+    if VERBOSE:
+        print("check_ros2: [%s] %s" % (time.strftime("%H:%M:%S"), text), flush=True)
+
+
+class Results:
+    def __init__(self) -> None:
+        self.failed: list[str] = []
+        self.passed = 0
+
+    def check(self, name: str, ok: bool, detail: str) -> bool:
+        print("%s %s: %s" % ("PASS" if ok else "FAIL", name, detail), flush=True)
+        if ok:
+            self.passed += 1
+        else:
+            self.failed.append(name)
+        return ok
+
+
+class Process:
+    """A child in its own process group, its output in a file."""
+
+    def __init__(self, name: str, argv: list[str], folder: str, env: Optional[dict] = None):
+        self.name = name
+        self.log_path = os.path.join(folder, name + ".log")
+        self.log = open(self.log_path, "wb")
+        log("start %s: %s" % (name, " ".join(argv)))
+        self.popen = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=self.log,
+                                      stderr=self.log, start_new_session=True, env=env)
+
+    def alive(self) -> bool:
+        return self.popen.poll() is None
+
+    def stop(self, first: int = signal.SIGINT, timeout: float = 10) -> Optional[int]:
+        if self.alive():
+            for sig in (first, signal.SIGTERM, signal.SIGKILL):
+                try:
+                    os.killpg(self.popen.pid, sig)
+                except ProcessLookupError:
+                    break
+                try:
+                    self.popen.wait(timeout)
+                    break
+                except subprocess.TimeoutExpired:
+                    continue
+        self.log.close()
+        return self.popen.returncode
+
+    def tail(self, lines: int = 20) -> str:
+        try:
+            with open(self.log_path, "rb") as f:
+                return b"\n".join(f.read().splitlines()[-lines:]).decode("utf-8", "replace")
+        except OSError:
+            return ""
+
+
+@dataclass
+class Fate:
+    what: str  # forwarded, corrupted, dropped (link cut or forwarding stopped)
+    at: float  # time.monotonic() when the forwarder handled it
+    corrupted_wxyz: Optional[tuple[float, float, float, float]] = None
+
+
+class Forwarder:
+    """pty A (the board writes its slave) to pty B (the bridge reads its slave through a symbolic
+    link), frame by frame, and commands back. Every byte read from A goes to the recording as
+    read. It can damage frames (one attitude bit flipped, the frame re-encoded with its old CRC:
+    well-formed, CRC wrong), add garbage between frames, and cut the link: pty B closed and the
+    link removed (the bridge's device vanishes), later a new pty B behind the same link."""
+
+    def __init__(self, folder: str, recording: str):
+        self.a_master, self.a_slave = os.openpty()
+        tty.setraw(self.a_slave)
+        os.set_blocking(self.a_master, False)
+        self.board_path = os.ttyname(self.a_slave)
+        self.link = os.path.join(folder, "plumb-tty")
+        self.record = open(recording, "wb")
+        self.lock = threading.Lock()
+        self.b_master: Optional[int] = None
+        self.b_slave: Optional[int] = None
+        self._open_b()
+        self.buffer = bytearray()
+        self.to_a = bytearray()
+        self.to_b = bytearray()
+        self.fates: dict[int, Fate] = {}
+        self.telemetry = 0
+        self.corrupt_every = 0
+        self.garbage_every = 0
+        self.garbage_bytes = 0
+        self.corrupted = 0
+        self.forwarding = True
+        self.cut_at: list[float] = []
+        self.restored_at: list[float] = []
+        self.commands = bytearray()
+        self.rng = random.Random(27)
+        self.running = True
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _open_b(self) -> None:
+        self.b_master, self.b_slave = os.openpty()
+        tty.setraw(self.b_slave)
+        os.set_blocking(self.b_master, False)
+        temporary = self.link + ".new"
+        os.symlink(os.ttyname(self.b_slave), temporary)
+        os.replace(temporary, self.link)
+
+    def cut(self) -> None:
+        with self.lock:
+            self.cut_at.append(time.monotonic())
+            os.unlink(self.link)
+            for fd in (self.b_master, self.b_slave):
+                os.close(fd)
+            self.b_master = self.b_slave = None
+            self.to_b.clear()
+
+    def restore(self) -> None:
+        with self.lock:
+            self._open_b()
+            self.restored_at.append(time.monotonic())
+
+    def _frame(self, block: bytes) -> None:
+        payload = wire.split_payload(block)
+        frame = wire.parse_telemetry(payload) if payload is not None else None
+        now = time.monotonic()
+        if frame is not None:
+            self.telemetry += 1
+        if self.b_master is None or not self.forwarding:
+            if frame is not None:
+                self.fates[frame.sequence] = Fate("dropped", now)
+            return
+        out = b"\x00" + block + b"\x00"
+        if frame is not None:
+            fate = Fate("forwarded", now)
+            if self.corrupt_every and self.telemetry % self.corrupt_every == 0:
+                damaged = bytearray(payload)
+                damaged[20] ^= 0x01  # a bit of the attitude's x
+                crc = struct.pack("<H", wire.crc16(payload))
+                out = b"\x00" + wire.cobs_encode(bytes(damaged) + crc) + b"\x00"
+                fate = Fate("corrupted", now, struct.unpack_from("<4f", bytes(damaged), 14))
+                self.corrupted += 1
+            self.fates[frame.sequence] = fate
+            if self.garbage_every and self.telemetry % self.garbage_every == 0:
+                garbage = bytes(self.rng.randint(1, 255) for _ in range(25))
+                out += garbage
+                self.garbage_bytes += len(garbage)
+        self.to_b += out
+
+    def _run(self) -> None:
+        while self.running:
+            with self.lock:
+                b_master = self.b_master
+                readers = [self.a_master] + ([b_master] if b_master is not None else [])
+                writers = [fd for fd, data in ((self.a_master, self.to_a), (b_master, self.to_b))
+                           if data and fd is not None]
+            try:
+                readable, writable, _ = select.select(readers, writers, [], 0.05)
+            except (OSError, ValueError):
+                continue  # pty B closed meanwhile
+            with self.lock:
+                for fd in readable:
+                    if fd != self.a_master and fd != self.b_master:
+                        continue
+                    try:
+                        data = os.read(fd, 65536)
+                    except (BlockingIOError, InterruptedError):
+                        continue
+                    except OSError:
+                        time.sleep(0.01)
+                        continue
+                    if fd == self.a_master:
+                        self.record.write(data)
+                        self.buffer += data
+                        while True:
+                            end = self.buffer.find(b"\x00")
+                            if end < 0:
+                                break
+                            block = bytes(self.buffer[:end])
+                            del self.buffer[:end + 1]
+                            if block:
+                                self._frame(block)
+                    else:
+                        self.commands += data
+                        self.to_a += data
+                for fd in writable:
+                    pending = self.to_a if fd == self.a_master else self.to_b
+                    if fd != self.a_master and fd != self.b_master:
+                        continue
+                    try:
+                        del pending[:os.write(fd, pending)]
+                    except (BlockingIOError, InterruptedError):
+                        pass
+                    except OSError:
+                        pending.clear()
+                del self.to_b[:max(0, len(self.to_b) - (1 << 20))]
+
+    def close(self) -> None:
+        self.running = False
+        self.thread.join(5)
+        self.record.close()
+        for fd in (self.a_master, self.a_slave, self.b_master, self.b_slave):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+
+
+@dataclass
+class ImuRecord:
+    arrival: float
+    stamp_ns: int
+    frame_id: str
+    xyzw: tuple[float, float, float, float]
+    orientation_cov: tuple[float, ...]
+    rate: tuple[float, float, float]
+    rate_cov: tuple[float, ...]
+    accel: tuple[float, float, float]
+    accel_cov: tuple[float, ...]
+
+
+@dataclass
+class Listener:
+    """The rclpy side: subscriptions, the messages they got, the tare client."""
+
+    imu: list[ImuRecord] = field(default_factory=list)
+    temperature: list[tuple[float, int, float]] = field(default_factory=list)
+    # (arrival, {status name: (level, message, {key: value})})
+    diagnostics: list[tuple[float, dict[str, tuple[int, str, dict[str, str]]]]] = field(
+        default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def stamp_ns(stamp: Any) -> int:
+    return stamp.sec * 1_000_000_000 + stamp.nanosec
+
+
+def level_of(raw: Any) -> int:
+    return raw[0] if isinstance(raw, (bytes, bytearray)) else int(raw)
+
+
+def yaw_degrees(xyzw: tuple[float, float, float, float]) -> float:
+    x, y, z, w = xyzw
+    return math.degrees(math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)))
+
+
+def wait_until(condition: Callable[[], Any], timeout: float, step: float = 0.05) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value or time.monotonic() >= deadline:
+            return value
+        time.sleep(step)
+
+
+def decode_with_monitor(monitor: str, recording: str, format_name: str) -> list[dict]:
+    """Every frame plumb-monitor decodes from the recording (its --json frame objects)."""
+    run = subprocess.run([monitor, recording, "--json", "--format", format_name],
+                         capture_output=True, text=True, timeout=120)
+    frames = []
+    for line in run.stdout.splitlines():
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue
+        if item.get("type") == "frame":
+            frames.append(item)
+    if not frames:
+        raise RuntimeError("plumb-monitor decoded no frame from %s (exit %d): %s"
+                           % (recording, run.returncode, run.stderr[-2000:]))
+    return frames
+
+
+def slope(xs: list[float], ys: list[float]) -> float:
+    """Least-squares slope of ys over xs."""
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
+    return sxy / sxx
+
+
+def close(a: float, b: float, relative: float = 1e-6, absolute: float = 1e-12) -> bool:
+    if math.isinf(a) or math.isinf(b):
+        return a == b
+    return abs(a - b) <= absolute + relative * max(abs(a), abs(b))
+
+
+def run(args: argparse.Namespace, folder: str, results: Results) -> None:
+    domain = random.SystemRandom().randint(1, 101)
+    os.environ["ROS_DOMAIN_ID"] = str(domain)
+    os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+    os.environ["ROS_LOCALHOST_ONLY"] = "1"
+    os.environ.setdefault("RMW_IMPLEMENTATION", "rmw_fastrtps_cpp")
+    os.environ["ROS_LOG_DIR"] = os.path.join(folder, "ros-log")
+    print("check_ros2: ROS_DOMAIN_ID=%d, discovery on this host only, %s, format %s"
+          % (domain, os.environ["RMW_IMPLEMENTATION"], args.format), flush=True)
+    # Imported only now: the environment above is read when the middleware starts.
+    import rclpy
+    from rclpy.executors import SingleThreadedExecutor
+    from rclpy.qos import QoSProfile, ReliabilityPolicy, HistoryPolicy, DurabilityPolicy
+    from sensor_msgs.msg import Imu, Temperature
+    from diagnostic_msgs.msg import DiagnosticArray
+    from std_srvs.srv import Trigger
+
+    recording = os.path.join(folder, "board.bin")
+    forwarder = Forwarder(folder, recording)
+    processes: list[Process] = []
+    listener = Listener()
+    rclpy.init()
+    node = rclpy.create_node("plumb_e2e_listener")
+    executor = SingleThreadedExecutor()
+    executor.add_node(node)
+    spinner = threading.Thread(target=executor.spin, daemon=True)
+    try:
+        board = Process("plumb-run", [args.plumb, "run", "--board", args.board, "--format",
+                                      args.format, "--serial", forwarder.board_path], folder)
+        processes.append(board)
+        bridge = Process("plumb-ros2", args.bridge + [
+            "--serial", forwarder.link, "--ros-args", "-p",
+            "heading_uncertain_yaw_variance:=%r" % YAW_VARIANCE], folder)
+        processes.append(bridge)
+
+        # The bridge's publisher decides the reliability this subscription must match.
+        infos = wait_until(lambda: node.get_publishers_info_by_topic("/imu/data"), 60, 0.2)
+        if not infos:
+            raise RuntimeError("no publisher on /imu/data after 60 s; bridge log:\n" + bridge.tail())
+        reliability = infos[0].qos_profile.reliability
+        durability = DurabilityPolicy.VOLATILE
+        qos = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1000, reliability=reliability,
+                         durability=durability)
+        log("publisher QoS reliability %s" % reliability)
+
+        def on_imu(m: Any) -> None:
+            record = ImuRecord(
+                time.monotonic(), stamp_ns(m.header.stamp), m.header.frame_id,
+                (m.orientation.x, m.orientation.y, m.orientation.z, m.orientation.w),
+                tuple(m.orientation_covariance),
+                (m.angular_velocity.x, m.angular_velocity.y, m.angular_velocity.z),
+                tuple(m.angular_velocity_covariance),
+                (m.linear_acceleration.x, m.linear_acceleration.y, m.linear_acceleration.z),
+                tuple(m.linear_acceleration_covariance))
+            with listener.lock:
+                listener.imu.append(record)
+
+        def on_temperature(m: Any) -> None:
+            with listener.lock:
+                listener.temperature.append(
+                    (time.monotonic(), stamp_ns(m.header.stamp), m.temperature))
+
+        def on_diagnostics(m: Any) -> None:
+            statuses = {s.name: (level_of(s.level), s.message,
+                                 {kv.key: kv.value for kv in s.values}) for s in m.status}
+            with listener.lock:
+                listener.diagnostics.append((time.monotonic(), statuses))
+
+        node.create_subscription(Imu, "/imu/data", on_imu, qos)
+        node.create_subscription(Temperature, "/imu/temperature", on_temperature, qos)
+        node.create_subscription(DiagnosticArray, "/diagnostics", on_diagnostics,
+                                 QoSProfile(depth=100))
+        tare = node.create_client(Trigger, "/plumb_imu/tare")
+        spinner.start()
+
+        if not wait_until(lambda: listener.imu, 60):
+            raise RuntimeError("no Imu message in 60 s; bridge log:\n" + bridge.tail())
+        clean_start = time.monotonic()
+        log("first message; clean stretch of %g s" % CLEAN_SECONDS)
+        time.sleep(CLEAN_SECONDS)
+        clean_end = time.monotonic()
+
+        # tare, when the board's yaw is well away from 0 (so that the check can fail)
+        def yaw_far() -> bool:
+            with listener.lock:
+                return abs(yaw_degrees(listener.imu[-1].xyzw)) > 10
+        wait_until(yaw_far, 60)
+        with listener.lock:
+            yaw_before = yaw_degrees(listener.imu[-1].xyzw)
+        if not tare.wait_for_service(timeout_sec=30):
+            raise RuntimeError("no /plumb_imu/tare service after 30 s")
+        tare_asked = time.monotonic()
+        future = tare.call_async(Trigger.Request())
+        answer = wait_until(lambda: future.done(), 30)
+        tare_answered = time.monotonic()
+        response = future.result() if answer else None
+        time.sleep(1.0)
+        with listener.lock:
+            after = [r for r in listener.imu if tare_asked <= r.arrival <= tare_answered + 0.3]
+        yaw_after = min((abs(yaw_degrees(r.xyzw)) for r in after), default=float("nan"))
+        results.check(
+            "tare", response is not None and response.success and abs(yaw_before) > 10
+            and yaw_after < 1.5,
+            "success=%s message=%r in %.3f s; yaw %.2f° before, %.3f° after (smallest |yaw| of "
+            "the %d messages up to 0.3 s after the answer)"
+            % (response.success if response else None, response.message if response else None,
+               tare_answered - tare_asked, yaw_before, yaw_after, len(after)))
+
+        log("damaging frames for %g s" % CORRUPT_SECONDS)
+        with forwarder.lock:
+            forwarder.corrupt_every, forwarder.garbage_every = CORRUPT_EVERY, GARBAGE_EVERY
+        time.sleep(CORRUPT_SECONDS)
+        with forwarder.lock:
+            forwarder.corrupt_every = forwarder.garbage_every = 0
+        time.sleep(2.0)
+
+        log("cutting the link for %g s" % CUT_SECONDS)
+        forwarder.cut()
+        time.sleep(CUT_SECONDS)
+        forwarder.restore()
+        time.sleep(AFTER_SECONDS)
+        with forwarder.lock:
+            forwarder.forwarding = False
+            end_at = time.monotonic()
+        time.sleep(2.0)
+        executor.shutdown(timeout_sec=5)
+    finally:
+        for p in reversed(processes):
+            code = p.stop()
+            log("%s ended: %s" % (p.name, code))
+        forwarder.close()
+        try:
+            node.destroy_node()
+            rclpy.try_shutdown()
+        except Exception:  # noqa: BLE001 - already shut down
+            pass
+    if args.keep:
+        with open(os.path.join(folder, "messages.json"), "w") as f:
+            json.dump({"imu": [r.__dict__ for r in listener.imu],
+                       "temperature": listener.temperature,
+                       "diagnostics": listener.diagnostics}, f)
+    judge(args, results, forwarder, listener, recording, clean_start, clean_end, end_at)
+
+
+def judge(args: argparse.Namespace, results: Results, forwarder: Forwarder, listener: Listener,
+          recording: str, clean_start: float, clean_end: float, end_at: float) -> None:
+    frames = decode_with_monitor(args.monitor, recording, args.format)
+    with open(recording, "rb") as f:
+        own = {t.sequence: t for t in wire.frames_in(f.read())}
+    kind3 = args.format == "binary-imu"
+    missing_own = [f["sequence"] for f in frames if f["sequence"] not in own]
+    if missing_own:
+        raise RuntimeError("wire.py and plumb-monitor disagree on %d frames" % len(missing_own))
+    imu = listener.imu
+    cuts = forwarder.cut_at + [end_at]
+
+    def uncertain(fate: Fate) -> bool:
+        return any(0 <= cut - fate.at <= UNCERTAIN_SECONDS for cut in cuts)
+
+    # Align the messages with the frames forwarded whole, in order (quaternion to f32 precision).
+    expected = [f for f in frames if forwarder.fates.get(f["sequence"], Fate("?", 0)).what
+                == "forwarded"]
+    matched: list[tuple[ImuRecord, dict]] = []
+    unmatched: list[ImuRecord] = []
+    missing: list[int] = []
+    lost_near_cut = 0
+    cursor = 0
+    started = False
+
+    def same(r: ImuRecord, wxyz: Any, tolerance: float = 2e-7) -> bool:
+        w, x, y, z = wxyz
+        return all(abs(a - b) <= tolerance for a, b in zip(r.xyzw, (x, y, z, w)))
+
+    for r in imu:
+        found = None
+        for j in range(cursor, min(len(expected), cursor + 2000)):
+            if same(r, expected[j]["attitude"]):
+                found = j
+                break
+        if found is None:
+            unmatched.append(r)
+            continue
+        if started:
+            for f in expected[cursor:found]:
+                if uncertain(forwarder.fates[f["sequence"]]):
+                    lost_near_cut += 1
+                else:
+                    missing.append(f["sequence"])
+        started = True
+        matched.append((r, expected[found]))
+        cursor = found + 1
+    last_expected = [f for f in expected[cursor:] if forwarder.fates[f["sequence"]].at < end_at
+                     - UNCERTAIN_SECONDS]
+    missing += [f["sequence"] for f in last_expected]
+    results.check(
+        "messages", bool(matched) and not unmatched and not missing,
+        "%d Imu messages, %d matched to frames forwarded whole (of %d recorded, %d forwarded), "
+        "%d frames without a message (%s), %d lost with the pty at a cut or the end (allowed), "
+        "%d messages matching no frame"
+        % (len(imu), len(matched), len(frames), len(expected), len(missing), missing[:5],
+           lost_near_cut, len(unmatched)))
+
+    # the rate, over the clean stretch
+    clean = [(r, f) for r, f in matched if clean_start <= r.arrival <= clean_end]
+    if len(clean) > 100:
+        message_rate = 1 / slope(list(range(len(clean))), [r.arrival for r, _ in clean])
+        # the frames' rate from their sample times: index over the same frames' board times
+        frame_rate = 1e9 / slope(list(range(len(clean))),
+                                 [f["sampleTimeNanoseconds"] for _, f in clean])
+        ratio = message_rate / frame_rate
+        results.check("rate", abs(ratio - 1) <= 0.01,
+                      "%.3f messages/s over %.1f s of arrivals, frames %.3f/s by their sample "
+                      "times: %+.3f %%" % (message_rate, clean[-1][0].arrival - clean[0][0].arrival,
+                                           frame_rate, (ratio - 1) * 100))
+    else:
+        results.check("rate", False, "only %d messages in the clean stretch" % len(clean))
+
+    # quaternions, exactly (f32 → f64 is exact; the tolerance above only found the frame)
+    exact = sum(1 for r, f in matched if same(r, f["attitude"], 0.0))
+    worst = max((max(abs(a - b) for a, b in zip(
+        r.xyzw, (f["attitude"][1], f["attitude"][2], f["attitude"][3], f["attitude"][0])))
+        for r, f in matched), default=float("nan"))
+    norm_ok = all(abs(math.sqrt(sum(c * c for c in r.xyzw)) - 1) < 1e-5 for r, _ in matched)
+    results.check("quaternion", bool(matched) and worst <= 6e-8 and norm_ok,
+                  "%d of %d bit-equal to the frame's f32 values, largest difference %.2g, unit "
+                  "norm %s" % (exact, len(matched), worst, norm_ok))
+
+    # fields and temperature
+    problems: list[str] = []
+    for r, f in matched:
+        t = own[f["sequence"]]
+        if r.frame_id != "imu_link":
+            problems.append("frame_id %r" % r.frame_id)
+        if kind3:
+            if any(not close(a, b, 0, 0) for a, b in zip(r.rate, t.rate)):
+                problems.append("seq %d rate %s != %s" % (t.sequence, r.rate, t.rate))
+            if any(not close(a, b, 1e-12, 1e-12) for a, b in zip(r.accel, t.specific_force)):
+                problems.append("seq %d accel %s != %s" % (t.sequence, r.accel, t.specific_force))
+        if len(problems) > 5:
+            break
+    by_stamp = {r.stamp_ns: f for r, f in matched}
+    temperatures = 0
+    for _, stamp, celsius in listener.temperature:
+        f = by_stamp.get(stamp)
+        if f is None:
+            continue
+        temperatures += 1
+        if abs(celsius - f["temperatureCelsius"]) > 1e-6:
+            problems.append("temperature %g != %g" % (celsius, f["temperatureCelsius"]))
+    if temperatures < 0.99 * len(matched):
+        problems.append("%d Temperature messages with a matched Imu's stamp for %d Imu"
+                        % (temperatures, len(matched)))
+    results.check("fields", not problems,
+                  "frame_id, %s; %d temperatures = their frame's%s"
+                  % ("rate and specific force = the frame's" if kind3 else "kind 1: no rates",
+                     temperatures, "; " + "; ".join(problems[:5]) if problems else ""))
+
+    # covariances
+    bad: list[str] = []
+    for r, f in matched:
+        t = own[f["sequence"]]
+        if kind3:
+            heading_var = (YAW_VARIANCE if t.flags & (0x400 | 0x100)
+                           else t.heading_sigma ** 2)
+            want_o = (t.tilt_sigma ** 2, t.tilt_sigma ** 2, heading_var)
+            want_g = tuple(t.gyro_noise_sigma ** 2 + b ** 2 for b in t.bias_sigma)
+            want_a = (t.accel_noise_sigma ** 2,) * 3
+            for name, got, want in (("orientation", r.orientation_cov, want_o),
+                                    ("angular_velocity", r.rate_cov, want_g),
+                                    ("linear_acceleration", r.accel_cov, want_a)):
+                diagonal = (got[0], got[4], got[8])
+                off = [got[i] for i in (1, 2, 3, 5, 6, 7)]
+                if any(not close(a, b) and not (math.isinf(b) and a > 1e3) for a, b in
+                       zip(diagonal, want)) or any(off):
+                    bad.append("seq %d %s %s, want diag %s" % (t.sequence, name, got, want))
+        else:
+            if r.rate_cov[0] != -1 or r.accel_cov[0] != -1:
+                bad.append("seq %d kind 1: covariance[0] %g, %g, want -1"
+                           % (t.sequence, r.rate_cov[0], r.accel_cov[0]))
+        if len(bad) > 5:
+            break
+    results.check("covariance", bool(matched) and not bad,
+                  "%d messages: %s" % (len(matched), "; ".join(bad[:3]) if bad else
+                                       "the contract's diagonals from the frames' σ fields"
+                                       if kind3 else "kind 1: rate and acceleration -1"))
+
+    # stamps
+    stamps = [r.stamp_ns for r in imu]
+    increasing = all(b > a for a, b in zip(stamps, stamps[1:]))
+    worst_step = 0.0
+    worst_at = None
+    over = 0
+    for (r0, f0), (r1, f1) in zip(matched, matched[1:]):
+        board = f1["sampleTimeNanoseconds"] - f0["sampleTimeNanoseconds"]
+        error = abs((r1.stamp_ns - r0.stamp_ns) - board)
+        if error > 1_000_000 + 1e-3 * board:
+            over += 1
+        if error > worst_step:
+            worst_step, worst_at = error, f1["sequence"]
+    offsets = [r.stamp_ns - f["sampleTimeNanoseconds"] for r, f in matched]
+    results.check(
+        "stamps", increasing and over == 0 and len(matched) > 1,
+        "strictly increasing: %s; %d steps, %d off the sample-time step by more than 1 ms + "
+        "0.1 %%, the worst by %.3f ms (seq %s); stamp − sample time spans %.3f ms over the run"
+        % (increasing, len(matched) - 1, over, worst_step / 1e6, worst_at,
+           (max(offsets) - min(offsets)) / 1e6 if offsets else float("nan")))
+
+    # damaged frames
+    damaged = [(s, fate) for s, fate in forwarder.fates.items() if fate.what == "corrupted"]
+    published_damaged = [s for s, fate in damaged if any(
+        same(r, fate.corrupted_wxyz) for r in imu)]
+    crc_errors = None
+    for _, statuses in listener.diagnostics:
+        link = statuses.get("plumb_ros2: link")
+        if link and "crc_errors" in link[2]:
+            try:
+                crc_errors = int(link[2]["crc_errors"])
+            except ValueError:
+                pass
+    results.check(
+        "crc", bool(damaged) and not published_damaged and crc_errors is not None
+        and crc_errors >= len(damaged),
+        "%d frames damaged (one attitude bit) and %d garbage bytes added; %d of them published; "
+        "the bridge's crc_errors: %s" % (len(damaged), forwarder.garbage_bytes,
+                                         len(published_damaged), crc_errors))
+
+    # link diagnostics around the cut
+    cut, restored = forwarder.cut_at[0], forwarder.restored_at[0]
+
+    def levels(start: float, end: float) -> list[int]:
+        return [s["plumb_ros2: link"][0] for at, s in listener.diagnostics
+                if start <= at <= end and "plumb_ros2: link" in s]
+    before = levels(clean_start, clean_end)
+    during = levels(cut + 2.0, restored)
+    after = levels(restored, end_at)
+    error_message = next((s["plumb_ros2: link"][1] for at, s in listener.diagnostics
+                          if cut <= at <= restored and "plumb_ros2: link" in s
+                          and s["plumb_ros2: link"][0] == 2), None)
+    recovered = [at - restored for at, s in listener.diagnostics
+                 if at > restored and s.get("plumb_ros2: link", (None,))[0] == 0]
+    results.check(
+        "link", bool(before) and before[-1] == 0 and 2 in during and bool(after)
+        and after[-1] == 0,
+        "levels (0 OK, 1 WARN, 2 ERROR): clean stretch %s, from 2 s into the %g s cut %s "
+        "(%r), after it %s (OK %.1f s after the restore)"
+        % (sorted(set(before)), CUT_SECONDS, sorted(set(during)), error_message,
+           sorted(set(after)), recovered[0] if recovered else float("nan")))
+
+
+def main() -> int:
+    global VERBOSE
+    parser = argparse.ArgumentParser(
+        description="plumb-ros2 end to end with the real ROS 2 middleware",
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog="checks:\n" + CHECKS)
+    parser.add_argument("--plumb", default=os.path.join(ROOT, ".build", "debug", "plumb"))
+    parser.add_argument("--monitor", default=os.path.join(ROOT, ".build", "debug", "plumb-monitor"))
+    parser.add_argument("--bridge", default=None,
+                        help="the bridge's command (default: plumb-ros2 beside this python)")
+    parser.add_argument("--format", default="binary-imu", choices=["binary-imu", "binary"])
+    parser.add_argument("--board", default=os.path.join(ROOT, "Boards", "simulated.json"))
+    parser.add_argument("--keep", metavar="DIR", help="keep the logs, recording and messages")
+    parser.add_argument("-v", "--verbose", action="store_true")
+    args = parser.parse_args()
+    VERBOSE = args.verbose
+    default_bridge = os.path.join(os.path.dirname(sys.executable), "plumb-ros2")
+    args.bridge = args.bridge.split() if args.bridge else [default_bridge]
+    for path, fix in ((args.plumb, "swift build --product plumb"),
+                      (args.monitor, "swift build --product plumb-monitor"),
+                      (args.bridge[0], "pip install tools/plumb-ros2 into this venv "
+                       "(make ros2-test does), or give --bridge")):
+        if not (os.path.isfile(path) and os.access(path, os.X_OK)) and not shutil.which(path):
+            print("check_ros2: %s is missing: %s" % (path, fix), file=sys.stderr)
+            return 2
+    try:
+        import rclpy  # noqa: F401
+    except ImportError as error:
+        print("check_ros2: rclpy cannot be imported (%s): run with the ROS 2 venv's python "
+              "(make ros2-test)" % error, file=sys.stderr)
+        return 2
+    if args.keep:
+        os.makedirs(args.keep, exist_ok=True)
+        folder = tempfile.mkdtemp(prefix="check-ros2-", dir=args.keep)
+    else:
+        folder = tempfile.mkdtemp(prefix="plumb-check-ros2-")
+    results = Results()
+    started = time.monotonic()
+    try:
+        run(args, folder, results)
+    except Exception as error:  # a step that could not run is a failure, with the logs
+        results.check("run", False, "%s: %s" % (type(error).__name__, error))
+        for name in ("plumb-run", "plumb-ros2"):
+            path = os.path.join(folder, name + ".log")
+            if os.path.exists(path):
+                with open(path, "rb") as f:
+                    tail = b"\n".join(f.read().splitlines()[-20:]).decode("utf-8", "replace")
+                print("--- %s (last lines)\n%s" % (name, tail), file=sys.stderr)
+    finally:
+        if not args.keep:
+            shutil.rmtree(folder, ignore_errors=True)
+    print("check_ros2: %d passed, %d failed in %.0f s%s" % (
+        results.passed, len(results.failed), time.monotonic() - started,
+        " (%s)" % ", ".join(results.failed) if results.failed else ""), flush=True)
+    if args.keep:
+        print("check_ros2: logs, recording and messages in %s" % folder)
+    return 1 if results.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
