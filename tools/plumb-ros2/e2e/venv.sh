@@ -23,7 +23,7 @@ if [ "$(cat "$venv/.requirements-sha256" 2>/dev/null || true)" != "$hash" ]; the
     echo "plumb: could not create $venv: apt-get install python3-venv" >&2
     exit 1
   }
-  "$venv/bin/pip" install --quiet --disable-pip-version-check --only-binary=:all: \
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --prefer-binary \
     -r "$requirements" || {
     rm -rf "$venv"
     echo "plumb: pip could not install $requirements into $venv (PyPI reachable? wheels for" \
