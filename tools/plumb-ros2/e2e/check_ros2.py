@@ -401,8 +401,15 @@ def run(args: argparse.Namespace, folder: str, results: Results) -> None:
             "heading_uncertain_yaw_variance:=%r" % YAW_VARIANCE], folder)
         processes.append(bridge)
 
+        def running() -> None:
+            for p in (board, bridge):
+                if not p.alive():
+                    raise RuntimeError("%s exited (%s) early:\n%s"
+                                       % (p.name, p.popen.returncode, p.tail()))
+
         # The bridge's publisher decides the reliability this subscription must match.
-        infos = wait_until(lambda: node.get_publishers_info_by_topic("/imu/data"), 60, 0.2)
+        infos = wait_until(lambda: running() or node.get_publishers_info_by_topic("/imu/data"),
+                           60, 0.2)
         if not infos:
             raise RuntimeError("no publisher on /imu/data after 60 s; bridge log:\n" + bridge.tail())
         reliability = infos[0].qos_profile.reliability
@@ -441,7 +448,7 @@ def run(args: argparse.Namespace, folder: str, results: Results) -> None:
         tare = node.create_client(Trigger, "/plumb_imu/tare")
         spinner.start()
 
-        if not wait_until(lambda: listener.imu, 60):
+        if not wait_until(lambda: running() or listener.imu, 60):
             raise RuntimeError("no Imu message in 60 s; bridge log:\n" + bridge.tail())
         clean_start = time.monotonic()
         log("first message; clean stretch of %g s" % CLEAN_SECONDS)
