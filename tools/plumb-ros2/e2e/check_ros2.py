@@ -334,8 +334,9 @@ def wait_until(condition: Callable[[], Any], timeout: float, step: float = 0.05)
 
 
 def decode_with_monitor(monitor: str, recording: str, format_name: str) -> list[dict]:
-    """Every frame plumb-monitor decodes from the recording (its --json frame objects)."""
-    run = subprocess.run([monitor, recording, "--json", "--format", format_name],
+    """Every frame plumb-monitor decodes from the recording (its --json frame objects); the
+    format is the monitor's to detect (format_name only names it in a failure)."""
+    run = subprocess.run([monitor, recording, "--json"],
                          capture_output=True, text=True, timeout=120)
     frames = []
     for line in run.stdout.splitlines():
@@ -346,8 +347,8 @@ def decode_with_monitor(monitor: str, recording: str, format_name: str) -> list[
         if item.get("type") == "frame":
             frames.append(item)
     if not frames:
-        raise RuntimeError("plumb-monitor decoded no frame from %s (exit %d): %s"
-                           % (recording, run.returncode, run.stderr[-2000:]))
+        raise RuntimeError("plumb-monitor decoded no %s frame from %s (exit %d): %s"
+                           % (format_name, recording, run.returncode, run.stderr[-2000:]))
     return frames
 
 
