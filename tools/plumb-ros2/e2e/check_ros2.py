@@ -636,6 +636,21 @@ def judge(args: argparse.Namespace, results: Results, forwarder: Forwarder, list
     for r, f in matched:
         t = own[f["sequence"]]
         if kind3:
+            # plumb-monitor's σ (the Swift decoder) where it gives them, which wire.py must agree
+            # with; unknown (0xFFFF) is inf in wire.py, null (None) or absent in the JSON
+            u = f.get("uncertainty")
+            if u is not None:
+                pairs = [(u.get("tiltRadians"), t.tilt_sigma),
+                         (u.get("headingRadians"), t.heading_sigma),
+                         (u.get("gyroNoiseRadiansPerSecond"), t.gyro_noise_sigma),
+                         (u.get("accelerometerNoiseMetersPerSecondSquared"), t.accel_noise_sigma)]
+                pairs += list(zip(u.get("gyroBiasRadiansPerSecond") or [None] * 3, t.bias_sigma))
+                for swift, own_sigma in pairs:
+                    if not ((swift is None and math.isinf(own_sigma))
+                            or (swift is not None and close(float(swift), own_sigma, 1e-9))):
+                        bad.append("seq %d: plumb-monitor σ %s, wire.py %s" % (
+                            t.sequence, swift, own_sigma))
+                        break
             heading_var = (YAW_VARIANCE if t.flags & (0x400 | 0x100)
                            else t.heading_sigma ** 2)
             want_o = (t.tilt_sigma ** 2, t.tilt_sigma ** 2, heading_var)
