@@ -98,6 +98,8 @@ public struct AttitudeEstimator: Sendable {
   private var anchoring: RestAnchoring
   private var reacquisition: GapReacquisition
   private var output: EstimateOutput
+  /// The attitude's uncertainty, propagated once per block (`uncertainty`).
+  private var uncertaintyTracker = AttitudeUncertaintyTracker()
   /// The up direction (body axes) for the rest detector's checks during a rest; +z otherwise.
   /// At rest the attitude changes only at block ends and transitions, so it is computed there;
   /// in motion the detector's consistency check is not made.
@@ -426,6 +428,12 @@ public struct AttitudeEstimator: Sendable {
       rejection.trust()
     }
     if count > 0 { rejection.followMean(force, weight: rejection.weight) }
+    uncertaintyTracker.block(
+      seconds: seconds, meanForce: force, hasForce: count > 0, weight: rejection.weight,
+      timeConstantSeconds: inclination.timeConstantSeconds,
+      initialising: inclination.isInitialising, atRest: atRest, noise: settings.noise,
+      gravity: settings.gravityMetersPerSecondSquared, horizontalBiasVariance: horizontal,
+      verticalBiasVariance: biasEstimator.verticalVariance(up: propagation.up))
     guard !atRest else { return }
     let (r0, r1, r2) = propagation.rows
     anchoring.accumulateDrift(up: r2, seconds: seconds)
@@ -743,6 +751,11 @@ public struct AttitudeEstimator: Sendable {
     unobserved += suspect
     notIntegrated += suspect
     let rate = sample.angularRateRadiansPerSecond - bias(atCelsius: sample.temperatureCelsius)
+    uncertaintyTracker.gap(
+      unobservedSeconds: unobserved, notIntegratedSeconds: notIntegrated,
+      verticalRate: rate.dot(propagation.up), noise: settings.noise,
+      horizontalBiasVariance: biasEstimator.horizontalVariance(up: propagation.up),
+      verticalBiasVariance: biasEstimator.verticalVariance(up: propagation.up))
     if reacquisition.headingMayHaveStepped(
       unobservedSeconds: unobserved, notIntegratedSeconds: notIntegrated,
       verticalRate: rate.dot(propagation.up))
@@ -802,6 +815,16 @@ public struct AttitudeEstimator: Sendable {
     return output.restartEstimate(
       sample, attitude: propagation.attitude, bias: bias, biasVariance: biasEstimator.variance,
       flags: gap ? .gap : [], missedSamples: missedSamples, period: period)
+  }
+
+  /// One standard deviation of the attitude's error, from the estimator's state: tilt and
+  /// heading (`AttitudeUncertaintyTracker` states the model). Changes once per block (0.2 s)
+  /// and at gaps.
+  public var uncertainty: AttitudeUncertainty { uncertaintyTracker.current }
+
+  /// The heading was redefined where it stands (a tare): its uncertainty starts again at 0.
+  public mutating func resetHeadingUncertainty() {
+    uncertaintyTracker.resetHeading()
   }
 
   /// Tells the estimator that the samples of the last `seconds` may have been misread — a

@@ -487,6 +487,21 @@ public struct FirmwareLoop<
     return q * Quaternion(smallRotationVector: r, squaredAngle: r.dot(r))
   }
 
+  /// The uncertainties `estimate`'s frame carries: the estimator's attitude and bias σ, and one
+  /// sample's noise of each sensor at the current period.
+  @inline(__always)
+  private func frameUncertainty() -> EstimateUncertainty {
+    let attitude = estimator.uncertainty
+    let noise = settings.estimator.noise
+    let period = estimate.samplePeriodSeconds
+    let perSample = period > 0 ? 1 / period.squareRoot() : 0
+    return EstimateUncertainty(
+      tiltRadians: attitude.tiltRadians, headingRadians: attitude.headingRadians,
+      gyroBiasRadiansPerSecond: estimate.gyroBiasUncertaintyRadiansPerSecond,
+      gyroNoiseRadiansPerSecond: noise.gyroNoiseDensity * perSample,
+      accelerometerNoiseMetersPerSecondSquared: noise.accelerometerNoiseDensity * perSample)
+  }
+
   /// The frame for `estimate` (the one just made from `sample`).
   private mutating func emitFrame(sample: MPU6050Sample, flags extra: TelemetryFlags) {
     var flags = extra
@@ -538,7 +553,8 @@ public struct FirmwareLoop<
       gravityBodyMetersPerSecondSquared: estimate.gravityInBody * g,
       temperatureCelsius: sample.temperatureCelsius, flags: flags,
       missedSamples: UInt32(clamping: status.missedSamples),
-      latencyMicroseconds: latencyMicroseconds, calibrationID: settings.calibrationID)
+      latencyMicroseconds: latencyMicroseconds, calibrationID: settings.calibrationID,
+      uncertainty: frameUncertainty())
     guard port.isOpen else {
       status.framesDroppedDisconnected += 1
       return
@@ -807,6 +823,7 @@ public struct FirmwareLoop<
       // absolute (gravity still points down in the reference frame).
       let heading = estimator.attitude.heading
       headingTare = Quaternion(axis: .unitZ, angle: -heading)
+      estimator.resetHeadingUncertainty()
       var text = FixedText("tare heading ")
       text.append(decimal: Int((heading * degreesPerRadian).rounded()))
       text.append(" deg")

@@ -250,7 +250,7 @@ final class HostAnalyser {
       return
     }
     switch message {
-    case .binary(let frame):
+    case .binary(let frame), .binaryIMU(let frame):
       record(
         HILFrame(
           sequence: frame.sequence, sampleTimeNanoseconds: frame.sampleTimeNanoseconds,

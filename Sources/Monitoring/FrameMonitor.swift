@@ -67,8 +67,11 @@ public struct FrameMonitor: Sendable {
       if detecting {
         // Detection started again (the sender changed format): announce the next winner too.
         if active.format == nil { announcedFormat = nil }
-        // A reply was the first message: its framing says which format won.
-        announce(active.format, body)
+        // A reply was the first message: its framing says which format won (unless a frame
+        // already said which of the formats so framed it is).
+        if let framing = active.format, announcedFormat.map(StreamDecoder.framing) != framing {
+          announce(framing, body)
+        }
       }
       if reportDue {
         reportDue = false
@@ -106,6 +109,7 @@ public struct FrameMonitor: Sendable {
   private static func format(of message: DecodedMessage) -> TelemetryFormat? {
     switch message {
     case .binary: .binary
+    case .binaryIMU: .binaryIMU
     case .text: .text
     case .mavlink: .mavlink
     case .reply: nil
@@ -124,6 +128,20 @@ public struct FrameMonitor: Sendable {
           latencyMicroseconds: frame.latencyMicroseconds, calibrationID: frame.calibrationID,
           gyroBiasRadiansPerSecond: frame.gyroBiasRadiansPerSecond,
           linearAccelerationMetersPerSecondSquared: frame.linearAccelerationMetersPerSecondSquared),
+        body)
+    case .binaryIMU(let frame):
+      record(
+        MonitorFrame(
+          format: .binaryIMU, sequence: frame.sequence,
+          sampleTimeNanoseconds: frame.sampleTimeNanoseconds, attitude: frame.attitude,
+          angles: NEDEulerAngles(plumbAttitude: frame.attitude), flags: frame.flags,
+          temperatureCelsius: frame.temperatureCelsius, missedSamples: frame.missedSamples,
+          latencyMicroseconds: frame.latencyMicroseconds, calibrationID: frame.calibrationID,
+          gyroBiasRadiansPerSecond: frame.gyroBiasRadiansPerSecond,
+          linearAccelerationMetersPerSecondSquared: frame.linearAccelerationMetersPerSecondSquared,
+          rateRadiansPerSecond: frame.rateRadiansPerSecond,
+          specificForceMetersPerSecondSquared: BinaryFormat.carriedSpecificForce(of: frame),
+          uncertainty: frame.uncertainty),
         body)
     case .text(let line):
       record(
@@ -145,7 +163,10 @@ public struct FrameMonitor: Sendable {
             format: .mavlink, sequence: UInt32(packet.sequence),
             sampleTimeNanoseconds: Int64(m.timeBootMilliseconds) * 1_000_000,
             attitude: MAVLinkFrames.plumbAttitude(fromNED: ned),
-            angles: NEDEulerAngles(nedAttitude: ned)),
+            angles: NEDEulerAngles(nedAttitude: ned),
+            rateRadiansPerSecond: Vector3(
+              Double(m.rateRadiansPerSecond.x), -Double(m.rateRadiansPerSecond.y),
+              -Double(m.rateRadiansPerSecond.z))),
           body)
       case .heartbeat(let m):
         tally.heartbeats += 1

@@ -93,6 +93,7 @@ public enum MonitorError: Error, Hashable, Sendable, CustomStringConvertible {
   static func formatName(_ format: TelemetryFormat) -> String {
     switch format {
     case .binary: "binary"
+    case .binaryIMU: "binary-imu"
     case .text: "text"
     case .mavlink: "MAVLink v2"
     }

@@ -25,8 +25,16 @@ public struct MonitorFrame: Hashable, Sendable {
   public var calibrationID: UInt32?
   /// The gyro-bias estimate, body frame, rad/s (binary only).
   public var gyroBiasRadiansPerSecond: Vector3?
-  /// The linear acceleration, gravity removed, reference frame, m/s² (binary only).
+  /// The linear acceleration, gravity removed, reference frame, m/s² (binary only;
+  /// `binary-imu` recomputes it from the specific force).
   public var linearAccelerationMetersPerSecondSquared: Vector3?
+  /// The bias-corrected angular rate, body frame (FLU), rad/s: `binary-imu`, and MAVLink's
+  /// ATTITUDE_QUATERNION (its FRD rates turned into Plumb's body axes).
+  public var rateRadiansPerSecond: Vector3?
+  /// The specific force (the accelerometer's reading), body frame, m/s² (`binary-imu`).
+  public var specificForceMetersPerSecondSquared: Vector3?
+  /// The estimator's uncertainties and the sensors' noise (`binary-imu`).
+  public var uncertainty: EstimateUncertainty?
 
   public init(
     format: TelemetryFormat, sequence: UInt32, sampleTimeNanoseconds: Int64,
@@ -34,8 +42,12 @@ public struct MonitorFrame: Hashable, Sendable {
     temperatureCelsius: Double? = nil, missedSamples: UInt32? = nil,
     latencyMicroseconds: UInt32? = nil, calibrationID: UInt32? = nil,
     gyroBiasRadiansPerSecond: Vector3? = nil,
-    linearAccelerationMetersPerSecondSquared: Vector3? = nil
+    linearAccelerationMetersPerSecondSquared: Vector3? = nil, rateRadiansPerSecond: Vector3? = nil,
+    specificForceMetersPerSecondSquared: Vector3? = nil, uncertainty: EstimateUncertainty? = nil
   ) {
+    self.rateRadiansPerSecond = rateRadiansPerSecond
+    self.specificForceMetersPerSecondSquared = specificForceMetersPerSecondSquared
+    self.uncertainty = uncertainty
     self.gyroBiasRadiansPerSecond = gyroBiasRadiansPerSecond
     self.linearAccelerationMetersPerSecondSquared = linearAccelerationMetersPerSecondSquared
     self.format = format

@@ -286,6 +286,17 @@ public struct MonitorPrinter: Sendable {
             .array([number(v.x), number(v.y), number(v.z)])
           ))
       }
+      if let v = frame.rateRadiansPerSecond {
+        members.append(("rateRadiansPerSecond", .array([number(v.x), number(v.y), number(v.z)])))
+      }
+      if let v = frame.specificForceMetersPerSecondSquared {
+        members.append(
+          (
+            "specificForceMetersPerSecondSquared",
+            .array([number(v.x), number(v.y), number(v.z)])
+          ))
+      }
+      if let u = frame.uncertainty { members.append(("uncertainty", json(u))) }
       return .object(members)
     case .reply(let reply):
       return .object([
@@ -356,6 +367,22 @@ public struct MonitorPrinter: Sendable {
   }
 
   static func number(_ value: Double) -> JSONValue { value.isFinite ? .number(value) : .null }
+
+  /// One standard deviation each (`binary-imu`): null where the frame said unknown.
+  static func json(_ u: EstimateUncertainty) -> JSONValue {
+    let b = u.gyroBiasRadiansPerSecond
+    var members: [(key: String, value: JSONValue)] = []
+    members.append(("tiltRadians", number(u.tiltRadians)))
+    members.append(("headingRadians", number(u.headingRadians)))
+    members.append(("gyroBiasRadiansPerSecond", .array([number(b.x), number(b.y), number(b.z)])))
+    members.append(("gyroNoiseRadiansPerSecond", number(u.gyroNoiseRadiansPerSecond)))
+    members.append(
+      (
+        "accelerometerNoiseMetersPerSecondSquared",
+        number(u.accelerometerNoiseMetersPerSecondSquared)
+      ))
+    return .object(members)
+  }
 
   static func count(_ value: UInt64) -> JSONValue { .number(Double(value), text: String(value)) }
 

@@ -43,7 +43,10 @@ public struct MonitorOptions: Hashable, Sendable {
   }
 
   /// The formats a search tries, for messages.
-  public var formatsTried: [TelemetryFormat] { format.map { [$0] } ?? TelemetryFormat.allCases }
+  public var formatsTried: [TelemetryFormat] {
+    // The two binary formats are one framing: tried once, as "binary".
+    format.map { [$0] } ?? TelemetryFormat.allCases.filter { $0 != .binaryIMU }
+  }
 }
 
 /// Why a session ended.

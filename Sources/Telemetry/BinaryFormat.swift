@@ -15,6 +15,8 @@ public enum BinaryFormat {
   public enum Kind: UInt8, Hashable, Sendable {
     case telemetry = 0x01
     case reply = 0x02
+    /// Telemetry with the rate, the specific force and the uncertainties (`binary-imu`).
+    case imu = 0x03
   }
 
   /// Telemetry payload bytes before the CRC (offsets in FORMATS.md).
@@ -23,8 +25,13 @@ public enum BinaryFormat {
   public static let telemetryFrameCount = 63
   /// The longest reply frame on the wire: 2 + COBS(4 + 46 + 2).
   public static let maximumReplyFrameCount = 55
-  /// The longest COBS block between delimiters that can be valid.
-  static let maximumEncodedCount = 61
+  /// IMU payload bytes before the CRC (kind 3; offsets in FORMATS.md).
+  public static let imuPayloadCount = 84
+  /// An IMU frame on the wire: 2 delimiters + COBS(84 + 2 CRC) = 2 + 87.
+  public static let imuFrameCount = 89
+  /// The longest COBS block between delimiters that can be valid (an IMU frame's). Readers
+  /// before kind 3 took 61: to them a kind-3 block is overlong, skipped as malformed.
+  static let maximumEncodedCount = 87
 
   /// LSB of the gyroscope bias, rad/s: ±0.655 rad/s (±37.5 °/s) in an int16 covers the
   /// MPU-6050's specified zero-rate output of ±20 °/s (PS §6.1) at 0.0011 °/s resolution.
@@ -35,6 +42,15 @@ public enum BinaryFormat {
   public static let temperatureLSBCelsius = 0.01
   /// The int16 value that means "not a number" in the scaled fields.
   public static let notANumber: Int16 = .min
+  /// LSB of the attitude's uncertainties (tilt and heading σ), rad: up to 6.55 rad at 0.006°.
+  public static let attitudeSigmaLSBRadians = 1e-4
+  /// LSB of the gyro bias's σ and the gyro's sample noise, rad/s: up to 0.655 rad/s.
+  public static let gyroSigmaLSBRadiansPerSecond = 1e-5
+  /// LSB of the accelerometer's sample noise, m/s²: up to 6.55 m/s².
+  public static let accelerometerSigmaLSBMetersPerSecondSquared = 1e-4
+  /// The uint16 value that means "unknown" (NaN) in the σ fields; larger values saturate at
+  /// 65 534.
+  public static let unknownSigma: UInt16 = .max
 
   /// Writes one telemetry frame (63 bytes) into `output`, which must hold 63 bytes; returns 63.
   ///
@@ -77,6 +93,69 @@ public enum BinaryFormat {
     let encoded = COBS.encodeInPlace(base + 1, count: telemetryPayloadCount + 2)
     base.storeBytes(of: 0, toByteOffset: 1 + encoded, as: UInt8.self)
     return encoded + 2
+  }
+
+  /// Writes one IMU frame (kind 3, 89 bytes) into `output`, which must hold 89 bytes; returns
+  /// 89. In place, as `encode(_:into:)` does.
+  @inline(__always)
+  public static func encodeIMU(_ frame: TelemetryFrame, into output: UnsafeMutableRawBufferPointer)
+    -> Int
+  {
+    precondition(output.count >= imuFrameCount, "binary-imu frames need 89 bytes of buffer")
+    let payload = UnsafeMutableRawBufferPointer(rebasing: output[2..<(2 + imuPayloadCount)])
+    var writer = ByteWriter(payload)
+    writer.write(version)
+    writer.write(Kind.imu.rawValue)
+    writer.write(frame.sequence)
+    writer.write(frame.sampleTimeNanoseconds)
+    writer.write(Float(frame.attitude.w))
+    writer.write(Float(frame.attitude.x))
+    writer.write(Float(frame.attitude.y))
+    writer.write(Float(frame.attitude.z))
+    writer.write(Float(frame.rateRadiansPerSecond.x))
+    writer.write(Float(frame.rateRadiansPerSecond.y))
+    writer.write(Float(frame.rateRadiansPerSecond.z))
+    writeScaled(
+      frame.specificForceBodyMetersPerSecondSquared,
+      lsb: linearAccelerationLSBMetersPerSecondSquared, to: &writer)
+    writeScaled(frame.gyroBiasRadiansPerSecond, lsb: gyroBiasLSBRadiansPerSecond, to: &writer)
+    writer.write(scaled(frame.temperatureCelsius, lsb: temperatureLSBCelsius))
+    writer.write(frame.flags.rawValue)
+    writer.write(frame.missedSamples)
+    writer.write(frame.latencyMicroseconds)
+    writer.write(frame.calibrationID)
+    let u = frame.uncertainty
+    writer.write(sigma(u.tiltRadians, lsb: attitudeSigmaLSBRadians))
+    writer.write(sigma(u.headingRadians, lsb: attitudeSigmaLSBRadians))
+    writer.write(sigma(u.gyroBiasRadiansPerSecond.x, lsb: gyroSigmaLSBRadiansPerSecond))
+    writer.write(sigma(u.gyroBiasRadiansPerSecond.y, lsb: gyroSigmaLSBRadiansPerSecond))
+    writer.write(sigma(u.gyroBiasRadiansPerSecond.z, lsb: gyroSigmaLSBRadiansPerSecond))
+    writer.write(sigma(u.gyroNoiseRadiansPerSecond, lsb: gyroSigmaLSBRadiansPerSecond))
+    writer.write(
+      sigma(
+        u.accelerometerNoiseMetersPerSecondSquared,
+        lsb: accelerometerSigmaLSBMetersPerSecondSquared))
+    let crc = CRC16CCITTFalse.checksum(UnsafeRawBufferPointer(payload))
+    output.storeBytes(of: crc.littleEndian, toByteOffset: 2 + imuPayloadCount, as: UInt16.self)
+    let base = output.baseAddress!
+    base.storeBytes(of: 0, as: UInt8.self)
+    let encoded = COBS.encodeInPlace(base + 1, count: imuPayloadCount + 2)
+    base.storeBytes(of: 0, toByteOffset: 1 + encoded, as: UInt8.self)
+    return encoded + 2
+  }
+
+  /// A standard deviation in counts of `lsb`: rounded half up, saturating at 65 534; NaN (and
+  /// a negative value, which no σ is) is `unknownSigma`.
+  @inline(__always)
+  static func sigma(_ value: Double, lsb: Double) -> UInt16 {
+    guard value >= 0 else { return unknownSigma }
+    let counts = value / lsb
+    guard counts < 65534 else { return 65534 }
+    return UInt16(truncatingIfNeeded: Int32(counts + 0.5))
+  }
+
+  static func unsigma(_ counts: UInt16, lsb: Double) -> Double {
+    counts == unknownSigma ? .nan : Double(counts) * lsb
   }
 
   /// Writes one reply frame (at most 55 bytes) into `output`; returns its length.
@@ -146,6 +225,9 @@ public enum BinaryFormat {
   public enum Message: Hashable, Sendable {
     case telemetry(TelemetryFrame)
     case reply(HostReply)
+    /// A kind-3 frame: the rate and specific force carried, the linear acceleration and
+    /// gravity recomputed from them and the attitude.
+    case imu(TelemetryFrame)
   }
 
   /// Why a block between delimiters is not a valid frame.
@@ -167,8 +249,9 @@ public enum BinaryFormat {
   /// The CRC is checked before the version and kind, so random damage counts as a CRC error
   /// and a well-formed frame of an unknown version as `unknownVersion`.
   ///
-  /// Binary frames do not carry the bias-corrected rate: the decoded frame has NaN there.
-  /// Gravity is recomputed from the attitude: `attitude⁻¹ · (0, 0, −9.80665)`.
+  /// Kind-1 frames do not carry the bias-corrected rate or the uncertainties: the decoded
+  /// frame has NaN there. Gravity is recomputed from the attitude: `attitude⁻¹ · (0, 0,
+  /// −9.80665)`.
   public static func decode(encoded: UnsafeRawBufferPointer) -> Result<Message, DecodeError> {
     withUnsafeTemporaryAllocation(byteCount: maximumEncodedCount, alignment: 1) { payload in
       let count: Int
@@ -231,7 +314,11 @@ public enum BinaryFormat {
       frame.rateRadiansPerSecond = Vector3(.nan, .nan, .nan)
       frame.gravityBodyMetersPerSecondSquared = frame.attitude.inverseRotate(
         Vector3(0, 0, -standardGravity))
+      frame.uncertainty = .notCarried
       return .success(.telemetry(frame))
+    case .imu:
+      guard body.count == imuPayloadCount else { return .failure(.wrongLength(body.count)) }
+      return .success(.imu(try decodeIMUFields(&reader)))
     case .reply:
       guard body.count >= 4 else { return .failure(.wrongLength(body.count)) }
       let statusByte = try reader.readU8()
@@ -243,6 +330,57 @@ public enum BinaryFormat {
       text.append(try reader.readSlice(length))
       return .success(.reply(HostReply(status, text)))
     }
+  }
+
+  /// Kind 3's fields after the version and kind. The linear acceleration (reference frame) is
+  /// recomputed: `attitude · f + (0, 0, −9.80665)`, f the specific force carried.
+  private static func decodeIMUFields(_ reader: inout ByteCursor) throws(ByteCursor.ShortInput)
+    -> TelemetryFrame
+  {
+    var frame = TelemetryFrame()
+    frame.sequence = try reader.readU32()
+    frame.sampleTimeNanoseconds = try reader.readI64()
+    let w = Double(try reader.readF32())
+    let x = Double(try reader.readF32())
+    let y = Double(try reader.readF32())
+    let z = Double(try reader.readF32())
+    frame.attitude = Quaternion(w: w, x: x, y: y, z: z)
+    let rx = Double(try reader.readF32())
+    let ry = Double(try reader.readF32())
+    let rz = Double(try reader.readF32())
+    frame.rateRadiansPerSecond = Vector3(rx, ry, rz)
+    let force = try readScaled(&reader, lsb: linearAccelerationLSBMetersPerSecondSquared)
+    frame.gyroBiasRadiansPerSecond = try readScaled(&reader, lsb: gyroBiasLSBRadiansPerSecond)
+    frame.temperatureCelsius = unscaled(try reader.readI16(), lsb: temperatureLSBCelsius)
+    frame.flags = TelemetryFlags(rawValue: try reader.readU16())
+    frame.missedSamples = try reader.readU32()
+    frame.latencyMicroseconds = try reader.readU32()
+    frame.calibrationID = try reader.readU32()
+    var u = EstimateUncertainty()
+    u.tiltRadians = unsigma(try reader.readU16(), lsb: attitudeSigmaLSBRadians)
+    u.headingRadians = unsigma(try reader.readU16(), lsb: attitudeSigmaLSBRadians)
+    let bx = unsigma(try reader.readU16(), lsb: gyroSigmaLSBRadiansPerSecond)
+    let by = unsigma(try reader.readU16(), lsb: gyroSigmaLSBRadiansPerSecond)
+    let bz = unsigma(try reader.readU16(), lsb: gyroSigmaLSBRadiansPerSecond)
+    u.gyroBiasRadiansPerSecond = Vector3(bx, by, bz)
+    u.gyroNoiseRadiansPerSecond = unsigma(try reader.readU16(), lsb: gyroSigmaLSBRadiansPerSecond)
+    u.accelerometerNoiseMetersPerSecondSquared = unsigma(
+      try reader.readU16(), lsb: accelerometerSigmaLSBMetersPerSecondSquared)
+    frame.uncertainty = u
+    let gravity = Vector3(0, 0, -standardGravity)
+    frame.gravityBodyMetersPerSecondSquared = frame.attitude.inverseRotate(gravity)
+    frame.linearAccelerationMetersPerSecondSquared = frame.attitude.rotate(force) + gravity
+    return frame
+  }
+
+  /// The specific force a decoded kind-3 frame carried, exactly: the frame holds it as linear
+  /// acceleration (reference frame), and turning it back leaves rounding of 10⁻¹² m/s² around
+  /// a multiple of the 0.005 m/s² step the wire carries, which this removes.
+  public static func carriedSpecificForce(of frame: TelemetryFrame) -> Vector3 {
+    let f = frame.specificForceBodyMetersPerSecondSquared
+    let lsb = linearAccelerationLSBMetersPerSecondSquared
+    func carried(_ v: Double) -> Double { v.isFinite ? (v / lsb).rounded() * lsb : v }
+    return Vector3(carried(f.x), carried(f.y), carried(f.z))
   }
 
   private static func readScaled(_ reader: inout ByteCursor, lsb: Double)

@@ -2,9 +2,20 @@ import Geometry
 
 /// One thing a `StreamDecoder` found in the byte stream.
 public enum DecodedMessage: Hashable, Sendable {
+  /// The telemetry frame a binary message carries, of either kind.
+  public var binaryFrame: TelemetryFrame? {
+    switch self {
+    case .binary(let frame), .binaryIMU(let frame): frame
+    default: nil
+    }
+  }
+
   /// A binary telemetry frame (rate is NaN: binary frames do not carry it; gravity is recomputed
   /// from the attitude).
   case binary(TelemetryFrame)
+  /// A binary IMU frame (kind 3, format `binary-imu`): every field of `TelemetryFrame`, the
+  /// linear acceleration and gravity recomputed from the specific force and the attitude.
+  case binaryIMU(TelemetryFrame)
   /// A `$PLMB` line.
   case text(TextTelemetry)
   /// A MAVLink packet of a known message (including STATUSTEXT replies).
@@ -16,7 +27,7 @@ public enum DecodedMessage: Hashable, Sendable {
   /// binary and text telemetry, and MAVLink's ATTITUDE_QUATERNION (converted back from NED/FRD).
   public var attitudeSample: AttitudeSample? {
     switch self {
-    case .binary(let frame):
+    case .binary(let frame), .binaryIMU(let frame):
       return AttitudeSample(
         sequence: frame.sequence, sampleTimeNanoseconds: frame.sampleTimeNanoseconds,
         attitude: frame.attitude, flags: frame.flags, missedSamples: frame.missedSamples,

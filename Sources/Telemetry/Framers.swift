@@ -81,6 +81,12 @@ struct BinaryFramer {
       sequence.observe(frame.sequence, into: &book.statistics)
       book.statistics.recordLatency(frame.latencyMicroseconds)
       ready = .binary(frame)
+    case .success(.imu(let frame)):
+      book.accept(length)
+      book.statistics.telemetryFrames += 1
+      sequence.observe(frame.sequence, into: &book.statistics)
+      book.statistics.recordLatency(frame.latencyMicroseconds)
+      ready = .binaryIMU(frame)
     case .success(.reply(let reply)):
       book.accept(length)
       book.statistics.replies += 1

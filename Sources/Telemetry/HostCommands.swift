@@ -108,7 +108,7 @@ public enum HostCommandError: Error, Hashable, Sendable {
   case missingArgument(HostCommandName)
   /// An argument where none belongs (the first extra word).
   case unexpectedArgument(HostCommandName, FixedText)
-  /// `format X` with X not binary, text or mavlink.
+  /// `format X` with X not binary, binary-imu, text or mavlink.
   case unknownFormat(FixedText)
   /// `rate X` with X not a whole number.
   case invalidRate(FixedText)
@@ -155,7 +155,7 @@ public enum HostCommandError: Error, Hashable, Sendable {
       text.append(word)
       text.append("\"")
     case .missingArgument(.format):
-      text.append("format needs binary, text or mavlink")
+      text.append("format needs binary|binary-imu|text|mavlink")
     case .missingArgument(.rate):
       text.append("rate needs Hz, e.g. rate 50")
     case .missingArgument(.set):
@@ -174,9 +174,17 @@ public enum HostCommandError: Error, Hashable, Sendable {
       text.append(word)
       text.append("\"")
     case .unknownFormat(let word):
+      // 46 characters hold the four names and an echo of 5 ("format "xxxxx"? …"); a longer
+      // word is shown by its first two and "...".
       text.append("format \"")
-      text.append(word)
-      text.append("\"? use binary|text|mavlink")
+      if word.count <= 5 {
+        text.append(word)
+      } else {
+        _ = text.append(word[0])
+        _ = text.append(word[1])
+        text.append("...")
+      }
+      text.append("\"? binary|binary-imu|text|mavlink")
     case .invalidRate(let word):
       text.append("rate \"")
       text.append(word)
@@ -605,6 +613,7 @@ public struct HostCommandParser: Sendable {
 
   private static func format(_ word: UnsafeRawBufferPointer) -> TelemetryFormat? {
     if equalsIgnoringCase(word, "binary") { return .binary }
+    if equalsIgnoringCase(word, "binary-imu") { return .binaryIMU }
     if equalsIgnoringCase(word, "text") { return .text }
     if equalsIgnoringCase(word, "mavlink") { return .mavlink }
     return nil

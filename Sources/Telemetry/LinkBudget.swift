@@ -32,6 +32,8 @@ public enum LinkBudget {
     switch format {
     case .binary:
       return BinaryFormat.telemetryFrameCount * outputRateHz
+    case .binaryIMU:
+      return BinaryFormat.imuFrameCount * outputRateHz
     case .text:
       return TextFormat.maximumLineCount * outputRateHz
     case .mavlink:
@@ -175,6 +177,8 @@ public struct LinkBudgetRefusal: Error, Hashable, Sendable, CustomStringConverti
       switch format {
       case .binary:
         text = "binary frames are \(BinaryFormat.telemetryFrameCount) B; "
+      case .binaryIMU:
+        text = "binary-imu frames are \(BinaryFormat.imuFrameCount) B; "
       case .text:
         text = "text lines are up to \(TextFormat.maximumLineCount) B; "
       case .mavlink:

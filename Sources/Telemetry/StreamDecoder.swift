@@ -22,7 +22,9 @@ public struct StreamDecoder: Sendable {
 
   /// The format asked for at `init` (`nil`: detect it).
   public let requestedFormat: TelemetryFormat?
-  /// The format being decoded: the requested one, or the detected one (`nil` while detecting).
+  /// The framing being decoded: the requested format, or the detected one (`nil` while
+  /// detecting). Both binary formats are framed alike and read by one framer, which takes
+  /// either kind of frame: this says `.binary` for both (a message says which it is).
   public private(set) var format: TelemetryFormat?
 
   private var binary = BinaryFramer()
@@ -43,7 +45,12 @@ public struct StreamDecoder: Sendable {
   /// A decoder for `format`, or one that detects the format when `format` is `nil`.
   public init(format: TelemetryFormat? = nil) {
     requestedFormat = format
-    self.format = format
+    self.format = format.map(Self.framing)
+  }
+
+  /// The framing of `format`: `.binary` for both binary formats.
+  public static func framing(_ format: TelemetryFormat) -> TelemetryFormat {
+    format == .binaryIMU ? .binary : format
   }
 
   /// Everything counted so far.
@@ -75,7 +82,7 @@ public struct StreamDecoder: Sendable {
     }
     var found = false
     switch format {
-    case .binary:
+    case .binary, .binaryIMU:
       binary.push(byte)
       while binary.hasMessage, let message = binary.poll() {
         found = true
@@ -137,7 +144,7 @@ public struct StreamDecoder: Sendable {
     guard let winner else { return false }
     switchFormat(from: current, to: winner)
     switch winner {
-    case .binary: if let message = binary.poll() { try body(message) }
+    case .binary, .binaryIMU: if let message = binary.poll() { try body(message) }
     case .text: if let message = text.poll() { try body(message) }
     case .mavlink: break
     }
@@ -148,7 +155,7 @@ public struct StreamDecoder: Sendable {
     committed = committed.adding(winnerAtLastFrame)
     committed.bytesSkipped += UInt64(winnerPendingAtLastFrame)
     switch old {
-    case .binary: binary.restart()
+    case .binary, .binaryIMU: binary.restart()
     case .text: text.restart()
     case .mavlink: mavlink.restart()
     }
@@ -160,7 +167,7 @@ public struct StreamDecoder: Sendable {
   /// on from the winner's; a sender that switches to MAVLink starts a new packet sequence.
   private mutating func restartBackground(except winner: TelemetryFormat) {
     switch winner {
-    case .binary:
+    case .binary, .binaryIMU:
       text.restart()
       text.sequence.last = binary.sequence.last
       mavlink.restart()
@@ -182,12 +189,12 @@ public struct StreamDecoder: Sendable {
   /// afterwards `bytesReceived == bytesAccepted + bytesSkipped`.
   public mutating func finish() {
     startDetection()
-    if let requestedFormat { format = requestedFormat }
+    if let requestedFormat { format = Self.framing(requestedFormat) }
   }
 
   private func book(_ format: TelemetryFormat) -> FramerBook {
     switch format {
-    case .binary: binary.book
+    case .binary, .binaryIMU: binary.book
     case .text: text.book
     case .mavlink: mavlink.book
     }
@@ -216,7 +223,7 @@ public struct StreamDecoder: Sendable {
     bytesSinceFrame = 0
     restartBackground(except: winner)
     switch winner {
-    case .binary: binary.book.statistics.formatDetections += 1
+    case .binary, .binaryIMU: binary.book.statistics.formatDetections += 1
     case .text: text.book.statistics.formatDetections += 1
     case .mavlink: mavlink.book.statistics.formatDetections += 1
     }
@@ -229,7 +236,7 @@ public struct StreamDecoder: Sendable {
     winnerAtLastFrame = book(winner).statistics
     winnerPendingAtLastFrame =
       switch winner {
-      case .binary: binary.pendingCount
+      case .binary, .binaryIMU: binary.pendingCount
       case .text: text.pendingCount
       case .mavlink: mavlink.pendingCount
       }
@@ -238,7 +245,7 @@ public struct StreamDecoder: Sendable {
   /// Closes the current stretch (its partial frame counts as skipped) and detects again.
   private mutating func startDetection() {
     switch format {
-    case .binary?:
+    case .binary?, .binaryIMU?:
       binary.discardPending()
       committed = committed.adding(binary.book.statistics)
     case .text?:

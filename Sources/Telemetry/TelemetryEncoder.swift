@@ -123,6 +123,8 @@ public struct TelemetryEncoder: Sendable {
     switch format {
     case .binary:
       return BinaryFormat.encode(frame, into: output)
+    case .binaryIMU:
+      return BinaryFormat.encodeIMU(frame, into: output)
     case .text:
       return TextFormat.encode(frame, into: output)
     case .mavlink:
@@ -136,7 +138,7 @@ public struct TelemetryEncoder: Sendable {
   {
     precondition(output.count >= Self.maximumReplyBytes, "give the encoder 66 bytes of buffer")
     switch format {
-    case .binary:
+    case .binary, .binaryIMU:
       return BinaryFormat.encode(reply, into: output)
     case .text:
       return TextFormat.encode(reply, into: output)

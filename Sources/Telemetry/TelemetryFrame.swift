@@ -41,6 +41,9 @@ public struct TelemetryFrame: Hashable, Sendable {
   public var latencyMicroseconds: UInt32
   /// Identifies the calibration file in use; 0 = none loaded.
   public var calibrationID: UInt32
+  /// What the estimator knows of its own accuracy, and the sensor's noise: the figures a
+  /// consumer builds covariances from (the `binary-imu` format carries them).
+  public var uncertainty: EstimateUncertainty
 
   public init(
     sequence: UInt32 = 0, sampleTimeNanoseconds: Int64 = 0, attitude: Quaternion = .identity,
@@ -48,7 +51,8 @@ public struct TelemetryFrame: Hashable, Sendable {
     linearAccelerationMetersPerSecondSquared: Vector3 = .zero,
     gravityBodyMetersPerSecondSquared: Vector3 = Vector3(0, 0, -standardGravity),
     temperatureCelsius: Double = 25, flags: TelemetryFlags = [], missedSamples: UInt32 = 0,
-    latencyMicroseconds: UInt32 = 0, calibrationID: UInt32 = 0
+    latencyMicroseconds: UInt32 = 0, calibrationID: UInt32 = 0,
+    uncertainty: EstimateUncertainty = EstimateUncertainty()
   ) {
     self.sequence = sequence
     self.sampleTimeNanoseconds = sampleTimeNanoseconds
@@ -62,6 +66,7 @@ public struct TelemetryFrame: Hashable, Sendable {
     self.missedSamples = missedSamples
     self.latencyMicroseconds = latencyMicroseconds
     self.calibrationID = calibrationID
+    self.uncertainty = uncertainty
   }
 
   /// The specific force an accelerometer would read, m/s², body frame: linear acceleration
@@ -70,6 +75,41 @@ public struct TelemetryFrame: Hashable, Sendable {
     attitude.inverseRotate(linearAccelerationMetersPerSecondSquared)
       - gravityBodyMetersPerSecondSquared
   }
+}
+
+/// One standard deviation of what the estimate and the readings may be off by (FORMATS.md §3,
+/// `binary-imu`): the attitude's, from the estimator's state (`AttitudeEstimator.uncertainty`),
+/// the gyro bias's, and one sample's white noise of each sensor. Zero by default (a frame
+/// built by hand); NaN where a decoded format does not carry them.
+public struct EstimateUncertainty: Hashable, Sendable {
+  /// Roll and pitch: rotation about each horizontal axis of the reference frame, rad.
+  public var tiltRadians: Double
+  /// Heading: rotation about the vertical, relative to the heading at start or at the last
+  /// `tare`, rad. Without a magnetometer nothing measures it: it grows while the body moves.
+  public var headingRadians: Double
+  /// The gyro-bias estimate's, per body axis, rad/s.
+  public var gyroBiasRadiansPerSecond: Vector3
+  /// One gyro sample's white noise, per axis, rad/s (N/√dt).
+  public var gyroNoiseRadiansPerSecond: Double
+  /// One accelerometer sample's white noise, per axis, m/s².
+  public var accelerometerNoiseMetersPerSecondSquared: Double
+
+  public init(
+    tiltRadians: Double = 0, headingRadians: Double = 0,
+    gyroBiasRadiansPerSecond: Vector3 = .zero, gyroNoiseRadiansPerSecond: Double = 0,
+    accelerometerNoiseMetersPerSecondSquared: Double = 0
+  ) {
+    self.tiltRadians = tiltRadians
+    self.headingRadians = headingRadians
+    self.gyroBiasRadiansPerSecond = gyroBiasRadiansPerSecond
+    self.gyroNoiseRadiansPerSecond = gyroNoiseRadiansPerSecond
+    self.accelerometerNoiseMetersPerSecondSquared = accelerometerNoiseMetersPerSecondSquared
+  }
+
+  /// Not carried (formats without these figures).
+  public static let notCarried = EstimateUncertainty(
+    tiltRadians: .nan, headingRadians: .nan, gyroBiasRadiansPerSecond: Vector3(.nan, .nan, .nan),
+    gyroNoiseRadiansPerSecond: .nan, accelerometerNoiseMetersPerSecondSquared: .nan)
 }
 
 /// Health and state flags carried by every format (16 bits; bit numbers are part of the wire
@@ -124,10 +164,16 @@ public struct TelemetryFlags: OptionSet, Hashable, Sendable {
   ]
 }
 
-/// The three serial encodings (DESIGN.md "Serial output").
+/// The serial encodings (DESIGN.md "Serial output"; FORMATS.md).
 public enum TelemetryFormat: String, Hashable, Sendable, CaseIterable {
-  /// COBS-framed binary frames with CRC-16 (the default).
+  /// COBS-framed binary frames with CRC-16 (the default): 63 B, the attitude.
   case binary
+  /// Binary frames of kind 3 (89 B): the attitude with the bias-corrected rate, the specific
+  /// force and the estimator's uncertainties: what ROS's `sensor_msgs/Imu` needs.
+  case binaryIMU = "binary-imu"
+
+  /// Whether the format is one of the two binary ones (one framing, COBS between delimiters).
+  public var isBinary: Bool { self == .binary || self == .binaryIMU }
   /// One `$PLMB` line per frame, for people.
   case text
   /// MAVLink v2: HEARTBEAT, ATTITUDE_QUATERNION, HIGHRES_IMU.

@@ -247,7 +247,8 @@ final class ServerLoop {
       statistics.badRequests += 1
       return respond(
         client, status: 400, reason: "Bad Request",
-        body: "not a command: tare, status, version, format binary|text|mavlink or rate HZ\n",
+        body:
+          "not a command: tare, status, version, format binary|binary-imu|text|mavlink or rate HZ\n",
         now: now)
     }
     guard hub.enqueueCommand(line) else {
@@ -533,7 +534,7 @@ final class Client {
 /// The host commands a page may post (README.md, "HTTP"; FORMATS.md §7).
 enum WebCommand {
   /// The command line in `body` (one trailing newline allowed), or `nil` when it is not one of
-  /// `tare`, `status`, `version`, `format binary|text|mavlink`, `rate HZ`.
+  /// `tare`, `status`, `version`, `format binary|binary-imu|text|mavlink`, `rate HZ`.
   static func validate(_ body: [UInt8]) -> String? {
     var bytes = body[...]
     if bytes.last == 10 { bytes = bytes.dropLast() }

@@ -15,7 +15,8 @@ let paramsSpec = CommandSpec(
     """,
   options: [
     .option("board", value: "FILE", help: "the board file (see Boards/README.md)"),
-    .option("format", value: "FORMAT", help: "binary, text or mavlink (default: the board's)"),
+    .option(
+      "format", value: "FORMAT", help: "binary, binary-imu, text or mavlink (default: the board's)"),
     .option(
       "state-dir", value: "DIR",
       help: "the state folder whose parameters.json to apply (default as plumb run)"),

@@ -36,7 +36,8 @@ let runSpec = CommandSpec(
     .option(
       "serial", value: "PATH",
       help: "write frames here instead of the board's device (none: nowhere, with --mavlink-udp)"),
-    .option("format", value: "FORMAT", help: "binary, text or mavlink (default: the board's)"),
+    .option(
+      "format", value: "FORMAT", help: "binary, binary-imu, text or mavlink (default: the board's)"),
     .option("duration", value: "SECONDS", help: "stop after this much sample time"),
     .flag("fast", help: "simulated board: run on the manual clock as fast as possible"),
     .option(

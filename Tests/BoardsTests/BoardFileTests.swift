@@ -87,7 +87,7 @@ let repositoryRoot: String = {
     ),
     (
       #""calibration": "cal/unit1.json""#, #""output": {"format": "csv"}"#,
-      "key \"output.format\"", "\"binary\", \"text\", \"mavlink\""
+      "key \"output.format\"", "\"binary\", \"binary-imu\", \"text\", \"mavlink\""
     ),
     (#""name": "test","#, "", "key \"name\"", "is missing"),
     // Found by the fuzzing pass: a finite but meaningless angle (1e300°) loaded silently.

@@ -274,7 +274,7 @@ import Testing
     #expect(
       replies.map(\.description) == [
         "ERR byte 0x01 not allowed in commands", "ERR 30 Hz does not divide 100 Hz: try 25 or 50",
-        "ERR format \"json\"? use binary|text|mavlink",
+        "ERR format \"json\"? binary|binary-imu|text|mavlink",
       ])
     #expect(rig.loop.status.commandErrors == 4)
     #expect(rig.loop.status.commandErrorsUnanswered == 1)

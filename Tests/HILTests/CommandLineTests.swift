@@ -181,7 +181,8 @@ import Testing
     let plan = try runPlumbHIL(["run", "tilt", "--faults", "nack"])
     #expect(plan.status == 64 && plan.standardError.contains("nack-burst"))
     let format = try runPlumbHIL(["run", "tilt", "--format", "xml"])
-    #expect(format.status == 64 && format.standardError.contains("binary, text, mavlink"))
+    #expect(
+      format.status == 64 && format.standardError.contains("binary, binary-imu, text, mavlink"))
     let seconds = try runPlumbHIL(["run", "tilt", "--seconds", "-3"])
     #expect(seconds.status == 64)
     let help = try runPlumbHIL(["run", "--help"])

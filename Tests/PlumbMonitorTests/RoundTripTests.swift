@@ -43,7 +43,7 @@ func expectCounts(
     s.link.bytesReceived == s.link.bytesAccepted + s.link.bytesSkipped,
     sourceLocation: sourceLocation)
   switch format {
-  case .binary:
+  case .binary, .binaryIMU:
     // Flips hit payload bytes: exactly one CRC error each. Garbage runs are overlong blocks:
     // one malformed candidate each. A dropped byte is rejected one way or the other.
     #expect(s.link.crcErrors >= UInt64(stream.bitFlips), sourceLocation: sourceLocation)
@@ -79,7 +79,7 @@ func expectCounts(
     let directory = TemporaryDirectory()
     for seed in UInt64(1)...3 {
       let units = encodedUnits(format, frames: 300)
-      let stream = corrupt(units, format: format, seed: seed, includeDrops: format == .binary)
+      let stream = corrupt(units, format: format, seed: seed, includeDrops: format.isBinary)
       #expect(stream.events > 20)
       let path = directory.file("stream-\(seed).\(format.rawValue)", stream.bytes)
       let input = try openInput(path)

@@ -107,10 +107,10 @@ func corrupt(
     let kinds = includeDrops ? 3 : 2
     switch event % kinds {
     case 0:  // a bit flip inside the unit
-      let codes = format == .binary ? cobsCodePositions(bytes) : []
+      let codes = format.isBinary ? cobsCodePositions(bytes) : []
       while true {
         let position =
-          format == .binary ? 1 + random.below(bytes.count - 2) : random.below(bytes.count)
+          format.isBinary ? 1 + random.below(bytes.count - 2) : random.below(bytes.count)
         let flipped = bytes[position] ^ (1 << UInt8(random.below(8)))
         if codes.contains(position) || flipped == 0 { continue }
         if format == .text {
@@ -127,14 +127,14 @@ func corrupt(
       }
       result.bitFlips += 1
       result.destroyedUnits += 1
-      result.skippedBytes += format == .binary ? bytes.count - 2 : bytes.count
+      result.skippedBytes += format.isBinary ? bytes.count - 2 : bytes.count
       result.bytes += bytes
     case 1:  // garbage between this unit and the next
       result.bytes += bytes
       if unit.isTelemetry { result.intactTelemetry += 1 }
-      let count = format == .binary ? 70 + random.below(30) : 5 + random.below(30)
+      let count = format.isBinary ? 90 + random.below(30) : 5 + random.below(30)
       let garbage = (0..<count).map { _ -> UInt8 in
-        format == .binary
+        format.isBinary
           ? UInt8(truncatingIfNeeded: random.next()) | 1
           : UInt8(ascii: "a") + UInt8(random.below(26))
       }

@@ -49,11 +49,11 @@ private func parse(
 
   @Test(arguments: [
     ("foo\n", HostCommandError.unknownCommand("foo"), "unknown command \"foo\""),
-    ("format\n", .missingArgument(.format), "format needs binary, text or mavlink"),
+    ("format\n", .missingArgument(.format), "format needs binary|binary-imu|text|mavlink"),
     ("rate\n", .missingArgument(.rate), "rate needs Hz, e.g. rate 50"),
     ("tare now\n", .unexpectedArgument(.tare, "now"), "tare takes no argument; got \"now\""),
     ("format text x\n", .unexpectedArgument(.format, "x"), "format takes one argument; got \"x\""),
-    ("format json\n", .unknownFormat("json"), "format \"json\"? use binary|text|mavlink"),
+    ("format json\n", .unknownFormat("json"), "format \"json\"? binary|binary-imu|text|mavlink"),
     ("rate fast\n", .invalidRate("fast"), "rate \"fast\"? give whole Hz, e.g. rate 50"),
     ("rate 12.5\n", .invalidRate("12.5"), "rate \"12.5\"? give whole Hz, e.g. rate 50"),
     ("rate -5\n", .invalidRate("-5"), "rate \"-5\"? give whole Hz, e.g. rate 50"),
@@ -134,7 +134,7 @@ private func parse(
       #expect(error.reply.text.description == "rate of 20 digits: must be 1 to 100 Hz")
     }
     if case .failure(let error)? = parse("format abcdefghijklmnopqrstuvwxyz\n").first {
-      #expect(error.reply.text.description == "format \"abcdefghi...\"? use binary|text|mavlink")
+      #expect(error.reply.text.description == "format \"ab...\"? binary|binary-imu|text|mavlink")
     }
   }
 

@@ -8,6 +8,7 @@ import Testing
 private func restatedBytesPerSecond(_ format: TelemetryFormat, _ rate: Int) -> Int {
   switch format {
   case .binary: 63 * rate
+  case .binaryIMU: 89 * rate
   case .text: 95 * rate
   case .mavlink: 44 * rate + 74 * min(rate, 50) + 40 * min(rate, 10) + 43 + 21
   }
@@ -17,6 +18,7 @@ private func restatedBytesPerSecond(_ format: TelemetryFormat, _ rate: Int) -> I
   @Test func bytesPerSecondAreTheDocumentedFrameSizes() {
     #expect(LinkBudget.bytesPerSecond(format: .binary, outputRateHz: 100) == 6300)
     #expect(LinkBudget.bytesPerSecond(format: .text, outputRateHz: 100) == 9500)
+    #expect(LinkBudget.bytesPerSecond(format: .binaryIMU, outputRateHz: 100) == 8900)
     #expect(
       LinkBudget.bytesPerSecond(format: .mavlink, outputRateHz: 100)
         == 4400 + 3700 + 400 + 43 + 21)

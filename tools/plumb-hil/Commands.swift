@@ -66,7 +66,7 @@ let runSpec = CommandSpec(
         + "report.html (the checks, the figures and the plots on one page, readable offline) there"),
     .option(
       "format", value: "FORMAT",
-      help: "binary, text or mavlink (default: the board file's, or binary)"),
+      help: "binary, binary-imu, text or mavlink (default: the board file's, or binary)"),
     .option(
       "board", value: "FILE",
       help: "a board file: its sensor settings, output and mounting are played (the hardware is "
