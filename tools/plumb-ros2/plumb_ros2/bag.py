@@ -7,7 +7,7 @@ The bag is rosbag2 storage version 8 (sqlite3), readable by ROS 2 Jazzy and late
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Optional
 
 from .core import DiagnosticsOut, ImuOut, Out, TemperatureOut
 
@@ -106,3 +106,62 @@ class BagWriter:
 
 def _abs(topic: str) -> str:
     return topic if topic.startswith("/") else "/" + topic
+
+
+class ThreadedBagWriter:
+    """A BagWriter owned by one thread of its own (sqlite objects may only be used by the
+    thread that made them); ``write`` queues and never blocks the reader. Errors opening the
+    bag are raised by the constructor; a failure while writing is kept in ``error`` and the
+    rest of the messages are dropped (counted in ``dropped``)."""
+
+    def __init__(self, path: str, **topics: str) -> None:
+        import queue
+        import threading
+
+        self.path = path
+        self.error: str = ""
+        self.dropped = 0
+        self.counts: dict[str, int] = {}
+        self._queue: "queue.Queue[Any]" = queue.Queue()
+        self._opened = threading.Event()
+        self._open_error: Optional[BaseException] = None
+        self._thread = threading.Thread(target=self._run, args=(path, topics), name="plumb-ros2-bag", daemon=True)
+        self._thread.start()
+        self._opened.wait()
+        if self._open_error is not None:
+            raise self._open_error
+
+    def _run(self, path: str, topics: dict) -> None:
+        try:
+            writer = BagWriter(path, **topics)
+        except BaseException as err:  # noqa: BLE001 - handed to the constructor
+            self._open_error = err
+            self._opened.set()
+            return
+        self._opened.set()
+        try:
+            while True:
+                item = self._queue.get()
+                if item is None:
+                    break
+                if self.error:
+                    self.dropped += 1
+                    continue
+                try:
+                    writer.write(*item)
+                except Exception as err:  # a full disk
+                    self.error = f"bag {path}: writing failed, later messages are not in it: {err}"
+                self.counts = dict(writer.counts)
+        finally:
+            try:
+                writer.close()
+            except Exception as err:
+                self.error = self.error or f"bag {path}: closing failed: {err}"
+            self.counts = dict(writer.counts)
+
+    def write(self, out: Out, timestamp_ns: int) -> None:
+        self._queue.put((out, timestamp_ns))
+
+    def close(self, timeout: float = 30.0) -> None:
+        self._queue.put(None)
+        self._thread.join(timeout)

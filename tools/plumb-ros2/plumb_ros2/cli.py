@@ -27,7 +27,8 @@ examples:
   plumb-ros2 --udp 14560 --frame-id imu_link --ros-args -r __ns:=/robot
   plumb-ros2 --file run.bin --bag run_bag --offline     (no ROS needed: stamps = board time)
 
-exit status: 0 done, 1 offline conversion failed (no frames, bag exists), 2 usage or bad input
+exit status: 0 done; 1 rclpy missing (live mode) or the offline conversion failed (no frames, the bag exists);
+2 usage, a bad parameter or input
 """
 
 

@@ -61,7 +61,7 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
     from sensor_msgs.msg import Imu, Temperature
     from std_srvs.srv import Trigger
 
-    from .bag import BagError, BagWriter
+    from .bag import BagError, ThreadedBagWriter
 
     class PlumbImuNode(Node):
         def __init__(self) -> None:
@@ -71,8 +71,15 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
                 automatically_declare_parameters_from_overrides=False,
             )
             for name, default, description in PARAMETERS:
-                self.declare_parameter(name, default, ParameterDescriptor(description=description))
+                # float parameters also take an integer (stale_timeout:=2), as people write them
+                dynamic = isinstance(default, float)
+                self.declare_parameter(name, default, ParameterDescriptor(description=description, dynamic_typing=dynamic))
             p = {name: self.get_parameter(name).value for name, _, _ in PARAMETERS}
+            for name, default, _ in PARAMETERS:
+                if isinstance(default, float):
+                    if isinstance(p[name], bool) or not isinstance(p[name], (int, float)):
+                        raise LinkError(f"parameter {name} = {p[name]!r}: give a number")
+                    p[name] = float(p[name])
             self.params = p
             problems = []
             if p["stale_timeout"] <= 0:
@@ -98,10 +105,10 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
             self.temp_pub = self.create_publisher(Temperature, "imu/temperature", qos)
             self.diag_pub = self.create_publisher(DiagnosticArray, "/diagnostics", 10)
             self.tare_srv = self.create_service(Trigger, "~/tare", self.on_tare)
-            self.bag: Optional[BagWriter] = None
-            self.bag_lock = threading.Lock()
+            self.bag: Optional[ThreadedBagWriter] = None
+            self.bag_error_said = False
             if p["bag"]:
-                self.bag = BagWriter(
+                self.bag = ThreadedBagWriter(
                     p["bag"],
                     imu_topic=self.imu_pub.topic_name,
                     temperature_topic=self.temp_pub.topic_name,
@@ -117,7 +124,7 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
             self.reader.start()
             self.get_logger().info(
                 f"reading {self.source.name}; publishing {self.imu_pub.topic_name}, {self.temp_pub.topic_name}, "
-                f"/diagnostics; service {self.tare_srv.srv_name}" + (f"; bag {p['bag']}" if self.bag else "")
+                f"/diagnostics; service {self.resolve_service_name('~/tare', only_expand=True)}" + (f"; bag {p['bag']}" if self.bag else "")
             )
 
         # -- parameters ------------------------------------------------------------------------
@@ -127,20 +134,37 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
                     return SetParametersResult(successful=False,
                                                reason=f"{prm.name} is read at start: restart the node to change it")  # fmt: skip
                 if prm.name in ("stale_timeout", "heading_uncertain_yaw_variance") and not (
-                    isinstance(prm.value, float) and prm.value > 0 and math.isfinite(prm.value)
+                    isinstance(prm.value, (int, float)) and not isinstance(prm.value, bool)
+                    and prm.value > 0 and math.isfinite(prm.value)
                 ):
                     return SetParametersResult(successful=False, reason=f"{prm.name} must be a finite number > 0")
+                if prm.name == "frame_id" and not isinstance(prm.value, str):
+                    return SetParametersResult(successful=False, reason="frame_id must be a string")
             for prm in params:
-                setattr(self.core.settings, prm.name, prm.value)
+                value = prm.value if prm.name == "frame_id" else float(prm.value)
+                setattr(self.core.settings, prm.name, value)
             return SetParametersResult(successful=True)
 
         # -- the reader thread -----------------------------------------------------------------
         def read_loop(self) -> None:
             pace_origin: Optional[tuple[int, float]] = None  # file input: (board ns, monotonic s)
             warned_foreign = False
+            was_connected = False
+            said = ""  # the last error logged: each new one once, not every 0.5 s
             while not self.stop.is_set():
                 self.run_commands()
                 data = self.link.poll(0.05)
+                st = self.link.state
+                if st.connected != was_connected:
+                    was_connected = st.connected
+                    if was_connected:
+                        said = ""
+                        self.get_logger().info(f"{self.source.name}: open" + (
+                            f" (reconnect {st.reconnects})" if st.reconnects else ""))  # fmt: skip
+                if not st.connected and st.last_error and st.last_error != said:
+                    said = st.last_error
+                    self.get_logger().error(f"{said}; trying again every 0.5 s" if self.link.reopen or
+                                            not st.reconnects else said)  # fmt: skip
                 if not data:
                     continue
                 arrival = self.get_clock().now().nanoseconds
@@ -157,8 +181,14 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
                     if msg.kind == 1 and not self.core.warned_no_rates:
                         self.core.warned_no_rates = True
                         self.get_logger().warning(f"{self.source.name}: {NO_RATES_MESSAGE}")
-                    self.imu_pub.publish(to_imu(imu))
-                    self.temp_pub.publish(to_temperature(temp))
+                    try:
+                        self.imu_pub.publish(to_imu(imu))
+                        self.temp_pub.publish(to_temperature(temp))
+                    except Exception as err:  # the context shut down under us (SIGTERM, Ctrl-C)
+                        if not self.context.ok():
+                            self.stop.set()
+                            break
+                        self.get_logger().error(f"publishing failed: {err}")
                     self.to_bag(imu, arrival)
                     self.to_bag(temp, arrival)
                 foreign = self.decoder.foreign_message()
@@ -182,12 +212,10 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
         def to_bag(self, out: Any, timestamp_ns: int) -> None:
             if self.bag is None:
                 return
-            with self.bag_lock:
-                try:
-                    self.bag.write(out, timestamp_ns)
-                except Exception as err:  # a full disk: say it once and stop writing the bag
-                    self.get_logger().error(f"bag {self.params['bag']}: writing failed, no more messages go to it: {err}")
-                    self.bag = None
+            self.bag.write(out, timestamp_ns)
+            if self.bag.error and not self.bag_error_said:
+                self.bag_error_said = True
+                self.get_logger().error(self.bag.error)
 
         # -- tare ------------------------------------------------------------------------------
         def run_commands(self) -> None:
@@ -238,8 +266,9 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
                 with self.reply_lock:
                     self.reply_waiter = None
                 response.success = False
+                foreign = self.decoder.foreign_message()
                 response.message = (f"timeout: no reply from {self.source.name} within {TARE_TIMEOUT:.0f} s "
-                                    "(is plumb reading commands on this line?)")  # fmt: skip
+                                    + (f"({foreign})" if foreign else "(is plumb reading commands on this line?)"))
                 return response
             reply = replies[0]
             response.success = reply.ok
@@ -263,11 +292,12 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
         def shutdown(self) -> None:
             self.stop.set()
             self.reader.join(timeout=2.0)
-            with self.bag_lock:
-                if self.bag is not None:
-                    self.bag.close()
-                    self.get_logger().info(f"bag {self.params['bag']}: {self.bag.counts}")
-                    self.bag = None
+            if self.bag is not None:
+                self.bag.close()
+                counts = ", ".join(f"{n} {k}" for k, n in self.bag.counts.items())
+                print(f"plumb-ros2: bag {self.params['bag']}: {counts}" + (f"; {self.bag.error}" if self.bag.error else ""),
+                      file=sys.stderr)  # fmt: skip
+                self.bag = None
 
     def stamp(ns: int) -> Any:
         from builtin_interfaces.msg import Time
@@ -314,13 +344,20 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
     node = None
     code = 0
     try:
-        node = PlumbImuNode()
+        try:
+            node = PlumbImuNode()
+        except (LinkError, BagError) as err:
+            print(f"plumb-ros2: {err}", file=sys.stderr)
+            return 2
+        except (KeyboardInterrupt, ExternalShutdownException):
+            return 0
+        except Exception as err:  # rclpy's parameter exceptions: a wrong type, an unknown name
+            print(f"plumb-ros2: bad parameter: {err} (parameters: {', '.join(n for n, _, _ in PARAMETERS)}; "
+                  "see plumb-ros2 --help)", file=sys.stderr)  # fmt: skip
+            return 2
         rclpy.spin(node)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
-    except (LinkError, BagError) as err:
-        print(f"plumb-ros2: {err}", file=sys.stderr)
-        code = 2
     finally:
         if node is not None:
             node.shutdown()

@@ -439,17 +439,18 @@ class StreamDecoder:
         self._damaged = False  # something was dropped since the last good frame
         self._last_sequence: Optional[int] = None
         self._foreign = _ForeignDetector()
-        self._good_since_check = 0
+        # text lines and MAVLink packets seen up to the last binary frame: only those after it
+        # count (a board switched to text at run time is reported too)
+        self._foreign_at_last_frame = (0, 0)
         self.last_kind: Optional[int] = None  # kind of the last telemetry frame
 
     # The stream's format as far as the decoder can tell.
     def foreign_format(self) -> Optional[str]:
         """'text' or 'mavlink' when the stream looks like that and carries no binary frames."""
-        if self.stats.frames > 0 and self._good_since_check > 0:
-            return None
-        if self.stats.text_lines >= 2:
+        text, mavlink = self._foreign_at_last_frame
+        if self.stats.text_lines - text >= 2:
             return "text"
-        if self.stats.mavlink_packets >= 3:
+        if self.stats.mavlink_packets - mavlink >= 3:
             return "mavlink"
         return None
 
@@ -509,13 +510,13 @@ class StreamDecoder:
         if not block:
             return  # the empty block between two frames' delimiters
         decoded = cobs_decode(block)
-        if decoded is None or len(decoded) < 3:
+        if decoded is None or len(decoded) < 4:
             self._drop(block, "not a COBS block")
             return
         payload, crc = decoded[:-2], decoded[-2:]
         if crc16(payload) != int.from_bytes(crc, "little"):
             self.stats.crc_errors += 1
-            self.stats.bytes_skipped += len(block) + 1
+            self.stats.bytes_skipped += len(block)
             self._damaged = True
             return
         msg = parse_payload(payload)
@@ -529,7 +530,7 @@ class StreamDecoder:
             self.stats.replies += 1
         else:
             self.stats.frames += 1
-            self._good_since_check += 1
+            self._foreign_at_last_frame = (self.stats.text_lines, self.stats.mavlink_packets)
             self.last_kind = msg.kind
             self._track_sequence(msg.sequence)
         out.append(msg)
@@ -537,7 +538,7 @@ class StreamDecoder:
     def _drop(self, block: bytes, why: str) -> None:
         self.stats.malformed += 1
         self.stats.last_malformed = why
-        self.stats.bytes_skipped += len(block) + 1
+        self.stats.bytes_skipped += len(block)
         self._damaged = True
 
     def _track_sequence(self, seq: int) -> None:
