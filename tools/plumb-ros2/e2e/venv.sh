@@ -33,8 +33,14 @@ if [ "$(cat "$venv/.requirements-sha256" 2>/dev/null || true)" != "$hash" ]; the
   echo "$hash" >"$venv/.requirements-sha256"
 fi
 if [ -f "$root/tools/plumb-ros2/pyproject.toml" ] || [ -f "$root/tools/plumb-ros2/setup.py" ]; then
+  # from a copy: setuptools leaves build/ and *.egg-info beside the sources it builds
+  copy=$(mktemp -d)
+  trap 'rm -rf "$copy"' EXIT
+  cp -r "$root/tools/plumb-ros2/pyproject.toml" "$root/tools/plumb-ros2/plumb_ros2" "$copy/"
+  if [ -f "$root/tools/plumb-ros2/README.md" ]; then cp "$root/tools/plumb-ros2/README.md" "$copy/"; fi
+  if [ -f "$root/tools/plumb-ros2/setup.py" ]; then cp "$root/tools/plumb-ros2/setup.py" "$copy/"; fi
   "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps --force-reinstall \
-    "$root/tools/plumb-ros2" >&2 || {
+    "$copy" >&2 || {
     echo "plumb: could not install the bridge (tools/plumb-ros2) into $venv" >&2
     exit 1
   }
