@@ -670,10 +670,12 @@ def judge(args: argparse.Namespace, results: Results, forwarder: Forwarder, list
                            % (t.sequence, r.rate_cov[0], r.accel_cov[0]))
         if len(bad) > 5:
             break
+    uncertain_heading = sum(1 for _, f in matched if own[f["sequence"]].flags & (0x400 | 0x100))
     results.check("covariance", bool(matched) and not bad,
-                  "%d messages: %s" % (len(matched), "; ".join(bad[:3]) if bad else
-                                       "the contract's diagonals from the frames' σ fields"
-                                       if kind3 else "kind 1: rate and acceleration -1"))
+                  "%d messages (%d of them headingUncertain/initialising: yaw variance %g): %s"
+                  % (len(matched), uncertain_heading, YAW_VARIANCE, "; ".join(bad[:3]) if bad
+                     else "the contract's diagonals from the frames' σ fields"
+                     if kind3 else "kind 1: rate and acceleration -1"))
 
     # stamps
     stamps = [r.stamp_ns for r in imu]
