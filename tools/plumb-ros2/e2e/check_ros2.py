@@ -394,16 +394,13 @@ def run(args: argparse.Namespace, folder: str, results: Results) -> None:
     executor.add_node(node)
     spinner = threading.Thread(target=executor.spin, daemon=True)
     try:
-        board = Process("plumb-run", [args.plumb, "run", "--board", args.board, "--format",
-                                      args.format, "--serial", forwarder.board_path], folder)
-        processes.append(board)
         bridge = Process("plumb-ros2", args.bridge + [
             "--serial", forwarder.link, "--ros-args", "-p",
             "heading_uncertain_yaw_variance:=%r" % YAW_VARIANCE], folder)
         processes.append(bridge)
 
         def running() -> None:
-            for p in (board, bridge):
+            for p in processes:
                 if not p.alive():
                     raise RuntimeError("%s exited (%s) early:\n%s"
                                        % (p.name, p.popen.returncode, p.tail()))
@@ -442,12 +439,19 @@ def run(args: argparse.Namespace, folder: str, results: Results) -> None:
             with listener.lock:
                 listener.diagnostics.append((time.monotonic(), statuses))
 
-        node.create_subscription(Imu, "/imu/data", on_imu, qos)
+        imu_subscription = node.create_subscription(Imu, "/imu/data", on_imu, qos)
         node.create_subscription(Temperature, "/imu/temperature", on_temperature, qos)
         node.create_subscription(DiagnosticArray, "/diagnostics", on_diagnostics,
                                  QoSProfile(depth=100))
         tare = node.create_client(Trigger, "/plumb_imu/tare")
         spinner.start()
+        # The board starts once the subscription has found the bridge's publisher, so that its
+        # first frames (initialising, heading uncertain) are heard too.
+        wait_until(lambda: running() or imu_subscription.get_publisher_count() > 0, 30)
+        time.sleep(1.0)
+        board = Process("plumb-run", [args.plumb, "run", "--board", args.board, "--format",
+                                      args.format, "--serial", forwarder.board_path], folder)
+        processes.append(board)
 
         if not wait_until(lambda: running() or listener.imu, 60):
             raise RuntimeError("no Imu message in 60 s; bridge log:\n" + bridge.tail())
