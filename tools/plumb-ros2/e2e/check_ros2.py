@@ -374,8 +374,12 @@ def run(args: argparse.Namespace, folder: str, results: Results) -> None:
     os.environ["ROS_LOCALHOST_ONLY"] = "1"
     os.environ.setdefault("RMW_IMPLEMENTATION", "rmw_fastrtps_cpp")
     os.environ["ROS_LOG_DIR"] = os.path.join(folder, "ros-log")
-    print("check_ros2: ROS_DOMAIN_ID=%d, discovery on this host only, %s, format %s"
-          % (domain, os.environ["RMW_IMPLEMENTATION"], args.format), flush=True)
+    # The bridge in a namespace of this run's own too (its topics are relative names, so the
+    # contract says a namespace works): a domain shared by chance still keeps runs apart.
+    namespace = "/plumb_e2e_%d" % os.getpid()
+    print("check_ros2: ROS_DOMAIN_ID=%d, discovery on this host only, %s, bridge in namespace "
+          "%s, format %s" % (domain, os.environ["RMW_IMPLEMENTATION"], namespace, args.format),
+          flush=True)
     # Imported only now: the environment above is read when the middleware starts.
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
@@ -395,7 +399,7 @@ def run(args: argparse.Namespace, folder: str, results: Results) -> None:
     spinner = threading.Thread(target=executor.spin, daemon=True)
     try:
         bridge = Process("plumb-ros2", args.bridge + [
-            "--serial", forwarder.link, "--ros-args", "-p",
+            "--serial", forwarder.link, "--ros-args", "-r", "__ns:=" + namespace, "-p",
             "heading_uncertain_yaw_variance:=%r" % YAW_VARIANCE], folder)
         processes.append(bridge)
 
@@ -406,10 +410,10 @@ def run(args: argparse.Namespace, folder: str, results: Results) -> None:
                                        % (p.name, p.popen.returncode, p.tail()))
 
         # The bridge's publisher decides the reliability this subscription must match.
-        infos = wait_until(lambda: running() or node.get_publishers_info_by_topic("/imu/data"),
+        infos = wait_until(lambda: running() or node.get_publishers_info_by_topic(namespace + "/imu/data"),
                            60, 0.2)
         if not infos:
-            raise RuntimeError("no publisher on /imu/data after 60 s; bridge log:\n" + bridge.tail())
+            raise RuntimeError("no publisher on " + namespace + "/imu/data after 60 s; bridge log:\n" + bridge.tail())
         reliability = infos[0].qos_profile.reliability
         durability = DurabilityPolicy.VOLATILE
         qos = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1000, reliability=reliability,
@@ -439,11 +443,12 @@ def run(args: argparse.Namespace, folder: str, results: Results) -> None:
             with listener.lock:
                 listener.diagnostics.append((time.monotonic(), statuses))
 
-        imu_subscription = node.create_subscription(Imu, "/imu/data", on_imu, qos)
-        node.create_subscription(Temperature, "/imu/temperature", on_temperature, qos)
+        imu_subscription = node.create_subscription(Imu, namespace + "/imu/data", on_imu, qos)
+        node.create_subscription(Temperature, namespace + "/imu/temperature", on_temperature,
+                                 qos)
         node.create_subscription(DiagnosticArray, "/diagnostics", on_diagnostics,
                                  QoSProfile(depth=100))
-        tare = node.create_client(Trigger, "/plumb_imu/tare")
+        tare = node.create_client(Trigger, namespace + "/plumb_imu/tare")
         spinner.start()
         # The board starts once the subscription has found the bridge's publisher, so that its
         # first frames (initialising, heading uncertain) are heard too.
@@ -468,7 +473,7 @@ def run(args: argparse.Namespace, folder: str, results: Results) -> None:
         with listener.lock:
             yaw_before = yaw_degrees(listener.imu[-1].xyzw)
         if not tare.wait_for_service(timeout_sec=30):
-            raise RuntimeError("no /plumb_imu/tare service after 30 s")
+            raise RuntimeError("no %s/plumb_imu/tare service after 30 s" % namespace)
         tare_asked = time.monotonic()
         future = tare.call_async(Trigger.Request())
         answer = wait_until(lambda: future.done(), 30)
