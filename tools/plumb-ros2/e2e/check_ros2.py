@@ -53,6 +53,7 @@ VERBOSE = False
 CLEAN_SECONDS = 20.0  # the undisturbed stretch the rate is measured over
 CORRUPT_SECONDS = 5.0
 CUT_SECONDS = 4.0
+TEXT_SECONDS = 4.0
 AFTER_SECONDS = 6.0
 CORRUPT_EVERY = 17  # every 17th telemetry frame gets one attitude bit flipped (CRC then fails)
 GARBAGE_EVERY = 23  # 25 random non-zero bytes after every 23rd frame
@@ -75,6 +76,9 @@ CHECKS = """\
   tare         ~/tare returns success; yaw before it > 10°, after it < 1.5°
   crc          no message for a damaged frame; diagnostics' crc_errors >= frames damaged
   link         diagnostics 'plumb_ros2: link' OK before the cut, ERROR during it, OK after
+  text         the board told `format text` for 4 s: the link status names text and binary-imu
+               (WARN or ERROR); after `format binary-imu` OK again (and the messages resume:
+               the messages check covers those frames)
 """
 
 
@@ -169,6 +173,9 @@ class Forwarder:
         self.garbage_bytes = 0
         self.corrupted = 0
         self.forwarding = True
+        # raw: the board's bytes passed on as they come (a text stream has no delimiters); the
+        # binary frames among them are still noted as forwarded
+        self.raw = False
         self.cut_at: list[float] = []
         self.restored_at: list[float] = []
         self.commands = bytearray()
@@ -199,6 +206,11 @@ class Forwarder:
             self._open_b()
             self.restored_at.append(time.monotonic())
 
+    def to_board(self, line: bytes) -> None:
+        """A host command, as the bridge would send it."""
+        with self.lock:
+            self.to_a += line
+
     def _frame(self, block: bytes) -> None:
         payload = wire.split_payload(block)
         frame = wire.parse_telemetry(payload) if payload is not None else None
@@ -224,7 +236,8 @@ class Forwarder:
                 garbage = bytes(self.rng.randint(1, 255) for _ in range(25))
                 out += garbage
                 self.garbage_bytes += len(garbage)
-        self.to_b += out
+        if not self.raw:
+            self.to_b += out
 
     def _run(self) -> None:
         while self.running:
@@ -251,6 +264,8 @@ class Forwarder:
                     if fd == self.a_master:
                         self.record.write(data)
                         self.buffer += data
+                        if self.raw and self.b_master is not None and self.forwarding:
+                            self.to_b += data
                         while True:
                             end = self.buffer.find(b"\x00")
                             if end < 0:
@@ -344,7 +359,8 @@ def decode_with_monitor(monitor: str, recording: str, format_name: str) -> list[
             item = json.loads(line)
         except ValueError:
             continue
-        if item.get("type") == "frame":
+        # binary frames only: the text lines of the stretch the board sends text are frames too
+        if item.get("type") == "frame" and str(item.get("format", "")).startswith("binary"):
             frames.append(item)
     if not frames:
         raise RuntimeError("plumb-monitor decoded no %s frame from %s (exit %d): %s"
@@ -504,6 +520,19 @@ def run(args: argparse.Namespace, folder: str, results: Results) -> None:
         time.sleep(CUT_SECONDS)
         forwarder.restore()
         time.sleep(AFTER_SECONDS)
+
+        log("the board switched to text for %g s" % TEXT_SECONDS)
+        with forwarder.lock:
+            forwarder.raw = True
+            text_at = time.monotonic()
+        forwarder.to_board(b"format text\n")
+        time.sleep(TEXT_SECONDS)
+        forwarder.to_board(b"format %s\n" % args.format.encode())
+        back_at = time.monotonic()
+        time.sleep(1.0)
+        with forwarder.lock:
+            forwarder.raw = False
+        time.sleep(AFTER_SECONDS - 1.0)
         with forwarder.lock:
             forwarder.forwarding = False
             end_at = time.monotonic()
@@ -524,11 +553,13 @@ def run(args: argparse.Namespace, folder: str, results: Results) -> None:
             json.dump({"imu": [r.__dict__ for r in listener.imu],
                        "temperature": listener.temperature,
                        "diagnostics": listener.diagnostics}, f)
-    judge(args, results, forwarder, listener, recording, clean_start, clean_end, end_at)
+    judge(args, results, forwarder, listener, recording, clean_start, clean_end, end_at,
+          (text_at, back_at))
 
 
 def judge(args: argparse.Namespace, results: Results, forwarder: Forwarder, listener: Listener,
-          recording: str, clean_start: float, clean_end: float, end_at: float) -> None:
+          recording: str, clean_start: float, clean_end: float, end_at: float,
+          text: tuple[float, float]) -> None:
     frames = decode_with_monitor(args.monitor, recording, args.format)
     with open(recording, "rb") as f:
         own = {t.sequence: t for t in wire.frames_in(f.read())}
@@ -739,7 +770,7 @@ def judge(args: argparse.Namespace, results: Results, forwarder: Forwarder, list
 
     before = link_statuses(clean_start, clean_end)
     during = link_statuses(cut + 2.0, restored)
-    after = link_statuses(restored, end_at)
+    after = link_statuses(restored, text[0])
     error_message = next((m for level, m in link_statuses(cut, restored) if level == 2), None)
     recovered = [at - restored for at, s in listener.diagnostics
                  if at > restored and "plumb_ros2: link" in s and fine(s["plumb_ros2: link"])]
@@ -752,6 +783,19 @@ def judge(args: argparse.Namespace, results: Results, forwarder: Forwarder, list
            sorted({level for level, _ in during}), error_message,
            sorted({level for level, _ in after}), "OK" if kind3 else "OK or WARN 'no rates'",
            recovered[0] if recovered else float("nan")))
+
+    # the board switched to text: named, then OK again once it is back to binary
+    text_at, back_at = text
+    named = [(level, m) for level, m in link_statuses(text_at + 2.0, back_at)
+             if level >= 1 and "text" in m.lower() and "binary-imu" in m]
+    said = sorted({m for _, m in link_statuses(text_at, back_at)})
+    later = link_statuses(back_at + 3.0, end_at)
+    results.check(
+        "text", bool(named) and bool(later) and fine(later[-1]),
+        "board sent `format text` for %g s: link statuses %s; %d of them WARN/ERROR naming text "
+        "and binary-imu; from 3 s after `format %s`: %s"
+        % (TEXT_SECONDS, said[:3], len(named), args.format,
+           sorted({level for level, _ in later})))
 
 
 def main() -> int:
