@@ -99,6 +99,7 @@ class BridgeCore:
         self.last_sample: Optional[Sample] = None
         self.last_frame_at: Optional[float] = None  # monotonic seconds (caller's clock)
         self.published = 0
+        self.last_stamp_ns = 0  # the last published stamp
         self.warned_no_rates = False
 
     def process(self, sample: Sample, arrival_ns: int, now_s: float) -> tuple[ImuOut, TemperatureOut]:
@@ -106,6 +107,7 @@ class BridgeCore:
         self.last_frame_at = now_s
         self.published += 1
         stamp = self.stamper.stamp(sample.time_ns, sample.latency_us, arrival_ns, sample.sequence)
+        self.last_stamp_ns = stamp
         w, x, y, z = sample.attitude
         if sample.kind == KIND_TELEMETRY:
             rate = (0.0, 0.0, 0.0)
@@ -197,14 +199,15 @@ class BridgeCore:
         names = flag_names(s.flags)
         deg = 180.0 / math.pi
 
-        def fmt(v: Optional[float], scale: float = 1.0, digits: int = 4) -> str:
+        def fmt(v: Optional[float], scale: float = 1.0, digits: int = 4, nan: str = "nan") -> str:
             if v is None:
                 return "not sent"
             if math.isnan(v):
-                return "nan"
-            if math.isinf(v):
-                return "unknown"
+                return nan
             return f"{v * scale:.{digits}f}"
+
+        def sigma(v: Optional[float], scale: float = 1.0, digits: int = 4) -> str:
+            return fmt(v, scale, digits, nan="unknown")
 
         bias_sigma = s.gyro_bias_sigma or (None, None, None)
         values = [
@@ -214,11 +217,11 @@ class BridgeCore:
             ("gyro_bias_x_deg_s", fmt(s.gyro_bias[0], deg)),
             ("gyro_bias_y_deg_s", fmt(s.gyro_bias[1], deg)),
             ("gyro_bias_z_deg_s", fmt(s.gyro_bias[2], deg)),
-            ("gyro_bias_sigma_x_deg_s", fmt(bias_sigma[0], deg)),
-            ("gyro_bias_sigma_y_deg_s", fmt(bias_sigma[1], deg)),
-            ("gyro_bias_sigma_z_deg_s", fmt(bias_sigma[2], deg)),
-            ("tilt_sigma_deg", fmt(s.tilt_sigma, deg, 3)),
-            ("heading_sigma_deg", fmt(s.heading_sigma, deg, 3)),
+            ("gyro_bias_sigma_x_deg_s", sigma(bias_sigma[0], deg)),
+            ("gyro_bias_sigma_y_deg_s", sigma(bias_sigma[1], deg)),
+            ("gyro_bias_sigma_z_deg_s", sigma(bias_sigma[2], deg)),
+            ("tilt_sigma_deg", sigma(s.tilt_sigma, deg, 3)),
+            ("heading_sigma_deg", sigma(s.heading_sigma, deg, 3)),
             ("temperature_c", fmt(s.temperature, 1.0, 2)),
             ("missed_samples", str(s.missed)),
             ("latency_us", str(s.latency_us)),

@@ -9,7 +9,7 @@ send cross terms).
   still unknown of the bias the board removed.
 - linear_acceleration: diag(accel noise σ²) × 3.
 
-Unknown σ (0xFFFF on the wire, ``inf`` once decoded) is "very large": it becomes the largest σ
+Unknown σ (0xFFFF on the wire, NaN once decoded) is "very large": it becomes the largest σ
 the field can carry (65534 counts), squared, so no NaN or inf is ever published.
 
 Kind-1 frames carry no rates, forces or σ: angular_velocity_covariance[0] and
@@ -78,7 +78,7 @@ def angular_velocity(sample: Sample) -> list[float]:
     if not sample.has_imu:
         return [-1.0] + [0.0] * 8
     noise = _var(sample.gyro_noise_sigma, MAX_RATE_SIGMA)
-    bias = sample.gyro_bias_sigma or (math.inf, math.inf, math.inf)
+    bias = sample.gyro_bias_sigma or (math.nan, math.nan, math.nan)
     return diag(*(noise + _var(b, MAX_RATE_SIGMA) for b in bias))
 
 

@@ -4,6 +4,7 @@ the pure ones) import anywhere."""
 from __future__ import annotations
 
 import math
+import os
 import queue
 import sys
 import threading
@@ -147,8 +148,20 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
 
         # -- the reader thread -----------------------------------------------------------------
         def read_loop(self) -> None:
+            while not self.stop.is_set():
+                try:
+                    self.read_frames()
+                    break
+                except Exception:  # a bug must not silently end the reading: say it, go on
+                    import traceback
+
+                    self.get_logger().error("reader failed, restarting it:\n" + traceback.format_exc())
+                    time.sleep(0.5)
+            self.link.close()
+
+        def read_frames(self) -> None:
             pace_origin: Optional[tuple[int, float]] = None  # file input: (board ns, monotonic s)
-            warned_foreign = False
+            warned_foreign: Optional[str] = None
             was_connected = False
             said = ""  # the last error logged: each new one once, not every 0.5 s
             while not self.stop.is_set():
@@ -189,13 +202,17 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
                             self.stop.set()
                             break
                         self.get_logger().error(f"publishing failed: {err}")
-                    self.to_bag(imu, arrival)
-                    self.to_bag(temp, arrival)
+                    # file input: the bag's record time is the stamp (board time), as offline
+                    record = imu.stamp_ns if self.source.is_file else arrival
+                    self.to_bag(imu, record)
+                    self.to_bag(temp, record)
                 foreign = self.decoder.foreign_message()
-                if foreign and not warned_foreign:
-                    warned_foreign = True
-                    self.get_logger().error(f"{self.source.name}: {foreign}")
-            self.link.close()
+                if foreign != warned_foreign:  # said when it starts, and when binary frames are back
+                    if foreign:
+                        self.get_logger().error(f"{self.source.name}: {foreign}")
+                    elif warned_foreign:
+                        self.get_logger().info(f"{self.source.name}: binary frames again")
+                    warned_foreign = foreign
 
         def pace(self, board_ns: int, origin: Optional[tuple[int, float]]) -> tuple[int, float]:
             """File input: publish at the recording's own pace (board time)."""
@@ -254,7 +271,8 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
             replies: list = []
             with self.reply_lock:
                 self.reply_waiter = (got, replies)
-            written, result = threading.Event(), []
+            written, result = threading.Event(), []  # type: tuple[threading.Event, list[Optional[str]]]
+            deadline = time.monotonic() + TARE_TIMEOUT  # the whole exchange, write and reply
             self.commands.put((b"tare\n", written, result))
             if not written.wait(TARE_TIMEOUT) or result[0] is not None:
                 with self.reply_lock:
@@ -262,7 +280,7 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
                 response.success = False
                 response.message = f"could not send tare: {result[0] if result else 'the reader is stuck'}"
                 return response
-            if not got.wait(TARE_TIMEOUT):
+            if not got.wait(max(0.0, deadline - time.monotonic())):
                 with self.reply_lock:
                     self.reply_waiter = None
                 response.success = False
@@ -279,7 +297,8 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
         # -- diagnostics -----------------------------------------------------------------------
         def publish_diagnostics(self) -> None:
             st = self.link.state
-            now = self.get_clock().now().nanoseconds
+            # file input: on the recording's (board) time line, like its imu messages
+            now = self.core.last_stamp_ns if self.source.is_file else self.get_clock().now().nanoseconds
             out = self.core.diagnostics(
                 now, time.monotonic(), self.decoder.stats,
                 connected=st.connected, finished=self.source.finished, reconnects=st.reconnects,
@@ -340,7 +359,19 @@ def run(overrides: dict[str, Any], ros_args: list[str]) -> int:
             m.status.append(st)
         return m
 
-    rclpy.init(args=["plumb-ros2", *ros_args])
+    try:
+        rclpy.init(args=["plumb-ros2", *ros_args])
+    except Exception as err:  # a bad --ros-args, an RMW that is not installed
+        rmw = os.environ.get("RMW_IMPLEMENTATION")
+        hint = (f" (RMW_IMPLEMENTATION={rmw}: is it installed? unset it for the default, rmw_fastrtps_cpp)"
+                if rmw else "")  # fmt: skip
+        if type(err).__name__ == "UnknownROSArgsError":
+            print(f"plumb-ros2: unknown ROS arguments: {err} "
+                  "(after --ros-args: -p NAME:=VALUE, -r FROM:=TO, --params-file FILE, --log-level LEVEL)",
+                  file=sys.stderr)  # fmt: skip
+            return 2
+        print(f"plumb-ros2: ROS 2 could not start: {err}{hint}", file=sys.stderr)
+        return 2
     node = None
     code = 0
     try:

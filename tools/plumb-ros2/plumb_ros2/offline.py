@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import TextIO
+from typing import Any, Optional, TextIO
 
 from .bag import BagWriter
 from .core import BridgeCore, Settings
@@ -21,7 +21,8 @@ class OfflineResult:
     frames: int
     imu_messages: int
     diagnostics_messages: int
-    stats: object
+    stats: Any
+    foreign: Optional[str] = None  # "this is Plumb text …" / "this is MAVLink …"
 
 
 def convert(path: str, bag_path: str, settings: Settings, diagnostics_period: float = 1.0,
@@ -61,10 +62,8 @@ def convert(path: str, bag_path: str, settings: Settings, diagnostics_period: fl
     finally:
         writer.close()
         source.close()
-    foreign = decoder.foreign_message()
-    if foreign:
-        print(f"plumb-ros2: {path}: {foreign}", file=log)
-    return OfflineResult(decoder.stats.frames, writer.counts["imu"], writer.counts["diagnostics"], decoder.stats)
+    return OfflineResult(decoder.stats.frames, writer.counts["imu"], writer.counts["diagnostics"], decoder.stats,
+                         decoder.foreign_message())  # fmt: skip
 
 
 def _diag(core: BridgeCore, decoder: StreamDecoder, stamp_ns: int, now_s: float, path: str, finished: bool = False):
@@ -87,7 +86,10 @@ def main_offline(file: str, bag: str, settings: Settings, diagnostics_period: fl
         f"frames_lost {s.frames_lost}, bytes_skipped {s.bytes_skipped}",
         file=sys.stderr,
     )
+    if result.foreign and result.frames > 0:
+        print(f"plumb-ros2: {file}: {result.foreign}", file=sys.stderr)
     if result.frames == 0:
-        print(f"plumb-ros2: {file}: no Plumb binary frames in it", file=sys.stderr)
+        why = result.foreign or "is it a recording of plumb run --serial FILE (binary-imu or binary)?"
+        print(f"plumb-ros2: {file}: no Plumb binary frames in it: {why}", file=sys.stderr)
         return 1
     return 0

@@ -10,6 +10,7 @@ vanished), ``write(data)`` and ``close()``. :class:`Link` wraps a source with th
 from __future__ import annotations
 
 import errno
+import io
 import os
 import select
 import socket
@@ -17,7 +18,7 @@ import termios
 import time
 import tty
 from dataclasses import dataclass
-from typing import Optional
+from typing import Callable, Optional
 
 BAUD_RATES = {
     1200: termios.B1200,
@@ -160,13 +161,13 @@ class FileSource(Source):
     def __init__(self, path: str) -> None:
         self.path = path
         self.name = path
-        self.f = None
+        self.f: Optional[io.FileIO] = None
 
     def open(self) -> None:
         if os.path.isdir(self.path):
             raise LinkError(f"{self.path}: is a directory; give the recorded byte stream (plumb run --serial FILE)")
         try:
-            self.f = open(self.path, "rb", buffering=0)
+            self.f = io.FileIO(self.path, "rb")
         except OSError as err:
             raise LinkError(explain_os_error(self.path, err)) from err
 
@@ -284,7 +285,7 @@ class Link:
         self.state = LinkState()
         self._next_try = 0.0
         self._ever_opened = False
-        self.on_reconnect = None  # callable() after a successful reopen
+        self.on_reconnect: Optional[Callable[[], None]] = None  # called after a successful reopen
 
     def disconnected_seconds(self) -> float:
         total = self.state.disconnected_seconds

@@ -9,8 +9,9 @@ arrived (``arrival_ns``, host clock). Then
 so the smallest raw offset over a sliding window (``window_s`` of host time) is the best
 estimate of the true offset: the transport delay (UART bytes, USB polling, scheduling) only
 ever adds. The applied offset follows that estimate at a bounded rate (``slew``, seconds per
-second), so a stamp never jumps because one frame came through fast; it steps only when it
-must:
+second; faster, ``acquire_slew``, for the first ``acquire_s`` after a start, when it came from
+a single frame), so a stamp never jumps because one frame came through fast; it steps only
+when it must:
 
 - the first frame, and after a board restart (its sample time or sequence goes backwards) or a
   jump of the estimate by more than ``step_s`` (the board's clock was set, or a different board
@@ -37,9 +38,16 @@ class StampStats:
 
 
 class StampEstimator:
-    def __init__(self, window_s: float = 10.0, slew: float = 1e-3, step_s: float = 0.5) -> None:
+    def __init__(self, window_s: float = 10.0, slew: float = 1e-3, step_s: float = 0.5,
+                 acquire_s: float = 10.0, acquire_slew: float = 0.05) -> None:  # fmt: skip
         self.window_ns = int(window_s * 1e9)
         self.slew = slew
+        # After a (re)start the offset came from one frame, whose delay may be tens of ms: for
+        # the first acquire_s it may move at acquire_slew (50 ms/s: 0.5 ms between samples at
+        # 100 Hz, well under their spacing, so stamps still advance), then at slew.
+        self.acquire_ns = int(acquire_s * 1e9)
+        self.acquire_slew = acquire_slew
+        self._started_at = 0
         self.step_ns = int(step_s * 1e9)
         self.stats = StampStats()
         self._window: deque[tuple[int, int]] = deque()  # (arrival_ns, raw offset), raw ascending
@@ -65,6 +73,7 @@ class StampEstimator:
         self._window.clear()
         self._push(arrival_ns, raw)
         self._offset = float(raw)
+        self._started_at = arrival_ns
         self.stats.steps += 1
 
     def stamp(self, board_ns: int, latency_us: int, arrival_ns: int, sequence: Optional[int] = None) -> int:
@@ -83,7 +92,8 @@ class StampEstimator:
                 self._restart(arrival_ns, raw)
             else:
                 elapsed = max(0, arrival_ns - (self._last_arrival or arrival_ns))
-                allowed = self.slew * elapsed
+                acquiring = arrival_ns - self._started_at < self.acquire_ns
+                allowed = (self.acquire_slew if acquiring else self.slew) * elapsed
                 delta = estimate - self._offset
                 self._offset += max(-allowed, min(allowed, delta))
         self._last_arrival = arrival_ns

@@ -53,8 +53,9 @@ _KIND3 = struct.Struct("<BBIq4f3f3h3hhHIIIHH3HHH")  # 84 bytes
 assert _KIND1.size == 58 and _KIND3.size == 84
 
 #: A block between delimiters longer than this cannot be a Plumb frame (the longest, kind 3,
-#: is 87 bytes encoded); the decoder stops collecting and skips to the next delimiter.
-MAX_BLOCK = 96
+#: is 87 bytes encoded); the decoder stops collecting and skips to the next delimiter (as
+#: BinaryFormat.maximumEncodedCount in the firmware's decoder).
+MAX_BLOCK = 87
 
 I16_NAN = -32768
 U16_UNKNOWN = 0xFFFF
@@ -135,8 +136,8 @@ def frame_payload(payload: bytes) -> bytes:
 class Sample:
     """One telemetry frame (kind 1 or kind 3), decoded to SI units.
 
-    Fields kind 1 does not carry are None. Unknown σ fields (0xFFFF) are ``math.inf``; NaN-coded
-    signed fields (0x8000) are ``math.nan``.
+    Fields kind 1 does not carry are None. Unknown σ fields (0xFFFF) and NaN-coded signed fields
+    (0x8000) are ``math.nan``; a saturated σ is its largest value (65534 counts).
     """
 
     kind: int
@@ -182,7 +183,7 @@ def _i16(count: int, scale: float) -> float:
 
 
 def _u16(count: int, scale: float) -> float:
-    return math.inf if count == U16_UNKNOWN else count * scale
+    return math.nan if count == U16_UNKNOWN else count * scale
 
 
 def rotate(q: tuple[float, float, float, float], v: tuple[float, float, float]) -> tuple[float, float, float]:
@@ -281,9 +282,12 @@ def _enc_i16(value: float, scale: float) -> int:
 
 
 def _enc_u16(value: float, scale: float) -> int:
-    if math.isnan(value) or math.isinf(value):
+    # unknown (NaN) and what no σ can be (negative) → 0xFFFF; too large (inf too) saturates
+    if math.isnan(value) or value < 0:
         return U16_UNKNOWN
-    return int(max(0, min(65534, math.floor(value / scale + 0.5))))
+    if math.isinf(value):
+        return 65534
+    return int(min(65534, math.floor(value / scale + 0.5)))
 
 
 def encode_sample(s: Sample) -> bytes:
@@ -297,16 +301,16 @@ def encode_sample(s: Sample) -> bytes:
         )  # fmt: skip
     rate = s.rate or (0.0, 0.0, 0.0)
     force = s.specific_force or (0.0, 0.0, 0.0)
-    bias_sigma = s.gyro_bias_sigma or (math.inf, math.inf, math.inf)
+    bias_sigma = s.gyro_bias_sigma or (math.nan, math.nan, math.nan)
     return _KIND3.pack(
         VERSION, KIND_IMU, s.sequence & 0xFFFFFFFF, s.time_ns, *s.attitude, *rate,
         *(_enc_i16(v, 0.005) for v in force), *(_enc_i16(v, 2e-5) for v in s.gyro_bias),
         _enc_i16(s.temperature, 0.01), s.flags, s.missed, s.latency_us, s.calibration_id,
-        _enc_u16(s.tilt_sigma if s.tilt_sigma is not None else math.inf, 1e-4),
-        _enc_u16(s.heading_sigma if s.heading_sigma is not None else math.inf, 1e-4),
+        _enc_u16(s.tilt_sigma if s.tilt_sigma is not None else math.nan, 1e-4),
+        _enc_u16(s.heading_sigma if s.heading_sigma is not None else math.nan, 1e-4),
         *(_enc_u16(v, 1e-5) for v in bias_sigma),
-        _enc_u16(s.gyro_noise_sigma if s.gyro_noise_sigma is not None else math.inf, 1e-5),
-        _enc_u16(s.accel_noise_sigma if s.accel_noise_sigma is not None else math.inf, 1e-4),
+        _enc_u16(s.gyro_noise_sigma if s.gyro_noise_sigma is not None else math.nan, 1e-5),
+        _enc_u16(s.accel_noise_sigma if s.accel_noise_sigma is not None else math.nan, 1e-4),
     )  # fmt: skip
 
 

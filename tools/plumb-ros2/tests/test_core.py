@@ -154,6 +154,20 @@ class OfflineTests(unittest.TestCase):
                 self.assertEqual(cli.main(["--file", src, "--bag", bag, "--offline"]), 1)
             self.assertIn("exists", e2.getvalue())
 
+    def test_text_recording_is_named(self) -> None:
+        with open(os.path.join(os.path.dirname(HERE), "..", "..", "Tests", "TelemetryTests", "Vectors",
+                               "text_v1.txt"), "rb") as f:  # fmt: skip
+            text = f.read()
+        with tempfile.TemporaryDirectory() as tmp:
+            src = os.path.join(tmp, "run.txt")
+            with open(src, "wb") as f:
+                f.write(text * 5)
+            err = io.StringIO()
+            with redirect_stderr(err):
+                self.assertEqual(cli.main(["--file", src, "--bag", os.path.join(tmp, "bag"), "--offline"]), 1)
+            self.assertIn("this is Plumb text", err.getvalue())
+            self.assertIn("--format binary-imu", err.getvalue())
+
 
 if __name__ == "__main__":
     unittest.main()

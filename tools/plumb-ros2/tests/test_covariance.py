@@ -46,8 +46,8 @@ class CovarianceTests(unittest.TestCase):
         self.assertAlmostEqual(covariance.orientation(imu_sample(wire.FLAG_REST))[8], 0.0025)
 
     def test_unknown_sigma_is_large_and_finite(self) -> None:
-        s = imu_sample(tilt_sigma=math.inf, heading_sigma=math.inf, gyro_noise_sigma=math.inf,
-                       gyro_bias_sigma=(math.inf, 0.001, 0.001), accel_noise_sigma=math.inf)  # fmt: skip
+        s = imu_sample(tilt_sigma=math.nan, heading_sigma=math.nan, gyro_noise_sigma=math.nan,
+                       gyro_bias_sigma=(math.nan, 0.001, 0.001), accel_noise_sigma=math.nan)  # fmt: skip
         for m in (covariance.orientation(s), covariance.angular_velocity(s), covariance.linear_acceleration(s)):
             self.assertTrue(all(math.isfinite(v) for v in m))
         self.assertGreater(covariance.orientation(s)[0], 40.0)

@@ -39,8 +39,31 @@ class StampTests(unittest.TestCase):
             self.assertGreaterEqual(s - truth, 0)
             self.assertLessEqual(s - truth, 250_000)
 
+    def test_board_clock_drift_and_usb_batching(self) -> None:
+        # The board's oscillator 100 ppm fast (its clock gains 1 ms every 10 s of host time), and
+        # a USB adapter that hands frames over in batches every 16 ms (so the smallest delay any
+        # frame sees is 2.2 ms: 10 ms samples against 16 ms batches): after the acquisition the
+        # stamps are late by that smallest delay plus at most the window's share of the drift.
+        est = StampEstimator()
+        worst = 0
+        last = None
+        for i in range(6000):  # 60 s at 100 Hz
+            host_sample = i * 10 * MS
+            board = 5 * S + int(host_sample * (1 + 100e-6))
+            host0 = TRUE_OFFSET + 5 * S  # host time at the first sample
+            arrival = host0 + (host_sample // (16 * MS) + 1) * 16 * MS + 200_000
+            s = est.stamp(board, 0, arrival)
+            if last is not None:
+                self.assertGreaterEqual(s, last)
+            last = s
+            if i > 1000:
+                error = s - (host0 + host_sample)
+                self.assertGreaterEqual(error, 2_200_000 - 1_000_000, i)
+                worst = max(worst, error)
+        self.assertLess(worst, 2_200_000 + 1_000_000)
+
     def test_slew_is_bounded(self) -> None:
-        est = StampEstimator(slew=1e-3)
+        est = StampEstimator(slew=1e-3, acquire_s=0.0)
         est.stamp(0, 0, TRUE_OFFSET + 10 * MS)  # first frame: 10 ms delay, offset set from it
         before = est.offset_ns
         s = est.stamp(20 * MS, 0, TRUE_OFFSET + 20 * MS)  # 10 ms later, a frame with no delay
@@ -48,6 +71,17 @@ class StampTests(unittest.TestCase):
         self.assertLessEqual(before - est.offset_ns, 10_000 + 1)  # ≤ 1 ms/s × 10 ms
         self.assertGreater(before - est.offset_ns, 0)
         self.assertGreaterEqual(s, TRUE_OFFSET)
+
+    def test_acquisition_is_fast_and_never_backwards(self) -> None:
+        # the first frame came through 30 ms late; later ones in 0.2 ms
+        est = StampEstimator()
+        stamps = [est.stamp(5 * S, 0, TRUE_OFFSET + 5 * S + 30 * MS)]
+        for i in range(1, 200):
+            board = 5 * S + i * 10 * MS
+            stamps.append(est.stamp(board, 0, TRUE_OFFSET + board + 200_000))
+        self.assertEqual(stamps, sorted(stamps))
+        self.assertLessEqual(stamps[-1] - (TRUE_OFFSET + 5 * S + 199 * 10 * MS), 200_000)  # converged in 2 s
+        self.assertEqual(est.stats.clamped, 0)  # 0.5 ms per 10 ms sample: never held back
 
     def test_reconnect_with_the_board_still_running(self) -> None:
         est = StampEstimator()

@@ -159,6 +159,68 @@ class GoldenVectorTests(unittest.TestCase):
         self.assertEqual(d.stats.bytes_skipped, 0)
 
 
+class GoldenIMUVectorTests(unittest.TestCase):
+    """binary_imu_v1.hex: the kind-1 vectors' figures plus what kind 3 adds (the values are
+    those Tests/TelemetryTests/BinaryIMUFormatTests.swift encodes)."""
+
+    def setUp(self) -> None:
+        self.frames = read_hex_vectors("binary_imu_v1.hex")
+        self.assertEqual(len(self.frames), 3)
+        self.samples = []
+        for frame in self.frames:
+            self.assertEqual(len(frame), 89)
+            msgs, stats = wire.decode_all(frame)
+            self.assertEqual(stats.crc_errors + stats.malformed, 0)
+            self.assertEqual(len(msgs), 1)
+            self.samples.append(msgs[0])
+
+    def test_a_level(self) -> None:
+        s = self.samples[0]
+        self.assertEqual((s.kind, s.sequence, s.time_ns, s.attitude), (3, 1, 1_000_000_000, (1.0, 0.0, 0.0, 0.0)))
+        self.assertEqual(s.rate, (0.0, 0.0, 0.0))
+        self.assertEqual(s.specific_force, (0.0, 0.0, 1961 * 0.005))  # flat and still: +g, quantised
+        for got, want in zip(s.gyro_bias, (0.001, -0.002, 0.0005)):
+            self.assertAlmostEqual(got, want, places=12)
+        self.assertEqual((s.flags, s.missed, s.latency_us, s.calibration_id), (0x0081, 0, 850, 0x12345678))
+        self.assertAlmostEqual(s.tilt_sigma, 0.0012)
+        self.assertAlmostEqual(s.heading_sigma, 0.05)
+        for got, want in zip(s.gyro_bias_sigma, (0.0001, 0.0001, 0.0002)):
+            self.assertAlmostEqual(got, want, places=12)
+        self.assertAlmostEqual(s.gyro_noise_sigma, 0.00175)
+        self.assertAlmostEqual(s.accel_noise_sigma, 0.0394)
+
+    def test_b_banked(self) -> None:
+        s = self.samples[1]
+        self.assertEqual(s.rate, (f32(0.1), f32(-0.2), f32(0.3)))
+        self.assertAlmostEqual(s.tilt_sigma, 0.0087)
+        self.assertAlmostEqual(s.heading_sigma, 0.35)
+        for got, want in zip(s.gyro_bias_sigma, (0.00123, 0.00045, 0.0021)):
+            self.assertAlmostEqual(got, want, places=12)
+        # kind 3's specific force = what the bridge recomputes from kind 1's linear acceleration
+        k1 = wire.decode_all(read_hex_vectors("binary_v1.hex")[1])[0][0]
+        recomputed = wire.specific_force_from_linear(k1.attitude, k1.linear_acceleration_ref)
+        for got, want in zip(s.specific_force, recomputed):
+            self.assertAlmostEqual(got, want, delta=0.0026)  # half a count (0.005 m/s²) plus f32
+
+    def test_c_edges(self) -> None:
+        s = self.samples[2]
+        self.assertEqual((s.sequence, s.time_ns, s.flags), (0xFFFFFFFF, -(2**63), 0x03FF))
+        self.assertTrue(math.isnan(s.rate[0]))
+        self.assertEqual(s.rate[1], math.inf)  # 1e40 as f32
+        self.assertEqual(s.rate[2], -35.0)
+        self.assertAlmostEqual(s.tilt_sigma, 6.5534)  # 10 rad saturates at 65534 counts
+        self.assertTrue(math.isnan(s.heading_sigma))  # NaN: unknown
+        self.assertEqual(s.gyro_bias_sigma[0], 0.0)
+        self.assertTrue(math.isnan(s.gyro_bias_sigma[1]))  # −1: no σ is negative → unknown
+        self.assertAlmostEqual(s.gyro_bias_sigma[2], 0.65534)  # 0.7 saturates
+        self.assertAlmostEqual(s.gyro_noise_sigma, 0.65534)  # infinity saturates
+        self.assertAlmostEqual(s.accel_noise_sigma, 6.5534)
+
+    def test_encoder_reproduces_vectors(self) -> None:
+        for frame, s in zip(self.frames, self.samples):
+            self.assertEqual(wire.frame_payload(wire.encode_sample(s)), frame)
+
+
 class Kind3Tests(unittest.TestCase):
     def test_hand_built_frame(self) -> None:
         payload, want = hand_built_kind3()
@@ -182,7 +244,7 @@ class Kind3Tests(unittest.TestCase):
         self.assertAlmostEqual(s.gyro_bias[0], 0.001)
         self.assertAlmostEqual(s.gyro_bias[1], -0.002)
         self.assertTrue(math.isnan(s.gyro_bias[2]))
-        self.assertTrue(math.isinf(s.heading_sigma or 0.0))
+        self.assertTrue(math.isnan(s.heading_sigma or 0.0))  # 0xFFFF: unknown
         assert s.gyro_bias_sigma is not None
         self.assertAlmostEqual(s.gyro_bias_sigma[0], 1e-4)
         self.assertAlmostEqual(s.gyro_bias_sigma[2], 0.65534)
