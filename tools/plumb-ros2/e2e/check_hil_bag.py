@@ -206,8 +206,9 @@ def main() -> int:
         finally:
             if not args.keep:
                 shutil.rmtree(folder, ignore_errors=True)
-    print("check_hil_bag: %d passed, %d failed%s" % (
-        passed[0], len(failed), " (%s)" % ", ".join(failed) if failed else ""), flush=True)
+    if failed:
+        print("check_hil_bag: failed: %s" % ", ".join(failed), flush=True)
+    print("check_hil_bag: %d passed, %d failed" % (passed[0], len(failed)), flush=True)
     return 1 if failed else 0
 
 

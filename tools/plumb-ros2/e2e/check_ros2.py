@@ -848,9 +848,9 @@ def main() -> int:
     finally:
         if not args.keep:
             shutil.rmtree(folder, ignore_errors=True)
-    print("check_ros2: %d passed, %d failed in %.0f s%s" % (
-        results.passed, len(results.failed), time.monotonic() - started,
-        " (%s)" % ", ".join(results.failed) if results.failed else ""), flush=True)
+    print("check_ros2: %.0f s%s" % (time.monotonic() - started, "; failed: " + ", ".join(
+        results.failed) if results.failed else ""), flush=True)
+    print("check_ros2: %d passed, %d failed" % (results.passed, len(results.failed)), flush=True)
     if args.keep:
         print("check_ros2: logs, recording and messages in %s" % folder)
     return 1 if results.failed else 0
