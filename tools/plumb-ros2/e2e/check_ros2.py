@@ -34,6 +34,7 @@ import random
 import select
 import shutil
 import signal
+import statistics
 import struct
 import subprocess
 import sys
@@ -54,6 +55,14 @@ CLEAN_SECONDS = 20.0  # the undisturbed stretch the rate is measured over
 CORRUPT_SECONDS = 5.0
 CUT_SECONDS = 4.0
 TEXT_SECONDS = 4.0
+RESTART_SECONDS = 8.0  # after a new `plumb run` starts (its start-up takes about a second)
+# A restarted board's clock starts again, so across a restart a stamp can only be held against
+# the host: stamp − arrival time is minus the transport and DDS delay, steady but for jitter;
+# its median over 50 messages before and after the restart must not move by more than 50 ms
+# (medians: a loaded machine's odd late message moves neither; a stamp that jumped with the
+# board's clock would move it by the board's whole uptime, one estimated from a single slow
+# frame by that frame's delay, well under 50 ms on a pty).
+RESTART_SHIFT_BOUND_NS = 50_000_000
 AFTER_SECONDS = 6.0
 CORRUPT_EVERY = 17  # every 17th telemetry frame gets one attitude bit flipped (CRC then fails)
 GARBAGE_EVERY = 23  # 25 random non-zero bytes after every 23rd frame
@@ -76,6 +85,9 @@ CHECKS = """\
   tare         ~/tare returns success; yaw before it > 10°, after it < 1.5°
   crc          no message for a damaged frame; diagnostics' crc_errors >= frames damaged
   link         diagnostics 'plumb_ros2: link' OK before the cut, ERROR during it, OK after
+  restart      `plumb run` stopped and started again (seed + 1, its clock from 0 again): the
+               stamps' offset to the arrival times (median of 50 messages) moves < 50 ms across
+               it, stamps strictly increasing, messages resume
   text         the board told `format text` for 4 s: the link status names text and binary-imu
                (WARN or ERROR); after `format binary-imu` OK again (and the messages resume:
                the messages check covers those frames)
@@ -166,7 +178,8 @@ class Forwarder:
         self.buffer = bytearray()
         self.to_a = bytearray()
         self.to_b = bytearray()
-        self.fates: dict[int, Fate] = {}
+        self.fates: dict[tuple[int, int], Fate] = {}  # by (board run, sample time)
+        self.epoch = 0  # the board runs before this one
         self.telemetry = 0
         self.corrupt_every = 0
         self.garbage_every = 0
@@ -219,7 +232,7 @@ class Forwarder:
             self.telemetry += 1
         if self.b_master is None or not self.forwarding:
             if frame is not None:
-                self.fates[frame.sequence] = Fate("dropped", now)
+                self.fates[(self.epoch, frame.sample_time_ns)] = Fate("dropped", now)
             return
         out = b"\x00" + block + b"\x00"
         if frame is not None:
@@ -231,7 +244,7 @@ class Forwarder:
                 out = b"\x00" + wire.cobs_encode(bytes(damaged) + crc) + b"\x00"
                 fate = Fate("corrupted", now, struct.unpack_from("<4f", bytes(damaged), 14))
                 self.corrupted += 1
-            self.fates[frame.sequence] = fate
+            self.fates[(self.epoch, frame.sample_time_ns)] = fate
             if self.garbage_every and self.telemetry % self.garbage_every == 0:
                 garbage = bytes(self.rng.randint(1, 255) for _ in range(25))
                 out += garbage
@@ -533,6 +546,26 @@ def run(args: argparse.Namespace, folder: str, results: Results) -> None:
         with forwarder.lock:
             forwarder.raw = False
         time.sleep(AFTER_SECONDS - 1.0)
+
+        log("restarting the board")
+        board.stop(signal.SIGTERM)
+        time.sleep(0.5)  # its last bytes read
+        with forwarder.lock:
+            forwarder.epoch += 1
+        restart_at = time.monotonic()
+        # the same board with the next seed: the same scenario with seed 1 again would send
+        # the very frames it sent at the start, which no check could tell apart
+        with open(args.board) as f:
+            definition = json.load(f)
+        simulation = definition.setdefault("simulation", {})
+        simulation["seed"] = int(simulation.get("seed", 1)) + 1
+        second_board = os.path.join(folder, "board-2.json")
+        with open(second_board, "w") as f:
+            json.dump(definition, f)
+        board = Process("plumb-run-2", [args.plumb, "run", "--board", second_board, "--format",
+                                        args.format, "--serial", forwarder.board_path], folder)
+        processes.append(board)
+        time.sleep(RESTART_SECONDS)
         with forwarder.lock:
             forwarder.forwarding = False
             end_at = time.monotonic()
@@ -554,17 +587,29 @@ def run(args: argparse.Namespace, folder: str, results: Results) -> None:
                        "temperature": listener.temperature,
                        "diagnostics": listener.diagnostics}, f)
     judge(args, results, forwarder, listener, recording, clean_start, clean_end, end_at,
-          (text_at, back_at))
+          (text_at, back_at), restart_at)
 
 
 def judge(args: argparse.Namespace, results: Results, forwarder: Forwarder, listener: Listener,
           recording: str, clean_start: float, clean_end: float, end_at: float,
-          text: tuple[float, float]) -> None:
+          text: tuple[float, float], restart_at: float) -> None:
     frames = decode_with_monitor(args.monitor, recording, args.format)
     with open(recording, "rb") as f:
-        own = {t.sequence: t for t in wire.frames_in(f.read())}
+        own_frames = wire.frames_in(f.read())
+    # a board run's frames by (run, sample time): the restarted board's clock starts again
+    own = {}
+    epoch = 0
+    for previous, t in zip([None] + own_frames, own_frames):
+        if previous is not None and t.sequence < previous.sequence:
+            epoch += 1
+        own[(epoch, t.sample_time_ns)] = t
+    epoch = 0
+    for previous, item in zip([None] + frames, frames):
+        if previous is not None and item["sequence"] < previous["sequence"]:
+            epoch += 1
+        item["key"] = (epoch, item["sampleTimeNanoseconds"])
     kind3 = args.format == "binary-imu"
-    missing_own = [f["sequence"] for f in frames if f["sequence"] not in own]
+    missing_own = [f["sequence"] for f in frames if f["key"] not in own]
     if missing_own:
         raise RuntimeError("wire.py and plumb-monitor disagree on %d frames" % len(missing_own))
     imu = listener.imu
@@ -574,7 +619,7 @@ def judge(args: argparse.Namespace, results: Results, forwarder: Forwarder, list
         return any(0 <= cut - fate.at <= UNCERTAIN_SECONDS for cut in cuts)
 
     # Align the messages with the frames forwarded whole, in order (quaternion to f32 precision).
-    expected = [f for f in frames if forwarder.fates.get(f["sequence"], Fate("?", 0)).what
+    expected = [f for f in frames if forwarder.fates.get(f["key"], Fate("?", 0)).what
                 == "forwarded"]
     matched: list[tuple[ImuRecord, dict]] = []
     unmatched: list[ImuRecord] = []
@@ -598,14 +643,14 @@ def judge(args: argparse.Namespace, results: Results, forwarder: Forwarder, list
             continue
         if started:
             for f in expected[cursor:found]:
-                if uncertain(forwarder.fates[f["sequence"]]):
+                if uncertain(forwarder.fates[f["key"]]):
                     lost_near_cut += 1
                 else:
                     missing.append(f["sequence"])
         started = True
         matched.append((r, expected[found]))
         cursor = found + 1
-    last_expected = [f for f in expected[cursor:] if forwarder.fates[f["sequence"]].at < end_at
+    last_expected = [f for f in expected[cursor:] if forwarder.fates[f["key"]].at < end_at
                      - UNCERTAIN_SECONDS]
     missing += [f["sequence"] for f in last_expected]
     results.check(
@@ -644,7 +689,7 @@ def judge(args: argparse.Namespace, results: Results, forwarder: Forwarder, list
     # fields and temperature
     problems: list[str] = []
     for r, f in matched:
-        t = own[f["sequence"]]
+        t = own[f["key"]]
         if r.frame_id != "imu_link":
             problems.append("frame_id %r" % r.frame_id)
         if kind3:
@@ -674,7 +719,7 @@ def judge(args: argparse.Namespace, results: Results, forwarder: Forwarder, list
     # covariances
     bad: list[str] = []
     for r, f in matched:
-        t = own[f["sequence"]]
+        t = own[f["key"]]
         if kind3:
             # plumb-monitor's σ (the Swift decoder) where it gives them, which wire.py must agree
             # with; unknown (0xFFFF) is inf in wire.py, null (None) or absent in the JSON
@@ -710,7 +755,7 @@ def judge(args: argparse.Namespace, results: Results, forwarder: Forwarder, list
                            % (t.sequence, r.rate_cov[0], r.accel_cov[0]))
         if len(bad) > 5:
             break
-    uncertain_heading = sum(1 for _, f in matched if own[f["sequence"]].flags & (0x400 | 0x100))
+    uncertain_heading = sum(1 for _, f in matched if own[f["key"]].flags & (0x400 | 0x100))
     results.check("covariance", bool(matched) and not bad,
                   "%d messages (%d of them headingUncertain/initialising: yaw variance %g): %s"
                   % (len(matched), uncertain_heading, YAW_VARIANCE, "; ".join(bad[:3]) if bad
@@ -723,20 +768,28 @@ def judge(args: argparse.Namespace, results: Results, forwarder: Forwarder, list
     worst_step = 0.0
     worst_at = None
     over = 0
+    restarts: list[tuple[int, int, int]] = []  # (sequence before, after, stamp step error ns)
     for (r0, f0), (r1, f1) in zip(matched, matched[1:]):
         board = f1["sampleTimeNanoseconds"] - f0["sampleTimeNanoseconds"]
         error = abs((r1.stamp_ns - r0.stamp_ns) - board)
+        if f1["sequence"] < f0["sequence"]:
+            restarts.append((f0["sequence"], f1["sequence"], error))
+            continue
         if error > 1_000_000 + 1e-3 * board:
             over += 1
         if error > worst_step:
             worst_step, worst_at = error, f1["sequence"]
-    offsets = [r.stamp_ns - f["sampleTimeNanoseconds"] for r, f in matched]
+    runs: dict[int, list[int]] = {}
+    for r, f in matched:
+        runs.setdefault(f["key"][0], []).append(r.stamp_ns - f["sampleTimeNanoseconds"])
+    span = max((max(v) - min(v) for v in runs.values()), default=float("nan"))
     results.check(
         "stamps", increasing and over == 0 and len(matched) > 1,
-        "strictly increasing: %s; %d steps, %d off the sample-time step by more than 1 ms + "
-        "0.1 %%, the worst by %.3f ms (seq %s); stamp − sample time spans %.3f ms over the run"
-        % (increasing, len(matched) - 1, over, worst_step / 1e6, worst_at,
-           (max(offsets) - min(offsets)) / 1e6 if offsets else float("nan")))
+        "strictly increasing: %s; %d steps (the board's restart apart), %d off the sample-time "
+        "step by more than 1 ms + 0.1 %%, the worst by %.3f ms (seq %s); stamp − sample time "
+        "spans %.3f ms at most over a board run"
+        % (increasing, len(matched) - 1 - len(restarts), over, worst_step / 1e6, worst_at,
+           span / 1e6))
 
     # damaged frames
     damaged = [(s, fate) for s, fate in forwarder.fates.items() if fate.what == "corrupted"]
@@ -789,13 +842,29 @@ def judge(args: argparse.Namespace, results: Results, forwarder: Forwarder, list
     named = [(level, m) for level, m in link_statuses(text_at + 2.0, back_at)
              if level >= 1 and "text" in m.lower() and "binary-imu" in m]
     said = sorted({m for _, m in link_statuses(text_at, back_at)})
-    later = link_statuses(back_at + 3.0, end_at)
+    later = link_statuses(back_at + 3.0, restart_at)
     results.check(
         "text", bool(named) and bool(later) and fine(later[-1]),
         "board sent `format text` for %g s: link statuses %s; %d of them WARN/ERROR naming text "
         "and binary-imu; from 3 s after `format %s`: %s"
         % (TEXT_SECONDS, said[:3], len(named), args.format,
            sorted({level for level, _ in later})))
+
+    # the board restarted: its sequence starts again, its clock (this host's CLOCK_MONOTONIC)
+    # does not; the stamps must go on without a jump and the messages resume
+    before_restart = [r.stamp_ns - r.arrival * 1e9 for r in imu if r.arrival < restart_at][-50:]
+    after_restart = [r.stamp_ns - r.arrival * 1e9 for r in imu if r.arrival > restart_at][:50]
+    shift = (statistics.median(after_restart) - statistics.median(before_restart)
+             if len(before_restart) == 50 and len(after_restart) == 50 else float("nan"))
+    resumed = sum(1 for r, _ in matched if r.arrival > restart_at)
+    results.check(
+        "restart", len(restarts) == 1 and abs(shift) <= RESTART_SHIFT_BOUND_NS
+        and resumed > 100 and increasing,
+        "`plumb run` stopped and started again (its clock from 0 again): %d sequence restart(s) "
+        "among the messages %s; stamp − arrival time, median of 50 messages after it − of 50 "
+        "before: %.3f ms (bound %g ms); %d messages after it; stamps strictly increasing: %s"
+        % (len(restarts), [(a, b) for a, b, _ in restarts], shift / 1e6,
+           RESTART_SHIFT_BOUND_NS / 1e6, resumed, increasing))
 
 
 def main() -> int:
