@@ -467,8 +467,11 @@ def run(args: argparse.Namespace, folder: str, results: Results) -> None:
                     (time.monotonic(), stamp_ns(m.header.stamp), m.temperature))
 
         def on_diagnostics(m: Any) -> None:
+            # /diagnostics is one topic for every node: another run's bridge on this domain
+            # (a chance draw) names its own device as hardware_id
             statuses = {s.name: (level_of(s.level), s.message,
-                                 {kv.key: kv.value for kv in s.values}) for s in m.status}
+                                 {kv.key: kv.value for kv in s.values}) for s in m.status
+                        if s.hardware_id in ("", forwarder.link)}
             with listener.lock:
                 listener.diagnostics.append((time.monotonic(), statuses))
 
