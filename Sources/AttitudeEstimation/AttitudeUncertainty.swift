@@ -46,7 +46,7 @@ public struct AttitudeUncertainty: Hashable, Sendable {
 ///
 /// The figures are 1σ of a Gaussian model and make no claim beyond it: motion that keeps
 /// accelerating one way for longer than a block looks like noise to it, and an unflagged gap
-/// cannot be seen. `FilterUncertaintyTests` checks them against the truth of simulated runs.
+/// cannot be seen. `AttitudeUncertaintyTests` checks them against the truth of simulated runs.
 struct AttitudeUncertaintyTracker: Sendable {
   /// The tilt's white part, rad² (starts at (5°)²: before the first block nothing is known).
   private var tiltVariance = (5.0 * .pi / 180) * (5.0 * .pi / 180)

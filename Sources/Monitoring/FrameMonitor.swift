@@ -173,7 +173,9 @@ public struct FrameMonitor: Sendable {
         body(
           .heartbeat(
             systemID: packet.systemID, componentID: packet.componentID,
-            systemStatus: m.systemStatus))
+            systemStatus: m.systemStatus, fields: m))
+      case .highResIMU, .attitude, .systemStatus:
+        body(.mavlinkMessage(packet))
       default:
         if let reply = message.hostReply { body(.reply(reply)) }
       }

@@ -71,8 +71,14 @@ public enum MonitorEvent: Hashable, Sendable {
   case frame(MonitorFrame)
   /// A reply to a host command (`OK …`/`ERR …`), in any format.
   case reply(HostReply)
-  /// A MAVLink HEARTBEAT (1 Hz) with its `MAV_STATE`.
-  case heartbeat(systemID: UInt8, componentID: UInt8, systemStatus: UInt8)
+  /// A MAVLink HEARTBEAT (1 Hz) with its `MAV_STATE`, and all its fields.
+  case heartbeat(
+    systemID: UInt8, componentID: UInt8, systemStatus: UInt8,
+    fields: MAVLinkMessage.Heartbeat = MAVLinkMessage.Heartbeat(
+      type: 0, autopilot: 0, systemStatus: 0))
+  /// A MAVLink telemetry message beside the attitude and the heartbeat: HIGHRES_IMU, ATTITUDE
+  /// or SYS_STATUS, with all its fields (`--json` shows them; the other styles do not).
+  case mavlinkMessage(MAVLinkPacket)
   /// The statistics so far: every `--stats-every` seconds of sample time, and once at the end
   /// (`final`).
   case statistics(MonitorStatistics, final: Bool)

@@ -69,12 +69,14 @@ public struct MonitorPrinter: Sendable {
     switch event {
     case .frame(let frame):
       return style == .quiet ? [] : [MonitorLine(Self.frameLine(frame))]
-    case .heartbeat(let system, let component, let status):
+    case .heartbeat(let system, let component, let status, _):
       guard style != .quiet else { return [] }
       return [
         MonitorLine(
           "heartbeat  system \(system) component \(component)  state \(Self.stateName(status))")
       ]
+    case .mavlinkMessage:
+      return []
     case .reply(let reply):
       return [MonitorLine("reply  \(reply)")]
     case .statistics(let statistics, let final):
@@ -303,11 +305,19 @@ public struct MonitorPrinter: Sendable {
         ("type", .string("reply")), ("status", .string(reply.status == .ok ? "OK" : "ERR")),
         ("text", .string(reply.text.description)),
       ])
-    case .heartbeat(let system, let component, let status):
-      return .object([
+    case .heartbeat(let system, let component, let status, let m):
+      var members: [(key: String, value: JSONValue)] = [
         ("type", .string("heartbeat")), ("systemId", .integer(Int(system))),
         ("componentId", .integer(Int(component))), ("systemStatus", .string(stateName(status))),
-      ])
+      ]
+      members.append(("mavType", .integer(Int(m.type))))
+      members.append(("autopilot", .integer(Int(m.autopilot))))
+      members.append(("baseMode", .integer(Int(m.baseMode))))
+      members.append(("customMode", .integer(Int(m.customMode))))
+      members.append(("mavlinkVersion", .integer(Int(m.mavlinkVersion))))
+      return .object(members)
+    case .mavlinkMessage(let packet):
+      return mavlinkJSON(packet)
     case .statistics(let s, let final):
       var members: [(key: String, value: JSONValue)] = [
         ("type", .string("stats")), ("final", .bool(final)),
@@ -367,6 +377,68 @@ public struct MonitorPrinter: Sendable {
   }
 
   static func number(_ value: Double) -> JSONValue { value.isFinite ? .number(value) : .null }
+
+  /// A MAVLink telemetry message with every field, named as MAVLink's XML (and pymavlink)
+  /// name them, in MAVLink's units and frames (NED/FRD).
+  static func mavlinkJSON(_ packet: MAVLinkPacket) -> JSONValue {
+    func vector(_ v: MAVLinkVector) -> [JSONValue] {
+      [number(Double(v.x)), number(Double(v.y)), number(Double(v.z))]
+    }
+    var members: [(key: String, value: JSONValue)] = [("type", .string("mavlink"))]
+    members.append(("systemId", .integer(Int(packet.systemID))))
+    members.append(("componentId", .integer(Int(packet.componentID))))
+    members.append(("packetSequence", .integer(Int(packet.sequence))))
+    switch packet.message {
+    case .highResIMU(let m):
+      let a = vector(m.accelerationMetersPerSecondSquared)
+      let g = vector(m.rateRadiansPerSecond)
+      let b = vector(m.magneticFieldGauss)
+      members.append(("message", .string("HIGHRES_IMU")))
+      members.append(
+        ("time_usec", .number(Double(m.timeMicroseconds), text: "\(m.timeMicroseconds)")))
+      members += [("xacc", a[0]), ("yacc", a[1]), ("zacc", a[2])]
+      members += [("xgyro", g[0]), ("ygyro", g[1]), ("zgyro", g[2])]
+      members += [("xmag", b[0]), ("ymag", b[1]), ("zmag", b[2])]
+      members.append(("abs_pressure", number(Double(m.absolutePressureHectopascals))))
+      members.append(("diff_pressure", number(Double(m.differentialPressureHectopascals))))
+      members.append(("pressure_alt", number(Double(m.pressureAltitudeMeters))))
+      members.append(("temperature", number(Double(m.temperatureCelsius))))
+      members.append(("fields_updated", .integer(Int(m.fieldsUpdated))))
+      members.append(("id", .integer(Int(m.id))))
+    case .attitude(let m):
+      let w = vector(m.rateRadiansPerSecond)
+      members.append(("message", .string("ATTITUDE")))
+      members.append(("time_boot_ms", .integer(Int(m.timeBootMilliseconds))))
+      members.append(("roll", number(Double(m.rollRadians))))
+      members.append(("pitch", number(Double(m.pitchRadians))))
+      members.append(("yaw", number(Double(m.yawRadians))))
+      members += [("rollspeed", w[0]), ("pitchspeed", w[1]), ("yawspeed", w[2])]
+    case .systemStatus(let m):
+      members.append(("message", .string("SYS_STATUS")))
+      members.append(("onboard_control_sensors_present", .integer(Int(m.sensorsPresent))))
+      members.append(("onboard_control_sensors_enabled", .integer(Int(m.sensorsEnabled))))
+      members.append(("onboard_control_sensors_health", .integer(Int(m.sensorsHealth))))
+      members.append(("load", .integer(Int(m.loadPermille))))
+      members.append(("voltage_battery", .integer(Int(m.batteryVoltageMillivolts))))
+      members.append(("current_battery", .integer(Int(m.batteryCurrentCentiamperes))))
+      members.append(("battery_remaining", .integer(Int(m.batteryRemainingPercent))))
+      members.append(("drop_rate_comm", .integer(Int(m.dropRateCommunicationCentipercent))))
+      members.append(("errors_comm", .integer(Int(m.communicationErrors))))
+      members.append(("errors_count1", .integer(Int(m.errorsCount1))))
+      members.append(("errors_count2", .integer(Int(m.errorsCount2))))
+      members.append(("errors_count3", .integer(Int(m.errorsCount3))))
+      members.append(("errors_count4", .integer(Int(m.errorsCount4))))
+      members.append(
+        ("onboard_control_sensors_present_extended", .integer(Int(m.sensorsPresentExtended))))
+      members.append(
+        ("onboard_control_sensors_enabled_extended", .integer(Int(m.sensorsEnabledExtended))))
+      members.append(
+        ("onboard_control_sensors_health_extended", .integer(Int(m.sensorsHealthExtended))))
+    default:
+      members.append(("message", .string("\(packet.message)")))
+    }
+    return .object(members)
+  }
 
   /// One standard deviation each (`binary-imu`): null where the frame said unknown.
   static func json(_ u: EstimateUncertainty) -> JSONValue {

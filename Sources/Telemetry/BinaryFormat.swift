@@ -68,14 +68,7 @@ public enum BinaryFormat {
     precondition(output.count >= telemetryFrameCount, "binary frames need 63 bytes of buffer")
     let payload = UnsafeMutableRawBufferPointer(rebasing: output[2..<(2 + telemetryPayloadCount)])
     var writer = ByteWriter(payload)
-    writer.write(version)
-    writer.write(Kind.telemetry.rawValue)
-    writer.write(frame.sequence)
-    writer.write(frame.sampleTimeNanoseconds)
-    writer.write(Float(frame.attitude.w))
-    writer.write(Float(frame.attitude.x))
-    writer.write(Float(frame.attitude.y))
-    writer.write(Float(frame.attitude.z))
+    writeHead(.telemetry, frame, to: &writer)
     writeScaled(frame.gyroBiasRadiansPerSecond, lsb: gyroBiasLSBRadiansPerSecond, to: &writer)
     writeScaled(
       frame.linearAccelerationMetersPerSecondSquared,
@@ -85,14 +78,7 @@ public enum BinaryFormat {
     writer.write(frame.missedSamples)
     writer.write(frame.latencyMicroseconds)
     writer.write(frame.calibrationID)
-    let crc = CRC16CCITTFalse.checksum(UnsafeRawBufferPointer(payload))
-    output.storeBytes(
-      of: crc.littleEndian, toByteOffset: 2 + telemetryPayloadCount, as: UInt16.self)
-    let base = output.baseAddress!
-    base.storeBytes(of: 0, as: UInt8.self)
-    let encoded = COBS.encodeInPlace(base + 1, count: telemetryPayloadCount + 2)
-    base.storeBytes(of: 0, toByteOffset: 1 + encoded, as: UInt8.self)
-    return encoded + 2
+    return finishInPlace(output, payloadCount: telemetryPayloadCount)
   }
 
   /// Writes one IMU frame (kind 3, 89 bytes) into `output`, which must hold 89 bytes; returns
@@ -104,14 +90,7 @@ public enum BinaryFormat {
     precondition(output.count >= imuFrameCount, "binary-imu frames need 89 bytes of buffer")
     let payload = UnsafeMutableRawBufferPointer(rebasing: output[2..<(2 + imuPayloadCount)])
     var writer = ByteWriter(payload)
-    writer.write(version)
-    writer.write(Kind.imu.rawValue)
-    writer.write(frame.sequence)
-    writer.write(frame.sampleTimeNanoseconds)
-    writer.write(Float(frame.attitude.w))
-    writer.write(Float(frame.attitude.x))
-    writer.write(Float(frame.attitude.y))
-    writer.write(Float(frame.attitude.z))
+    writeHead(.imu, frame, to: &writer)
     writer.write(Float(frame.rateRadiansPerSecond.x))
     writer.write(Float(frame.rateRadiansPerSecond.y))
     writer.write(Float(frame.rateRadiansPerSecond.z))
@@ -135,11 +114,35 @@ public enum BinaryFormat {
       sigma(
         u.accelerometerNoiseMetersPerSecondSquared,
         lsb: accelerometerSigmaLSBMetersPerSecondSquared))
-    let crc = CRC16CCITTFalse.checksum(UnsafeRawBufferPointer(payload))
-    output.storeBytes(of: crc.littleEndian, toByteOffset: 2 + imuPayloadCount, as: UInt16.self)
+    return finishInPlace(output, payloadCount: imuPayloadCount)
+  }
+
+  /// Both telemetry kinds' first fields: version, kind, sequence, sample time, attitude.
+  @inline(__always)
+  private static func writeHead(_ kind: Kind, _ frame: TelemetryFrame, to writer: inout ByteWriter)
+  {
+    writer.write(version)
+    writer.write(kind.rawValue)
+    writer.write(frame.sequence)
+    writer.write(frame.sampleTimeNanoseconds)
+    writer.write(Float(frame.attitude.w))
+    writer.write(Float(frame.attitude.x))
+    writer.write(Float(frame.attitude.y))
+    writer.write(Float(frame.attitude.z))
+  }
+
+  /// The CRC after the payload written at `output[2…]`, then COBS in place between two
+  /// delimiters; returns the frame's length on the wire.
+  @inline(__always)
+  private static func finishInPlace(_ output: UnsafeMutableRawBufferPointer, payloadCount: Int)
+    -> Int
+  {
+    let payload = UnsafeRawBufferPointer(rebasing: output[2..<(2 + payloadCount)])
+    let crc = CRC16CCITTFalse.checksum(payload)
+    output.storeBytes(of: crc.littleEndian, toByteOffset: 2 + payloadCount, as: UInt16.self)
     let base = output.baseAddress!
     base.storeBytes(of: 0, as: UInt8.self)
-    let encoded = COBS.encodeInPlace(base + 1, count: imuPayloadCount + 2)
+    let encoded = COBS.encodeInPlace(base + 1, count: payloadCount + 2)
     base.storeBytes(of: 0, toByteOffset: 1 + encoded, as: UInt8.self)
     return encoded + 2
   }
@@ -154,8 +157,10 @@ public enum BinaryFormat {
     return UInt16(truncatingIfNeeded: Int32(counts + 0.5))
   }
 
+  /// Counts back to the σ, divided by the counts per unit (10⁴, 10⁵: exact) rather than
+  /// multiplied by the step, so that 12 counts of 10⁻⁵ read 0.00012, not 0.00012000000000000002.
   static func unsigma(_ counts: UInt16, lsb: Double) -> Double {
-    counts == unknownSigma ? .nan : Double(counts) * lsb
+    counts == unknownSigma ? .nan : Double(counts) / (1 / lsb).rounded()
   }
 
   /// Writes one reply frame (at most 55 bytes) into `output`; returns its length.

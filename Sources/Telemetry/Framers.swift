@@ -70,22 +70,24 @@ struct BinaryFramer {
     count += 1
   }
 
+  /// Counts a telemetry frame of either kind: its bytes, its sequence, its latency.
+  private mutating func acceptTelemetry(_ frame: TelemetryFrame, length: Int) {
+    book.accept(length)
+    book.statistics.telemetryFrames += 1
+    sequence.observe(frame.sequence, into: &book.statistics)
+    book.statistics.recordLatency(frame.latencyMicroseconds)
+  }
+
   private mutating func finish(_ length: Int) {
     let result = buffer.withUnsafeBytes {
       BinaryFormat.decode(encoded: UnsafeRawBufferPointer(rebasing: $0[0..<length]))
     }
     switch result {
     case .success(.telemetry(let frame)):
-      book.accept(length)
-      book.statistics.telemetryFrames += 1
-      sequence.observe(frame.sequence, into: &book.statistics)
-      book.statistics.recordLatency(frame.latencyMicroseconds)
+      acceptTelemetry(frame, length: length)
       ready = .binary(frame)
     case .success(.imu(let frame)):
-      book.accept(length)
-      book.statistics.telemetryFrames += 1
-      sequence.observe(frame.sequence, into: &book.statistics)
-      book.statistics.recordLatency(frame.latencyMicroseconds)
+      acceptTelemetry(frame, length: length)
       ready = .binaryIMU(frame)
     case .success(.reply(let reply)):
       book.accept(length)

@@ -155,18 +155,22 @@ public enum MonitorPage {
             <tr><td>gyro bias x</td><td><span id="bias-x" class="num">—</span></td></tr>
             <tr><td>gyro bias y</td><td><span id="bias-y" class="num">—</span></td></tr>
             <tr><td>gyro bias z</td><td><span id="bias-z" class="num">—</span></td></tr>
-            <tr><td>σ of the vertical bias</td>
+            <tr><td>σ of the bias</td>
               <td><span id="bias-sigma" class="num">—</span></td></tr>
+            <tr><td>σ of roll, pitch / heading</td>
+              <td><span id="attitude-sigma" class="num">—</span></td></tr>
           </table>
         </div>
         <canvas id="bias-plot" width="560" height="110"
           title="the gyro-bias estimate (body axes, °/s), a point every 2 s of the board's clock">
         </canvas>
         <p class="small" title="FORMATS.md, the flags table: headingUncertain">
-          Bias: the board's estimate in body axes (°/s), up to the last 10 minutes above. Frames
-          carry the estimate but not its uncertainty; what is known is the <i>headingUncertain</i>
-          flag: it is set while the bias about the vertical is not known to 0.1 °/s (1σ), and also
-          for a while after a gap in the samples, so "&gt; 0.1 °/s" may mean a recent gap instead.
+          Bias: the board's estimate in body axes (°/s), up to the last 10 minutes above.
+          <i>binary-imu</i> frames carry the estimator's uncertainties (1σ): the bias's per axis,
+          the tilt's and the heading's (since the start or the last tare). Other binary frames
+          carry only the <i>headingUncertain</i> flag: it is set while the bias about the
+          vertical is not known to 0.1 °/s (1σ), and also for a while after a gap in the samples,
+          so "&gt; 0.1 °/s" may mean a recent gap instead.
         </p>
       </section>
       <section>
@@ -540,8 +544,17 @@ public enum MonitorPage {
         $('flags-note').textContent = flags ? ''
           : 'Frames in the ' + (f.format || 'input')
             + ' format carry no flags, temperature or bias.';
-        $('bias-sigma').textContent = !flags ? '—'
-          : flags.includes('headingUncertain') ? '> 0.1 °/s (heading uncertain)' : '≤ 0.1 °/s';
+        const sigma = f.sigma && typeof f.sigma === 'object' ? f.sigma : null;
+        if (sigma && Array.isArray(sigma.biasDps)) {
+          $('bias-sigma').textContent = sigma.biasDps
+            .map((v) => (finite(v) ? v.toFixed(3) : '?')).join(' ') + ' °/s';
+          $('attitude-sigma').textContent = withUnit(sigma.tiltDeg, 2, '°') + ' / '
+            + withUnit(sigma.headingDeg, 1, '°');
+        } else {
+          $('bias-sigma').textContent = !flags ? '—'
+            : flags.includes('headingUncertain') ? '> 0.1 °/s (heading uncertain)' : '≤ 0.1 °/s';
+          $('attitude-sigma').textContent = '—';
+        }
       }
 
       function drawStats(s) {

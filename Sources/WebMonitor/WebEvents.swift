@@ -55,7 +55,17 @@ public enum WebEvents {
     members.append(
       ("linearAcceleration", vector(frame.linearAccelerationMetersPerSecondSquared, scale: 1)))
     members.append(("calibrationId", frame.calibrationID.map { .integer(Int($0)) } ?? .null))
+    members.append(("sigma", frame.uncertainty.map(sigma) ?? .null))
     members.append(("received", count(received)))
+    return .object(members)
+  }
+
+  /// The estimator's uncertainties (`binary-imu` frames), 1σ in degrees and °/s.
+  static func sigma(_ u: EstimateUncertainty) -> JSONValue {
+    var members: [(key: String, value: JSONValue)] = []
+    members.append(("tiltDeg", number(u.tiltRadians * degreesPerRadian)))
+    members.append(("headingDeg", number(u.headingRadians * degreesPerRadian)))
+    members.append(("biasDps", vector(u.gyroBiasRadiansPerSecond, scale: degreesPerRadian)))
     return .object(members)
   }
 

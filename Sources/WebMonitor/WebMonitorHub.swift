@@ -45,7 +45,7 @@ public final class WebMonitorHub: Sendable {
       enqueue(.reply(reply))
     case .notice(let notice):
       enqueue(.notice(notice))
-    case .heartbeat:
+    case .heartbeat, .mavlinkMessage:
       break
     }
   }

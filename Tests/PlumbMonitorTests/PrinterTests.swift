@@ -51,7 +51,7 @@ import Testing
   /// the line does not pretend it does; heartbeats are shown with their state.
   @Test func aMAVLinkFrameLineShowsWhatMAVLinkCarries() throws {
     let all = events(.mavlink, [frameB])
-    guard case .heartbeat(1, 200, let state)? = all.first,
+    guard case .heartbeat(1, 200, let state, _)? = all.first,
       case .frame(let frame)? = all.dropFirst().first
     else {
       Issue.record("no heartbeat and frame: \(all)")
@@ -178,5 +178,99 @@ import Testing
     histogram.record(0)
     #expect(histogram.p99Microseconds == .max)
     #expect(histogram.percentile(1, outOf: 2) == 0)
+  }
+}
+
+/// `plumb-monitor --json` shows every field every format carries (issue 27).
+@Suite struct JSONFieldTests {
+  func jsonLines(_ format: TelemetryFormat, _ frames: [TelemetryFrame]) -> [String] {
+    var encoder = TelemetryEncoder(format: format)
+    var monitor = FrameMonitor(format: format)
+    var lines: [String] = []
+    for frame in frames {
+      monitor.consume(encoder.encode(frame)) { lines.append(MonitorPrinter.json($0).compact()) }
+    }
+    return lines
+  }
+
+  let frame = TelemetryFrame(
+    sequence: 7, sampleTimeNanoseconds: 2_000_000_000,
+    attitude: Quaternion(axis: Vector3(1, 2, 3).normalized, angle: 0.7),
+    gyroBiasRadiansPerSecond: Vector3(0.001, -0.002, 0.003),
+    rateRadiansPerSecond: Vector3(0.25, -0.5, 1.5),
+    linearAccelerationMetersPerSecondSquared: Vector3(0.5, -1, 2),
+    gravityBodyMetersPerSecondSquared: Quaternion(axis: Vector3(1, 2, 3).normalized, angle: 0.7)
+      .inverseRotate(Vector3(0, 0, -9.80665)),
+    temperatureCelsius: 30.5,
+    flags: [.rest, .headingUncertain], missedSamples: 4, latencyMicroseconds: 900,
+    calibrationID: 0xABCD,
+    uncertainty: EstimateUncertainty(
+      tiltRadians: 0.0123, headingRadians: 0.4567,
+      gyroBiasRadiansPerSecond: Vector3(0.00012, 0.00034, 0.00056),
+      gyroNoiseRadiansPerSecond: 0.00175, accelerometerNoiseMetersPerSecondSquared: 0.0394))
+
+  @Test func binaryIMUShowsTheRateTheForceAndTheUncertainties() throws {
+    let lines = jsonLines(.binaryIMU, [frame])
+    let line = try #require(lines.first { $0.contains("\"type\": \"frame\"") })
+    for key in [
+      "\"format\": \"binary-imu\"", "\"sequence\": 7", "\"sampleTimeNanoseconds\": 2000000000",
+      "\"attitude\":", "\"flags\": 1025", "\"temperatureCelsius\": 30.5",
+      "\"missedSamples\": 4", "\"latencyMicroseconds\": 900", "\"calibrationId\": \"0x0000abcd\"",
+      "\"gyroBiasRadiansPerSecond\": [0.001, -0.002, 0.003]",
+      "\"rateRadiansPerSecond\": [0.25, -0.5, 1.5]", "\"specificForceMetersPerSecondSquared\":",
+      "\"linearAccelerationMetersPerSecondSquared\":", "\"tiltRadians\": 0.0123",
+      "\"headingRadians\": 0.4567", "\"gyroBiasRadiansPerSecond\": [0.00012, 0.00034, 0.00056]",
+      "\"gyroNoiseRadiansPerSecond\": 0.00175",
+      "\"accelerometerNoiseMetersPerSecondSquared\": 0.0394",
+    ] {
+      #expect(line.contains(key), "\(key) in \(line)")
+    }
+    // The specific force shown is the one carried: the encoded reading to its 0.005 m/s² step.
+    let f = frame.specificForceBodyMetersPerSecondSquared
+    let shown =
+      "\"specificForceMetersPerSecondSquared\": ["
+      + [f.x, f.y, f.z].map { "\((($0 / 0.005).rounded() * 0.005))" }.joined(separator: ", ") + "]"
+    #expect(line.contains(shown), "\(shown) in \(line)")
+    // The linear acceleration (reference frame) is recomputed from it: within the force's step.
+    let start = try #require(line.firstRange(of: "\"linearAccelerationMetersPerSecondSquared\": ["))
+    let numbers = line[start.upperBound...].prefix { $0 != "]" }.split(separator: ",")
+      .compactMap { Double(String($0.filter { $0 != " " })) }
+    #expect(numbers.count == 3)
+    #expect(zip(numbers, [0.5, -1, 2]).allSatisfy { abs($0 - $1) < 0.005 }, "\(numbers)")
+  }
+
+  @Test func mavlinkShowsEveryMessageItSendsWithItsFields() throws {
+    // 100 frames: every stream (ATTITUDE_QUATERNION each, HIGHRES_IMU every 2nd, ATTITUDE
+    // every 10th, SYS_STATUS and HEARTBEAT at 1 Hz) comes by.
+    var frames: [TelemetryFrame] = []
+    for k in 0..<100 {
+      var f = frame
+      f.sequence = UInt32(k)
+      f.sampleTimeNanoseconds = 2_000_000_000 + Int64(k) * 10_000_000
+      frames.append(f)
+    }
+    let lines = jsonLines(.mavlink, frames)
+    let heartbeat = try #require(lines.first { $0.contains("\"type\": \"heartbeat\"") })
+    for key in ["mavType", "autopilot", "baseMode", "customMode", "mavlinkVersion"] {
+      #expect(heartbeat.contains("\"\(key)\":"), "\(key) in \(heartbeat)")
+    }
+    let attitude = try #require(lines.first { $0.contains("\"type\": \"frame\"") })
+    #expect(attitude.contains("\"rateRadiansPerSecond\": [0.25, -0.5, 1.5]"), "\(attitude)")
+    let imu = try #require(lines.first { $0.contains("\"message\": \"HIGHRES_IMU\"") })
+    for key in [
+      "time_usec", "xacc", "yacc", "zacc", "xgyro", "ygyro", "zgyro", "xmag", "abs_pressure",
+      "temperature", "fields_updated", "id",
+    ] {
+      #expect(imu.contains("\"\(key)\":"), "\(key) in \(imu)")
+    }
+    #expect(imu.contains("\"xgyro\": 0.25") && imu.contains("\"ygyro\": 0.5"), "FRD: \(imu)")
+    let euler = try #require(lines.first { $0.contains("\"message\": \"ATTITUDE\"") })
+    for key in ["time_boot_ms", "roll", "pitch", "yaw", "rollspeed", "pitchspeed", "yawspeed"] {
+      #expect(euler.contains("\"\(key)\":"), "\(key) in \(euler)")
+    }
+    let status = try #require(lines.first { $0.contains("\"message\": \"SYS_STATUS\"") })
+    for key in ["onboard_control_sensors_health", "load", "errors_comm", "drop_rate_comm"] {
+      #expect(status.contains("\"\(key)\":"), "\(key) in \(status)")
+    }
   }
 }

@@ -14,7 +14,7 @@ func encodeBinary(_ reply: HostReply) -> [UInt8] {
 }
 
 /// The payload inside a wire frame (COBS undone), by the test's own reading of the spec.
-private func payload(of wire: [UInt8]) -> [UInt8] {
+func payload(of wire: [UInt8]) -> [UInt8] {
   var out = [UInt8](repeating: 0, count: 128)
   let inner = Array(wire[1..<wire.count - 1])
   let n = try! inner.withUnsafeBytes { e in out.withUnsafeMutableBytes { COBS.decode(e, into: $0) }
@@ -23,17 +23,17 @@ private func payload(of wire: [UInt8]) -> [UInt8] {
   return Array(out[0..<n])
 }
 
-private func le<T: FixedWidthInteger>(_ bytes: [UInt8], _ offset: Int, as: T.Type) -> T {
+func le<T: FixedWidthInteger>(_ bytes: [UInt8], _ offset: Int, as: T.Type) -> T {
   var value: T = 0
   for i in 0..<(T.bitWidth / 8) { value |= T(bytes[offset + i]) << (8 * i) }
   return value
 }
 
-private func f32(_ bytes: [UInt8], _ offset: Int) -> Float {
+func f32(_ bytes: [UInt8], _ offset: Int) -> Float {
   Float(bitPattern: le(bytes, offset, as: UInt32.self))
 }
 
-private func decodeOne(_ wire: [UInt8]) -> BinaryFormat.Message? {
+func decodeOne(_ wire: [UInt8]) -> BinaryFormat.Message? {
   let inner = Array(wire[1..<wire.count - 1])
   return try? inner.withUnsafeBytes { BinaryFormat.decode(encoded: $0) }.get()
 }

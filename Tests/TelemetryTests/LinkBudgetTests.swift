@@ -48,6 +48,9 @@ private func restatedBytesPerSecond(_ format: TelemetryFormat, _ rate: Int) -> I
     // format, rate, baud, fits
     (TelemetryFormat.binary, 100, 115_200, true),  // 6300 of 9792
     (.text, 100, 115_200, true),  // 9500 of 9792
+    (.binaryIMU, 100, 115_200, true),  // 8900 of 9792
+    (.binaryIMU, 100, 57_600, false),  // 8900 of 4896
+    (.binaryIMU, 50, 57_600, true),  // 4450 of 4896
     (.mavlink, 100, 115_200, true),  // 8564 of 9792
     (.binary, 100, 57_600, false),  // 6300 > 4896
     (.binary, 50, 57_600, true),  // 3150

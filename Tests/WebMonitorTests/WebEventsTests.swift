@@ -40,13 +40,27 @@ import WebMonitor
           .number(0.001 * degreesPerRadian), .number(-0.002 * degreesPerRadian), .integer(0),
         ]))
     #expect(json["linearAcceleration"] == .array([.integer(0), .number(0.1), .integer(0)]))
+    #expect(json["sigma"] == .null, "kind-1 binary carries no σ")
+  }
+
+  @Test func binaryIMUFramesCarryTheirSigmas() throws {
+    var frame = testFrame(5, format: .binaryIMU)
+    frame.uncertainty = EstimateUncertainty(
+      tiltRadians: 0.01, headingRadians: 0.1,
+      gyroBiasRadiansPerSecond: Vector3(0.001, 0.002, .nan))
+    let json = try parsed(WebEvents.frame(frame, received: 1))
+    #expect(json["sigma"]?["tiltDeg"] == .number(0.01 * degreesPerRadian))
+    #expect(json["sigma"]?["headingDeg"] == .number(0.1 * degreesPerRadian))
+    #expect(
+      json["sigma"]?["biasDps"]
+        == .array([.number(0.001 * degreesPerRadian), .number(0.002 * degreesPerRadian), .null]))
   }
 
   @Test func mavlinkFramesHaveNullsNotZeros() throws {
     let json = try parsed(WebEvents.frame(testFrame(7, format: .mavlink), received: 1))
     for key in [
       "flags", "flagBits", "temperature", "biasDps", "latencyMs", "missed", "linearAcceleration",
-      "calibrationId",
+      "calibrationId", "sigma",
     ] {
       #expect(json[key] == .null, "\(key)")
     }

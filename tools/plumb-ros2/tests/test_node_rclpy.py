@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import os
+import select
 import subprocess
 import sys
 import threading
@@ -63,10 +64,7 @@ class Board(threading.Thread):
                 data = bytes(bad)
             else:
                 data = frame(seq, GOOD_Q)
-            try:
-                os.write(self.master, data)
-            except BlockingIOError:
-                pass
+            self.write_all(data)
             seq += 1
             try:
                 pending += os.read(self.master, 256)
@@ -76,8 +74,16 @@ class Board(threading.Thread):
                 line, _, pending = pending.partition(b"\n")
                 if line.strip() == b"tare":
                     self.tares += 1
-                    os.write(self.master, wire.frame_payload(wire.encode_reply(True, "tare heading 23 deg")))
+                    self.write_all(wire.frame_payload(wire.encode_reply(True, "tare heading 23 deg")))
             time.sleep(0.01)
+
+    def write_all(self, data: bytes) -> None:
+        """Whole frames only (a full pty waits, as a UART would), so only the damaged ones are bad."""
+        while data and not self.stop.is_set():
+            try:
+                data = data[os.write(self.master, data):]
+            except BlockingIOError:
+                select.select([], [self.master], [], 0.1)
 
 
 @unittest.skipUnless(HAVE_RCLPY, "rclpy is not importable (install the ROS wheels or source ROS 2)")
