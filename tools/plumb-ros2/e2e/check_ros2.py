@@ -401,7 +401,7 @@ def run(args: argparse.Namespace, folder: str, results: Results) -> None:
     os.environ["ROS_DOMAIN_ID"] = str(domain)
     os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
     os.environ["ROS_LOCALHOST_ONLY"] = "1"
-    os.environ.setdefault("RMW_IMPLEMENTATION", "rmw_fastrtps_cpp")
+    os.environ["RMW_IMPLEMENTATION"] = "rmw_fastrtps_cpp"  # the one the pins bring
     os.environ["ROS_LOG_DIR"] = os.path.join(folder, "ros-log")
     # The bridge in a namespace of this run's own too (its topics are relative names, so the
     # contract says a namespace works): a domain shared by chance still keeps runs apart.
@@ -412,7 +412,7 @@ def run(args: argparse.Namespace, folder: str, results: Results) -> None:
     # Imported only now: the environment above is read when the middleware starts.
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
-    from rclpy.qos import QoSProfile, ReliabilityPolicy, HistoryPolicy, DurabilityPolicy
+    from rclpy.qos import QoSProfile, HistoryPolicy, DurabilityPolicy
     from sensor_msgs.msg import Imu, Temperature
     from diagnostic_msgs.msg import DiagnosticArray
     from std_srvs.srv import Trigger
@@ -439,10 +439,11 @@ def run(args: argparse.Namespace, folder: str, results: Results) -> None:
                                        % (p.name, p.popen.returncode, p.tail()))
 
         # The bridge's publisher decides the reliability this subscription must match.
-        infos = wait_until(lambda: running() or node.get_publishers_info_by_topic(namespace + "/imu/data"),
-                           60, 0.2)
+        topic = namespace + "/imu/data"
+        infos = wait_until(lambda: running() or node.get_publishers_info_by_topic(topic), 60, 0.2)
         if not infos:
-            raise RuntimeError("no publisher on " + namespace + "/imu/data after 60 s; bridge log:\n" + bridge.tail())
+            raise RuntimeError("no publisher on %s after 60 s; bridge log:\n%s"
+                               % (topic, bridge.tail()))
         reliability = infos[0].qos_profile.reliability
         durability = DurabilityPolicy.VOLATILE
         qos = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1000, reliability=reliability,
