@@ -55,6 +55,12 @@ CLEAN_SECONDS = 20.0  # the undisturbed stretch the rate is measured over
 CORRUPT_SECONDS = 5.0
 CUT_SECONDS = 4.0
 TEXT_SECONDS = 4.0
+# A board run's first 10 s (board time): a bridge's offset, first taken from one frame and its
+# delay, may converge faster than it drifts later (plumb-ros2: 50 ms/s against 1 ms/s), so one
+# step may be off by that rate times a stalled read; 5 ms is a 100 ms stall at 50 ms/s, and still
+# a small fraction of a second that an offset re-learnt from a wrong clock would move by.
+ACQUIRE_NS = 10_000_000_000
+ACQUIRE_STEP_BOUND_NS = 5_000_000
 RESTART_SECONDS = 8.0  # after a new `plumb run` starts (its start-up takes about a second)
 # A restarted board's clock starts again, so across a restart a stamp can only be held against
 # the host: stamp − arrival time is minus the transport and DDS delay, steady but for jitter;
@@ -80,8 +86,8 @@ CHECKS = """\
                specific force (i16 × 0.005); temperature = the frame's, same stamp
   covariance   the contract's diagonals from the frame's σ fields (kind 1: [0] = -1)
   stamps       strictly increasing; each step equals the frames' sample-time step within
-               1 ms + 0.1 % (board and host share CLOCK_MONOTONIC here: the offset is constant
-               but for the estimator's slewing, and no real slew exceeds 1000 ppm)
+               1 ms + 0.1 % (the offset is constant but for the estimator's slewing, and no
+               real clock drifts 1000 ppm); 5 ms in each board run's first 10 s (convergence)
   tare         ~/tare returns success; yaw before it > 10°, after it < 1.5°
   crc          no message for a damaged frame; diagnostics' crc_errors >= frames damaged
   link         diagnostics 'plumb_ros2: link' OK before the cut, ERROR during it, OK after
@@ -773,11 +779,22 @@ def judge(args: argparse.Namespace, results: Results, forwarder: Forwarder, list
     worst_at = None
     over = 0
     restarts: list[tuple[int, int, int]] = []  # (sequence before, after, stamp step error ns)
+    first_sample: dict[int, int] = {}  # board run -> its first matched frame's sample time
+    for _, f in matched:
+        first_sample.setdefault(f["key"][0], f["sampleTimeNanoseconds"])
+    acquiring_worst = 0
     for (r0, f0), (r1, f1) in zip(matched, matched[1:]):
         board = f1["sampleTimeNanoseconds"] - f0["sampleTimeNanoseconds"]
         error = abs((r1.stamp_ns - r0.stamp_ns) - board)
         if f1["sequence"] < f0["sequence"]:
             restarts.append((f0["sequence"], f1["sequence"], error))
+            continue
+        if f1["sampleTimeNanoseconds"] - first_sample[f1["key"][0]] < ACQUIRE_NS:
+            # a board run's first seconds: the offset, first taken from one frame, may still
+            # be converging, faster than later (slewing nonetheless: no step above 5 ms)
+            acquiring_worst = max(acquiring_worst, error)
+            if error > ACQUIRE_STEP_BOUND_NS:
+                over += 1
             continue
         if error > 1_000_000 + 1e-3 * board:
             over += 1
@@ -790,9 +807,10 @@ def judge(args: argparse.Namespace, results: Results, forwarder: Forwarder, list
     results.check(
         "stamps", increasing and over == 0 and len(matched) > 1,
         "strictly increasing: %s; %d steps (the board's restart apart), %d off the sample-time "
-        "step by more than 1 ms + 0.1 %%, the worst by %.3f ms (seq %s); stamp − sample time "
-        "spans %.3f ms at most over a board run"
-        % (increasing, len(matched) - 1 - len(restarts), over, worst_step / 1e6, worst_at,
+        "step by more than 1 ms + 0.1 %% (5 ms in a board run's first 10 s: there the worst "
+        "%.3f ms), the worst after those by %.3f ms (seq %s); stamp − sample time spans %.3f ms "
+        "at most over a board run"
+        % (increasing, len(matched) - 1 - len(restarts), over, acquiring_worst / 1e6, worst_step / 1e6, worst_at,
            span / 1e6))
 
     # damaged frames
