@@ -143,6 +143,28 @@ check-web: build
 check-allan: build venv
 	.venv/bin/python tools/scripts/check_allan.py --plumb-cal .build/debug/plumb-cal
 
+# plumb-ros2 (tools/plumb-ros2) with the real ROS 2 middleware: rclpy, the message packages and
+# Fast DDS from PyPI's ROS 2 wheels, pinned in tools/plumb-ros2/requirements-ros2.txt, in a venv of
+# their own in ${XDG_CACHE_HOME:-~/.cache}/plumb/ros2-venv (built once per change of pins: about
+# 150 MB; the bridge itself is installed into it afresh each run). Then the bridge's unit tests
+# (tools/plumb-ros2/tests, 64, about 5 s; with the pinned rclpy and rosbags none is skipped),
+# check_ros2.py: `plumb run` on the simulated board in real time, frames through a pty forwarder
+# that records them, damages some, cuts the link, switches the board to text and restarts it, the
+# bridge as its own process, and an rclpy subscriber that holds every message against its frame
+# (rate, quaternions, covariances, stamps, tare, diagnostics; about 65 s); and check_hil_bag.py: a 60 s HIL run's rosbag, written by the bridge offline, scored
+# against plumb-hil's --truth (tools/plumb-ros2/e2e/README.md). PASS/FAIL per check, exit 0/1.
+# ROS2_FORMAT=binary runs both on kind-1 frames (no rates).
+ROS2_FORMAT ?= binary-imu
+.PHONY: ros2-test
+ros2-test: deps
+	@set -o pipefail; for product in plumb plumb-hil plumb-monitor; do \
+	  $(SWIFT) build --product $$product -j $(JOBS) 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]' || exit 1; \
+	done
+	@set -o pipefail; venv=$$(tools/plumb-ros2/e2e/venv.sh | tail -n 1) && \
+	  "$$venv/bin/python" -m unittest discover -s tools/plumb-ros2/tests && \
+	  "$$venv/bin/python" tools/plumb-ros2/e2e/check_ros2.py --format $(ROS2_FORMAT) && \
+	  "$$venv/bin/python" tools/plumb-ros2/e2e/check_hil_bag.py --format $(ROS2_FORMAT)
+
 # The Linux HAL against the real kernel: i2c-stub and gpio-sim in a QEMU guest, Plumb's static
 # builds against libgpiod v1 and v2 inside, their frames checked on the host
 # (tools/kernel-test/README.md). PASS/FAIL, exit 0/1, 124 on the time limit. Downloads, the kernel

@@ -108,7 +108,7 @@ targets += [
 targets += [
   .target(
     name: "SimulatedHardware",
-    dependencies: ["ByteFormats", "HardwareAbstraction", "POSIXSupport"],
+    dependencies: ["ByteFormats", "HardwareAbstraction", "POSIXSupport", "Randomness"],
     path: "HAL/SimulatedHardware", swiftSettings: swift6),
   .testTarget(
     name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware", "HardwareAbstraction"],

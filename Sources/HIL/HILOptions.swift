@@ -67,6 +67,9 @@ public struct HILOptions: Sendable {
   /// Keep every byte the host received (golden files), and every decoded frame (analysis).
   public var keepBytes: Bool
   public var keepFrames: Bool
+  /// Keep, for every frame compared with the truth, the truth and the inclination error
+  /// (`HILResult.truthRows`; plumb-hil's `--truth FILE.csv`).
+  public var keepTruth: Bool = false
   /// Asked once per loop step; when it answers true the run ends there, as if it had reached
   /// its length, and the result is marked `interrupted` (plumb-hil: Ctrl-C). A flag, not a
   /// clock: the loop reads no wall clock.

@@ -80,6 +80,8 @@ public struct HILResult: Sendable {
   /// With `keepFrames` / `keepBytes`.
   public var frames: [HILFrame]
   public var bytes: [UInt8]
+  /// With `HILOptions.keepTruth`: every frame compared with the truth, in order.
+  public var truthRows: [TruthRow] = []
 
   /// The one line a run ends with.
   public var summaryLine: String {
@@ -221,6 +223,7 @@ public func runHIL(_ options: HILOptions, progress: ((Double) -> Void)? = nil) t
     ledger: ledger, framePeriodNanoseconds: period * Int64(divider), seconds: seconds,
     plotPoints: options.plotPoints, keepFrames: options.keepFrames,
     interruptWired: settings.interruptWired)
+  analyser.keepTruth = options.keepTruth
   var session = Session(
     options: options, board: board, analyser: analyser, ledger: ledger, motionStart: motionStart,
     end: motionStart + .nanoseconds(Int64(seconds * 1e9)), progress: progress)
@@ -276,6 +279,7 @@ public func runHIL(_ options: HILOptions, progress: ((Double) -> Void)? = nil) t
     chipStretches: outcome.chipWatch.finished(at: outcome.endTime, motionStart: motionStart),
     chipStretchCount: outcome.chipWatch.count + (outcome.chipWatch.unfinished == nil ? 0 : 1))
   result.interrupted = outcome.interrupted
+  result.truthRows = analyser.truthRows
   result.calibrationID = options.calibration.map { hexWord($0.id) }
   result.plainFilterSeconds = options.plainFilterSeconds
   result.boardPath = options.boardPath

@@ -23,6 +23,45 @@ public struct HILFrame: Hashable, Sendable {
   public var arrivalNanoseconds: Int64?
 }
 
+/// One frame the host compared with the truth (`HILOptions.keepTruth`): its sequence (nil when
+/// the frame carried none), its sample time on the board's clock, the true attitude at that time
+/// (Plumb's frame, body → reference) and the inclination error the accuracy figures counted.
+public struct TruthRow: Hashable, Sendable {
+  public var sequence: UInt32?
+  public var sampleTimeNanoseconds: Int64
+  public var truth: Quaternion
+  public var inclinationErrorDegrees: Double
+
+  public init(
+    sequence: UInt32?, sampleTimeNanoseconds: Int64, truth: Quaternion,
+    inclinationErrorDegrees: Double
+  ) {
+    self.sequence = sequence
+    self.sampleTimeNanoseconds = sampleTimeNanoseconds
+    self.truth = truth
+    self.inclinationErrorDegrees = inclinationErrorDegrees
+  }
+
+  /// The CSV header `truthCSV(_:)` writes.
+  public static let csvHeader =
+    "sequence,sample_time_ns,truth_w,truth_x,truth_y,truth_z,incl_err_deg"
+}
+
+/// The rows as CSV: `TruthRow.csvHeader`, then one line per row; numbers in Swift's shortest
+/// round-trip form (a reader gets the very doubles back), an empty sequence when there is none.
+public func truthCSV(_ rows: [TruthRow]) -> String {
+  var text = TruthRow.csvHeader + "\n"
+  for row in rows {
+    let fields: [String] = [
+      row.sequence.map { String($0) } ?? "", String(row.sampleTimeNanoseconds),
+      "\(row.truth.w)", "\(row.truth.x)", "\(row.truth.y)", "\(row.truth.z)",
+      "\(row.inclinationErrorDegrees)",
+    ]
+    text += fields.joined(separator: ",") + "\n"
+  }
+  return text
+}
+
 /// Plotted quantities binned over the run: a fixed number of bins, so a day-long run costs no
 /// more memory than a minute.
 public struct RunSeries: Sendable {
@@ -130,6 +169,9 @@ final class HostAnalyser {
   let ledger: SampleLedger
   /// Frames before this are the estimator's initialisation (MAVLink has no flag for it).
   let keepFrames: Bool
+  /// Keep a `TruthRow` for every compared frame.
+  var keepTruth = false
+  private(set) var truthRows: [TruthRow] = []
   /// Real time: maps a sample time to CLOCK_MONOTONIC for the latency at the host.
   var realTimeOffsetNanoseconds: Int64?
 
@@ -310,6 +352,12 @@ final class HostAnalyser {
       if headingOffset == nil { headingOffset = difference }
       let head = wrappedRadians(difference - (headingOffset ?? 0)) * degreesPerRadian
       accuracy.add(inclinationDegrees: incl, headingDegrees: head)
+      if keepTruth {
+        truthRows.append(
+          TruthRow(
+            sequence: frame.sequence, sampleTimeNanoseconds: frame.sampleTimeNanoseconds,
+            truth: truth.attitude, inclinationErrorDegrees: incl))
+      }
       inclination = incl
       heading = head
       if let flags = frame.flags {

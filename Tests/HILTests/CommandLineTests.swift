@@ -1,5 +1,6 @@
 import Calibration
 import Foundation
+import Geometry
 import HIL
 import MPU6050Simulation
 import MotionScenarios
@@ -52,6 +53,45 @@ import Testing
     #expect(FileManager.default.contents(atPath: frames) == Data(library.bytes))
   }
 
+  /// --truth FILE.csv: one row per frame the host compared with the truth, whose inclination
+  /// errors are the summary's RMS, whose truth quaternions give those errors again against the
+  /// frames' own attitudes, and whose sequences and sample times are the frames'.
+  @Test func theTruthFileHoldsEveryComparedFrame() throws {
+    let truth = try temporaryDirectory() + "/truth.csv"
+    let run = try runPlumbHIL(["run", "tilt", "--seconds", "4", "--truth", truth])
+    #expect(run.status == 0, "\(run.standardError)")
+    let text = try String(contentsOfFile: truth, encoding: .utf8)
+    var lines = text.split(separator: "\n").map(String.init)
+    #expect(lines.removeFirst() == TruthRow.csvHeader)
+    let library = try hil("tilt", seconds: 4) { $0.keepFrames = true }
+    #expect(UInt64(lines.count) == library.accuracy.frames)
+    #expect(lines.count > 100)
+    let frames = Dictionary(
+      library.frames.compactMap { f in f.sequence.map { ($0, f) } }, uniquingKeysWith: { a, _ in a }
+    )
+    var squares = 0.0
+    for line in lines {
+      let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+      try #require(fields.count == 7, "\(line)")
+      let sequence = try #require(UInt32(fields[0]))
+      let frame = try #require(frames[sequence])
+      #expect(Int64(fields[1]) == frame.sampleTimeNanoseconds)
+      let q = fields[2...5].compactMap(Double.init)
+      try #require(q.count == 4)
+      let truthQuaternion = Quaternion(w: q[0], x: q[1], y: q[2], z: q[3])
+      let error = try #require(Double(fields[6]))
+      let recomputed =
+        inclinationErrorRadians(estimate: frame.attitude, truth: truthQuaternion) * 180 / .pi
+      #expect(abs(recomputed - error) < 1e-9, "\(line)")
+      squares += error * error
+    }
+    let rms = (squares / Double(lines.count)).squareRoot()
+    #expect(abs(rms - library.accuracy.inclinationRMSDegrees) < 1e-9)
+    let printed = run.standardOutput.split(separator: " ").first { $0.hasPrefix("incl_rms_deg=") }
+    let summary = try #require(printed.flatMap { Double($0.dropFirst("incl_rms_deg=".count)) })
+    #expect(abs(summary - rms) <= 0.0005 + 1e-9, "\(run.standardOutput)")
+  }
+
   /// A CI job fails a run on its figures: each `--limit NAME=MAX` is checked after the run,
   /// printed with the value, and any exceeded exits 1 naming it; a limit that nothing measured
   /// (no frame carried the bias) fails rather than passing vacuously; a wrong one is a usage error.
@@ -97,6 +137,8 @@ import Testing
       ("--frames", directory),
       ("--junit", directory + "/missing/hil.xml"),
       ("--junit", directory),
+      ("--truth", directory + "/missing/truth.csv"),
+      ("--truth", directory),
     ] {
       let started = Date()
       let run = try runPlumbHIL(["run", "handheld", "--seconds", "14400", option, path])

@@ -51,7 +51,7 @@ let runSpec = CommandSpec(
     counted (silent_losses > 0), or a --limit was exceeded (each limit's verdict is printed on
     standard error, e.g. "limit incl_rms_deg ≤ 2: 0.412 — pass"); 64 usage error; 65 (66) the
     calibration file is invalid (cannot be read); 70 the firmware did not start; 73 the report,
-    the frames or the JUnit file cannot be written (checked before the run); 78 the board file
+    the frames, the truth or the JUnit file cannot be written (checked before the run); 78 the board file
     is missing or wrong (the message names the key); 128 + the signal when interrupted: 130
     SIGINT, 143 SIGTERM, 129 SIGHUP, 131 SIGQUIT.
     """,
@@ -74,6 +74,11 @@ let runSpec = CommandSpec(
     .option(
       "fault-start", value: "SECONDS", help: "when the fault plan's faults begin", default: "5"),
     .option("frames", value: "FILE", help: "also write the bytes the host received to FILE"),
+    .option(
+      "truth", value: "FILE.csv",
+      help: "also write, for every frame compared with the truth, a CSV row: sequence, "
+        + "sample_time_ns, truth_w, truth_x, truth_y, truth_z (the true attitude, body → "
+        + "reference), incl_err_deg"),
     .option(
       "unit", value: "UNIT",
       help: "the simulated chip: typical (uncalibrated, errors drawn within the datasheet's "
@@ -208,12 +213,15 @@ func runCommand(_ arguments: ParsedArguments) throws {
   }
   let framesPath = arguments.value("frames")
   let junitPath = arguments.value("junit")
+  let truthPath = arguments.value("truth")
   options.keepBytes = framesPath != nil
+  options.keepTruth = truthPath != nil
   // The outputs are checked now, not found unwritable after the run.
   do {
     if let report = arguments.value("report") { try prepareReportDirectory(report) }
     if let framesPath { try checkWritableFile(framesPath) }
     if let junitPath { try checkWritableFile(junitPath) }
+    if let truthPath { try checkWritableFile(truthPath) }
   } catch {
     throw CommandFailure(.cannotCreate, error.description)
   }
@@ -257,6 +265,13 @@ func runCommand(_ arguments: ParsedArguments) throws {
   if let framesPath {
     do {
       try writeBytes(result.bytes, to: framesPath)
+    } catch {
+      throw outputFailure(error)
+    }
+  }
+  if let truthPath {
+    do {
+      try writeBytes(Array(truthCSV(result.truthRows).utf8), to: truthPath)
     } catch {
       throw outputFailure(error)
     }
