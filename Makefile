@@ -39,6 +39,7 @@ test: build venv venv-mavproxy
 	python3 tools/scripts/check_web.py --screenshot .build/web/plumb-monitor-page.png
 	.venv/bin/python tools/scripts/check_allan.py --plumb-cal .build/debug/plumb-cal
 	.venv/bin/python tools/scripts/check_calibration_hash.py --plumb-cal .build/debug/plumb-cal
+	python3 -m unittest discover -s tools/plumb-ros2/tests   # the ROS 2 bridge's decoder, stamps, sources (stdlib; make ros2-test runs it all with rclpy)
 
 # The Swift tests under AddressSanitizer (with LeakSanitizer) and under ThreadSanitizer, each in
 # its own scratch path (.build/asan, .build/tsan; `make test`'s debug build is left alone), zero
